@@ -1,0 +1,269 @@
+"""Rank-agreement and retrieval metrics as pure functions (definitions in docs/eval.md, DESIGN §3).
+
+Symmetry between two rankings:
+
+- ``average_overlap``: the paper's formula ``AO = (1/k) Σ_{d=1..k} |A[:d] ∩ B[:d]| / d`` at full depth
+  (what the paper calls RBO; the ``rbo`` package computes it with its default ``p=1.0``).
+- ``rbo``: RBO_ext of Webber, Moffat & Zobel (2010, eq. 32), extrapolated, for lists of equal or uneven
+  length. The report uses ``p = 0.98``.
+
+Both are computed from cumulative overlap counts in O(n): an item at position i in A and j in B
+joins the overlap at depth ``max(i, j) + 1``, so one bincount and one cumsum give the overlap at every
+depth; no set intersection per depth.
+
+Retrieval quality with trec_eval semantics: ``average_precision`` divides by every relevant item, also
+those never retrieved; ``mean_average_precision`` scores a query without a ranking as 0 and, like
+trec_eval, leaves out queries that have no relevant item.
+
+Scalar functions take sequences of hashable ids; the ``*_batch`` variants take integer arrays of item
+indices, one ranking per row, shape (rows, n), padded at the tail with -1 (as ``eval.ranking.rank_corpus``
+returns them), and are vectorised across rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Hashable, Mapping, Sequence
+
+import numpy as np
+
+__all__ = [
+    "average_overlap",
+    "rbo",
+    "average_precision",
+    "mean_average_precision",
+    "accuracy_at_k",
+    "identical_top1",
+    "cumulative_overlap",
+    "cumulative_overlap_batch",
+    "average_overlap_batch",
+    "rbo_batch",
+    "average_precision_batch",
+    "accuracy_at_k_batch",
+    "identical_top1_batch",
+]
+
+
+def _positions(items: Sequence[Hashable], name: str) -> dict[Hashable, int]:
+    pos: dict[Hashable, int] = {}
+    for i, x in enumerate(items):
+        if x in pos:
+            raise ValueError(f"ranking {name} repeats item {x!r} (positions {pos[x]} and {i}); a ranking lists each item once")
+        pos[x] = i
+    return pos
+
+
+def cumulative_overlap(a: Sequence[Hashable], b: Sequence[Hashable]) -> np.ndarray:
+    """Overlap at every depth: ``X[d-1] = |a[:d] ∩ b[:d]|`` for d = 1..max(len(a), len(b)).
+
+    Beyond the end of the shorter list its prefix is the whole list (as RBO_ext's eq. 32 needs).
+    """
+    pos_a = _positions(a, "a")
+    _positions(b, "b")
+    length = max(len(a), len(b))
+    join_depth = [max(pos_a[x], j) for j, x in enumerate(b) if x in pos_a]
+    counts = np.bincount(np.asarray(join_depth, dtype=np.int64), minlength=length)
+    return np.cumsum(counts[:length])
+
+
+def average_overlap(a: Sequence[Hashable], b: Sequence[Hashable], depth: int | None = None) -> float:
+    """AO: mean over depths d = 1..k of |a[:d] ∩ b[:d]| / d, with k = ``depth`` or min(len(a), len(b)).
+
+    Two empty lists score 1, one empty list 0 (as the ``rbo`` package).
+    """
+    k = min(len(a), len(b))
+    if depth is not None:
+        if not 1 <= depth <= k:
+            raise ValueError(f"depth must be in 1..{k} (the shorter list's length), got {depth}")
+        k = depth
+    if len(a) == 0 and len(b) == 0:
+        return 1.0
+    if k == 0:
+        return 0.0
+    x = cumulative_overlap(a, b)[:k]
+    return float(np.mean(x / np.arange(1, k + 1)))
+
+
+def _check_p(p: float) -> None:
+    if not 0.0 < p < 1.0:
+        raise ValueError(f"RBO persistence p must be in (0, 1), got {p}")
+
+
+def rbo(a: Sequence[Hashable], b: Sequence[Hashable], p: float) -> float:
+    """RBO_ext (Webber, Moffat & Zobel 2010, eq. 32) of two rankings of possibly different length.
+
+    With s = the shorter length, l = the longer, X_d the overlap at depth d:
+    ``(1-p)/p [Σ_{d=1..l} X_d/d p^d + Σ_{d=s+1..l} X_s (d-s)/(s d) p^d] + [(X_l - X_s)/l + X_s/s] p^l``.
+    Two empty lists score 1, one empty list 0.
+    """
+    _check_p(p)
+    s, l = sorted((len(a), len(b)))
+    if l == 0:
+        return 1.0
+    if s == 0:
+        return 0.0
+    x = cumulative_overlap(a, b).astype(np.float64)
+    d = np.arange(1, l + 1, dtype=np.float64)
+    weights = p**d
+    x_s = x[s - 1]
+    tail = d > s
+    total = np.sum(x / d * weights) + np.sum((x_s * (d[tail] - s) / (s * d[tail])) * weights[tail])
+    return float((1 - p) / p * total + ((x[-1] - x_s) / l + x_s / s) * p**l)
+
+
+def average_precision(ranking: Sequence[Hashable], relevant: Collection[Hashable]) -> float:
+    """AP with trec_eval semantics: Σ over relevant items retrieved at rank r of precision@r, divided by
+    the number of relevant items (retrieved or not). Undefined (ValueError) without relevant items."""
+    relevant = set(relevant)
+    if not relevant:
+        raise ValueError("average precision is undefined without relevant items (trec_eval skips such queries)")
+    _positions(ranking, "ranking")
+    hits = 0
+    total = 0.0
+    for r, item in enumerate(ranking, 1):
+        if item in relevant:
+            hits += 1
+            total += hits / r
+    return total / len(relevant)
+
+
+def mean_average_precision(
+    run: Mapping[Hashable, Sequence[Hashable]], relevant: Mapping[Hashable, Collection[Hashable]]
+) -> float:
+    """MAP over the queries of ``relevant`` that have at least one relevant item (trec_eval's query set);
+    a query missing from ``run`` scores 0 (trec_eval ``-c``). ``run`` maps query -> ranked item ids."""
+    scored = [q for q, rel in relevant.items() if len(rel) > 0]
+    if not scored:
+        raise ValueError("MAP is undefined: no query has a relevant item")
+    return float(np.mean([average_precision(run[q], relevant[q]) if q in run else 0.0 for q in scored]))
+
+
+def accuracy_at_k(ranking: Sequence[Hashable], relevant: Collection[Hashable], k: int) -> float:
+    """1.0 when a relevant item is among the first k of the ranking, else 0.0."""
+    if k < 1:
+        raise ValueError(f"k must be >= 1, got {k}")
+    relevant = set(relevant)
+    return float(any(item in relevant for item in ranking[:k]))
+
+
+def identical_top1(a: Sequence[Hashable], b: Sequence[Hashable]) -> bool:
+    """Whether two rankings put the same item first (both non-empty)."""
+    if len(a) == 0 or len(b) == 0:
+        raise ValueError("identical_top1 needs two non-empty rankings")
+    return a[0] == b[0]
+
+
+# --- vectorised variants over integer rankings padded with -1 ------------------------------------------
+
+
+def _lengths(ranking: np.ndarray, name: str) -> np.ndarray:
+    if ranking.ndim != 2 or not np.issubdtype(ranking.dtype, np.integer):
+        raise ValueError(f"{name} must be a 2-D integer array of item indices (rows, n), got {ranking.dtype} {ranking.shape}")
+    valid = ranking >= 0
+    lengths = valid.sum(axis=1)
+    if np.any(valid[:, 1:] & ~valid[:, :-1]):
+        raise ValueError(f"{name}: padding (-1) must sit at the tail of each row")
+    return lengths
+
+
+def cumulative_overlap_batch(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Row-wise overlap at every depth for two batches of rankings of equal row lengths.
+
+    Returns ``(X, lengths)``: X has shape (rows, n) with ``X[r, d-1] = |a[r, :d] ∩ b[r, :d]|``.
+    """
+    a = np.asarray(a)
+    b = np.asarray(b)
+    if a.shape != b.shape:
+        raise ValueError(f"batches must have the same shape, got {a.shape} and {b.shape}")
+    len_a, len_b = _lengths(a, "a"), _lengths(b, "b")
+    if np.any(len_a != len_b):
+        bad = int(np.flatnonzero(len_a != len_b)[0])
+        raise ValueError(f"row {bad}: rankings have different lengths ({len_a[bad]} and {len_b[bad]})")
+    rows, n = a.shape
+    if rows == 0 or n == 0:
+        return np.zeros((rows, n), dtype=np.int64), len_a
+    n_items = int(max(a.max(), b.max())) + 1
+    # Position of every item in each row; n means "not in this ranking".
+    pos_a = np.full((rows, n_items), n, dtype=np.int64)
+    pos_b = np.full((rows, n_items), n, dtype=np.int64)
+    r, c = np.nonzero(a >= 0)
+    pos_a[r, a[r, c]] = c
+    if np.any(np.bincount(r * n_items + a[r, c], minlength=rows * n_items) > 1):
+        raise ValueError("a: a row repeats an item")
+    r, c = np.nonzero(b >= 0)
+    pos_b[r, b[r, c]] = c
+    if np.any(np.bincount(r * n_items + b[r, c], minlength=rows * n_items) > 1):
+        raise ValueError("b: a row repeats an item")
+    join_depth = np.maximum(pos_a, pos_b)  # n for items missing from either row
+    flat = (np.arange(rows)[:, None] * (n + 1) + join_depth).ravel()
+    counts = np.bincount(flat, minlength=rows * (n + 1)).reshape(rows, n + 1)[:, :n]
+    return np.cumsum(counts, axis=1), len_a
+
+
+def average_overlap_batch(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """AO at full depth for each row pair (rows, n) -> (rows,); empty rows score 1."""
+    x, lengths = cumulative_overlap_batch(a, b)
+    n = x.shape[1]
+    d = np.arange(1, n + 1)
+    inside = d[None, :] <= lengths[:, None]
+    sums = np.sum(np.where(inside, x / d, 0.0), axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(lengths > 0, sums / np.maximum(lengths, 1), 1.0)
+
+
+def rbo_batch(a: np.ndarray, b: np.ndarray, p: float) -> np.ndarray:
+    """RBO_ext for each row pair of equal length (eq. 32 with s = l): (rows, n) -> (rows,)."""
+    _check_p(p)
+    x, lengths = cumulative_overlap_batch(a, b)
+    rows, n = x.shape
+    if n == 0:
+        return np.ones(rows)
+    d = np.arange(1, n + 1, dtype=np.float64)
+    weights = p**d
+    inside = d[None, :] <= lengths[:, None]
+    frac = x / d
+    total = np.sum(np.where(inside, frac * weights, 0.0), axis=1)
+    last = frac[np.arange(rows), np.maximum(lengths, 1) - 1]
+    out = (1 - p) / p * total + last * p ** lengths.astype(np.float64)
+    return np.where(lengths > 0, out, 1.0)
+
+
+def _hits(ranking: np.ndarray, relevant: np.ndarray) -> np.ndarray:
+    ranking = np.asarray(ranking)
+    relevant = np.asarray(relevant, dtype=bool)
+    _lengths(ranking, "ranking")
+    if relevant.ndim != 2 or relevant.shape[0] != ranking.shape[0]:
+        raise ValueError(f"relevant must be a boolean array (rows, n_items) matching the ranking's rows, got {relevant.shape}")
+    valid = ranking >= 0
+    rows = np.broadcast_to(np.arange(ranking.shape[0])[:, None], ranking.shape)
+    hits = np.zeros(ranking.shape, dtype=bool)
+    hits[valid] = relevant[rows[valid], ranking[valid]]
+    return hits
+
+
+def average_precision_batch(ranking: np.ndarray, relevant: np.ndarray) -> np.ndarray:
+    """AP per row with trec_eval semantics. ``relevant[r, i]`` says item i is relevant to row r; every
+    relevant item counts in the denominator, retrieved or not. Rows without relevant items give NaN."""
+    hits = _hits(ranking, relevant)
+    n_relevant = np.asarray(relevant, dtype=bool).sum(axis=1)
+    precision = np.cumsum(hits, axis=1) / np.arange(1, hits.shape[1] + 1)
+    sums = np.sum(np.where(hits, precision, 0.0), axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(n_relevant > 0, sums / n_relevant, np.nan)
+
+
+def accuracy_at_k_batch(ranking: np.ndarray, relevant: np.ndarray, k: int) -> np.ndarray:
+    """1.0 per row when a relevant item is among its first k, else 0.0."""
+    if k < 1:
+        raise ValueError(f"k must be >= 1, got {k}")
+    return _hits(ranking, relevant)[:, :k].any(axis=1).astype(np.float64)
+
+
+def identical_top1_batch(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Per row pair: whether both rankings put the same item first (rows must be non-empty)."""
+    a = np.asarray(a)
+    b = np.asarray(b)
+    if a.shape[0] != b.shape[0]:
+        raise ValueError(f"batches must have the same number of rows, got {a.shape[0]} and {b.shape[0]}")
+    if a.shape[1] == 0 or np.any(a[:, 0] < 0) or np.any(b[:, 0] < 0):
+        raise ValueError("identical_top1_batch needs non-empty rankings in every row")
+    return a[:, 0] == b[:, 0]

@@ -1,0 +1,229 @@
+"""Metrics against their definitions (DESIGN §3), their properties, and independent libraries."""
+
+import math
+
+import numpy as np
+import pytest
+from rbo import RankingSimilarity
+
+from eval.metrics import (
+    accuracy_at_k,
+    accuracy_at_k_batch,
+    average_overlap,
+    average_overlap_batch,
+    average_precision,
+    average_precision_batch,
+    cumulative_overlap,
+    identical_top1,
+    identical_top1_batch,
+    mean_average_precision,
+    rbo,
+    rbo_batch,
+)
+
+
+def harmonic(n: int) -> float:
+    return sum(1 / i for i in range(1, n + 1))
+
+
+# --- golden values from the definitions ----------------------------------------------------------------
+
+def test_webber_example_values():
+    a, b = list("abcdefg"), list("zcavwxy")
+    assert average_overlap(a, b) == pytest.approx(153 / 490, abs=1e-12)
+    assert rbo(a, b, 0.9) == pytest.approx(0.288217, abs=1e-6)
+
+
+def test_cumulative_overlap_by_hand():
+    # depth: 1 {a}/{z}=0, 2 {a,b}/{z,c}=0, 3 {a,b,c}/{z,c,a}=2, 4 +d/+v =2
+    assert cumulative_overlap(list("abcd"), list("zcav")).tolist() == [0, 0, 2, 2]
+
+
+@pytest.mark.parametrize("n", [2, 3, 4, 10, 101, 4700])
+def test_average_overlap_of_reverse_list(n):
+    items = list(range(n))
+    expected = 2 * math.ceil(n / 2) / n - (harmonic(n) - harmonic(n // 2))
+    assert average_overlap(items, items[::-1]) == pytest.approx(expected, abs=1e-12)
+
+
+def test_reverse_is_half_only_for_short_lists():
+    assert average_overlap([1, 2], [2, 1]) == 0.5
+    assert average_overlap([1, 2, 3], [3, 2, 1]) == 0.5
+    assert average_overlap(list(range(4700)), list(range(4700))[::-1]) == pytest.approx(1 - math.log(2), abs=1e-3)
+
+
+def test_rbo_ext_closed_form_for_a_single_swap_at_the_top():
+    # [a b c] vs [b a c]: X = 0, 2, 3; eq. 30: (1-p)/p (0 + 2/2 p^2 + 3/3 p^3) + 1 * p^3
+    p = 0.9
+    expected = (1 - p) / p * (p**2 + p**3) + p**3
+    assert rbo(list("abc"), list("bac"), p) == pytest.approx(expected, abs=1e-15)
+
+
+# --- properties -----------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("metric", [average_overlap, lambda a, b: rbo(a, b, 0.98), lambda a, b: rbo(a, b, 0.5)])
+def test_properties(metric):
+    rng = np.random.default_rng(1)
+    for _ in range(20):
+        a = list(rng.permutation(60)[: rng.integers(1, 60)])
+        b = list(rng.permutation(60)[: rng.integers(1, 60)])
+        value = metric(a, b)
+        assert 0.0 <= value <= 1.0 + 1e-12
+        assert metric(b, a) == pytest.approx(value, abs=1e-12)
+        assert metric(a, a) == pytest.approx(1.0, abs=1e-12)
+    assert metric(list("abc"), list("xyz")) == 0.0
+    base = list("abcdefghij")
+    swap_top = list("bacdefghij")
+    swap_below = list("abcdefghji")
+    assert metric(base, swap_top) < metric(base, swap_below) < 1.0
+
+
+def test_empty_lists():
+    assert average_overlap([], []) == 1.0 and rbo([], [], 0.9) == 1.0
+    assert average_overlap([], ["a"]) == 0.0 and rbo(["a"], [], 0.9) == 0.0
+
+
+def test_bad_input_is_a_clear_error():
+    with pytest.raises(ValueError, match="repeats item 'a'"):
+        average_overlap(["a", "b", "a"], ["a", "b", "c"])
+    with pytest.raises(ValueError, match=r"p must be in \(0, 1\)"):
+        rbo(["a"], ["a"], 1.0)
+    with pytest.raises(ValueError, match="depth"):
+        average_overlap(["a", "b"], ["a"], depth=2)
+
+
+# --- agreement with the `rbo` package -------------------------------------------------------------------
+
+def test_agreement_with_rbo_package_on_random_permutations():
+    rng = np.random.default_rng(2)
+    for n in (5, 50, 500):
+        for _ in range(5):
+            a, b = list(rng.permutation(n)), list(rng.permutation(n))
+            ref = RankingSimilarity(a, b)
+            assert average_overlap(a, b) == pytest.approx(ref.rbo(), abs=1e-9)  # p = 1.0 is AO
+            for p in (0.9, 0.98):
+                assert rbo(a, b, p) == pytest.approx(ref.rbo_ext(p=p), abs=1e-9)
+                # for equal lengths, eq. 30 = the package's extrapolated prefix sum
+                assert rbo(a, b, p) == pytest.approx(ref.rbo(p=p, ext=True), abs=1e-9)
+
+
+def test_agreement_with_rbo_package_on_top_k_lists():
+    rng = np.random.default_rng(3)
+    for _ in range(30):
+        a = list(rng.permutation(100)[: rng.integers(1, 40)])
+        b = list(rng.permutation(100)[: rng.integers(1, 40)])
+        ref = RankingSimilarity(a, b)
+        assert average_overlap(a, b) == pytest.approx(ref.rbo(), abs=1e-9)
+        assert rbo(a, b, 0.9) == pytest.approx(ref.rbo_ext(p=0.9), abs=1e-9)
+
+
+def test_batch_equals_scalar_and_handles_padding():
+    rng = np.random.default_rng(4)
+    n, rows = 200, 6
+    a = np.array([rng.permutation(n) for _ in range(rows)])
+    b = np.array([rng.permutation(n) for _ in range(rows)])
+    # Row 5 ranks only 150 items (both sides drop the same 50), padded with -1.
+    keep = rng.permutation(n)[:150]
+    a[5] = np.concatenate([[x for x in a[5] if x in set(keep)], -np.ones(50, int)])
+    b[5] = np.concatenate([[x for x in b[5] if x in set(keep)], -np.ones(50, int)])
+    ao = average_overlap_batch(a, b)
+    r = rbo_batch(a, b, 0.98)
+    for i in range(rows):
+        x, y = [v for v in a[i] if v >= 0], [v for v in b[i] if v >= 0]
+        assert ao[i] == pytest.approx(average_overlap(x, y), abs=1e-12)
+        assert r[i] == pytest.approx(RankingSimilarity(x, y).rbo_ext(p=0.98), abs=1e-9)
+    with pytest.raises(ValueError, match="different lengths"):
+        average_overlap_batch(a[5:6], np.arange(n)[None, :])
+
+
+# --- retrieval metrics ----------------------------------------------------------------------------------
+
+def test_average_precision_by_hand():
+    # relevant a, c, x (x never retrieved): (1/1 + 2/3) / 3
+    assert average_precision(list("abcd"), {"a", "c", "x"}) == pytest.approx((1 + 2 / 3) / 3)
+    with pytest.raises(ValueError, match="undefined"):
+        average_precision(list("abc"), set())
+
+
+def test_accuracy_and_identical_top1():
+    assert accuracy_at_k(list("abc"), {"c"}, 2) == 0.0
+    assert accuracy_at_k(list("abc"), {"c"}, 3) == 1.0
+    assert identical_top1(list("abc"), list("acb")) and not identical_top1(list("abc"), list("bac"))
+    ranking = np.array([[0, 1, 2], [2, 1, -1]])
+    relevant = np.array([[False, False, True], [False, False, True]])
+    assert accuracy_at_k_batch(ranking, relevant, 1).tolist() == [0.0, 1.0]
+    assert identical_top1_batch(ranking, np.array([[0, 2, 1], [1, 2, -1]])).tolist() == [True, False]
+
+
+def _ir_measures_inputs(rng, n_queries=12, n_docs=40):
+    """A run whose scores tie often (rounded), some queries missing, relevant docs never retrieved."""
+    doc_ids = [f"d{j:03d}" for j in range(n_docs)]
+    qrels, run = {}, {}
+    for q in range(n_queries):
+        rel = rng.choice(n_docs, size=rng.integers(1, 8), replace=False)
+        qrels[f"q{q}"] = {doc_ids[j]: 1 for j in rel}
+        if q % 4 == 3:
+            continue  # missing from the run: scores 0
+        retrieved = rng.choice(n_docs, size=rng.integers(5, n_docs), replace=False)
+        run[f"q{q}"] = {doc_ids[j]: float(np.round(rng.random(), 1)) for j in retrieved}
+    return doc_ids, qrels, run
+
+
+def test_map_equals_ir_measures_with_ties_and_missing_queries():
+    import ir_measures
+    from ir_measures import AP
+
+    from eval.ranking import rank_corpus
+
+    rng = np.random.default_rng(5)
+    doc_ids, qrels, run = _ir_measures_inputs(rng)
+    ranked = {}
+    for q, scores in run.items():
+        ids = list(scores)
+        order = rank_corpus(np.array([[scores[d] for d in ids]]), ids)[0]
+        ranked[q] = [ids[i] for i in order]
+    expected = {m.query_id: m.value for m in ir_measures.iter_calc([AP], qrels, run)}
+    relevant = {q: set(d) for q, d in qrels.items()}
+    for q in run:
+        assert average_precision(ranked[q], relevant[q]) == pytest.approx(expected[q], abs=1e-12)
+    assert mean_average_precision(ranked, relevant) == pytest.approx(
+        ir_measures.calc_aggregate([AP], qrels, run)[AP], abs=1e-12
+    )
+
+    # The batch form over the whole corpus, with the same scores (unretrieved docs lowest).
+    queries = sorted(run)
+    scores = np.full((len(queries), len(doc_ids)), -1.0)
+    rel = np.zeros((len(queries), len(doc_ids)), dtype=bool)
+    for i, q in enumerate(queries):
+        for d, s in run[q].items():
+            scores[i, doc_ids.index(d)] = s
+        for d in qrels[q]:
+            rel[i, doc_ids.index(d)] = True
+    full_run = {q: {d: float(scores[i, j]) for j, d in enumerate(doc_ids)} for i, q in enumerate(queries)}
+    full_expected = {m.query_id: m.value for m in ir_measures.iter_calc([AP], {q: qrels[q] for q in queries}, full_run)}
+    batch = average_precision_batch(rank_corpus(scores, doc_ids), rel)
+    assert batch == pytest.approx([full_expected[q] for q in queries], abs=1e-12)
+
+
+def test_map_equals_pytrec_eval():
+    import pytrec_eval
+
+    rng = np.random.default_rng(6)
+    doc_ids, qrels, run = _ir_measures_inputs(rng)
+    from eval.ranking import rank_corpus
+
+    ranked = {}
+    for q, scores in run.items():
+        ids = list(scores)
+        ranked[q] = [ids[i] for i in rank_corpus(np.array([[scores[d] for d in ids]]), ids)[0]]
+    per_query = pytrec_eval.RelevanceEvaluator(qrels, {"map"}).evaluate(run)
+    for q in run:
+        assert average_precision(ranked[q], set(qrels[q])) == pytest.approx(per_query[q]["map"], abs=1e-12)
+
+
+def test_map_skips_queries_without_relevant_items_and_rejects_all_empty():
+    assert mean_average_precision({"q": ["a"]}, {"q": {"a"}, "empty": set()}) == 1.0
+    with pytest.raises(ValueError, match="no query has a relevant item"):
+        mean_average_precision({"q": ["a"]}, {"q": set()})
+    ap = average_precision_batch(np.array([[0, 1]]), np.array([[False, False]]))
+    assert np.isnan(ap[0])
