@@ -1,0 +1,89 @@
+"""python -m releases make | verify: package a versioned benchmark release, or check a copy of one.
+
+Defaults come from the `release:` section of params.yaml; flags override them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import yaml
+
+from .make import make_release
+from .manifest import ReleaseError, verify_release
+
+
+def _release_params(params_path: Path) -> dict:
+    if not params_path.is_file():
+        return {}
+    return (yaml.safe_load(params_path.read_text(encoding="utf-8")) or {}).get("release", {}) or {}
+
+
+def _parser(defaults: dict) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m releases", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    make = sub.add_parser("make", help="package every built language into a release folder")
+    make.add_argument("--params", default="params.yaml", help="params file (languages, release section)")
+    make.add_argument("--data", default=defaults.get("data"), required=defaults.get("data") is None,
+                      help="the builder's output folder, one sub-folder per language")
+    make.add_argument("--version", default=defaults.get("version"), required=defaults.get("version") is None,
+                      help="release version X.Y.Z (git tag testset@vX.Y.Z)")
+    make.add_argument("--out", default=defaults.get("out"), required=defaults.get("out") is None,
+                      help="the release folder to write")
+    make.add_argument("--push-to-hub", metavar="REPO_ID", default=defaults.get("hub_repo"),
+                      help="also upload the release to this Hugging Face dataset repository (token: HF_TOKEN)")
+    make.add_argument("--hub-revision", default="main", help="branch of the Hub repository")
+    make.add_argument("--dry-run", action="store_true", help="with --push-to-hub: print the upload plan, send nothing")
+
+    verify = sub.add_parser("verify", help="check every checksum and row count of a release folder")
+    verify.add_argument("release_dir", type=Path)
+    return parser
+
+
+def _push(release_dir: Path, repo_id: str, revision: str, dry_run: bool) -> None:
+    from .hub import plan_hub_upload, push_to_hub  # huggingface_hub only when publishing
+
+    plan = plan_hub_upload(release_dir, repo_id, revision)
+    if dry_run:
+        print(json.dumps({"dry_run": True, **plan.describe()}, indent=2))
+        return
+    print(f"pushed to the Hub: {push_to_hub(plan)}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    pre = argparse.ArgumentParser(add_help=False)
+    pre.add_argument("--params", default="params.yaml", type=Path)
+    args = _parser(_release_params(pre.parse_known_args(argv)[0].params)).parse_args(argv)
+    try:
+        if args.command == "make":
+            if args.dry_run and not args.push_to_hub:
+                raise ReleaseError("--dry-run only applies with --push-to-hub REPO_ID")
+            start = time.perf_counter()
+            manifest = make_release(args.data, str(args.version), args.out, args.params)
+            print(f"release {manifest['version']} ({', '.join(manifest['languages'])}) written to {args.out}: "
+                  f"{len(manifest['files'])} files, commit {manifest['git']['commit'][:12]}, "
+                  f"{time.perf_counter() - start:.1f} s; publish with `dvc push` and `git tag {manifest['tag']}`")
+            if args.push_to_hub:
+                _push(Path(args.out), args.push_to_hub, args.hub_revision, args.dry_run)
+        else:
+            result = verify_release(args.release_dir)
+            for problem in result.problems:
+                print(problem)
+            if not result.ok:
+                raise ReleaseError(f"{args.release_dir}: release {result.version} failed verification "
+                                   f"({len(result.problems)} problem(s) listed above)")
+            print(f"{args.release_dir}: release {result.version} verified, {result.checked} files match the manifest")
+    except ReleaseError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,200 @@
+"""The dataset card (README.md) of a release: a YAML header that Hugging Face `datasets` reads (one config
+per language) and the text a researcher needs to use and cite the benchmark honestly."""
+
+from __future__ import annotations
+
+import json
+
+import polars as pl
+import yaml
+
+from eval.testset import FEMININE, MASCULINE, NEUTRAL, STATUS_CORRECTED, TestSet
+
+SOURCE_DATASET = {
+    "name": "Job Title Similarity dataset (English)",
+    "repository": "https://github.com/Avature/jobtitlesimilarity-dataset",
+    "commit": "2b9495dab922de9abe81a33d334e0d3a1d5fffaa",
+    "licence": "Apache-2.0",
+    "attribution": (
+        "Zbib et al. (2022), *Learning Job Titles Similarity from Noisy Skill Labels*, and "
+        "Deniz et al. (2024), *Combined Unsupervised and Contrastive Learning for Multilingual Job "
+        "Recommendations* (Avature)"
+    ),
+}
+
+METHOD_PAPER = (
+    "García-Sardiña, Fabregat, Deniz and Zbib (2025), *Measuring Gender Bias in Job Title Matching for "
+    "Grammatical Gender Languages*"
+)
+
+LANGUAGE_NAMES = {"de": "German", "es": "Spanish", "fr": "French", "it": "Italian", "pt": "Portuguese"}
+
+
+def qrels_config(lang: str) -> str:
+    return f"{lang}-qrels"
+
+
+def card_header(languages: list[str]) -> dict:
+    configs = []
+    for lang in languages:
+        configs.append({"config_name": lang, "data_files": [
+            {"split": "queries", "path": f"{lang}/queries.parquet"},
+            {"split": "corpus", "path": f"{lang}/corpus.parquet"},
+        ]})
+        configs.append({"config_name": qrels_config(lang), "data_files": [
+            {"split": "test", "path": f"{lang}/qrels.parquet"},
+        ]})
+    return {
+        "license": "apache-2.0",
+        "language": list(languages),
+        "pretty_name": "Gendered job titles",
+        "task_categories": ["text-retrieval"],
+        "tags": ["gender-bias", "job-titles", "grammatical-gender", "fairness"],
+        "configs": configs,
+    }
+
+
+def _counts(items: pl.DataFrame) -> dict[str, int]:
+    by_gender = dict(items.group_by("gender").len().iter_rows())
+    return {g: int(by_gender.get(g, 0)) for g in (MASCULINE, FEMININE, NEUTRAL)}
+
+
+def _language_section(ts: TestSet) -> str:
+    s = ts.stats
+    items = pl.concat([ts.queries, ts.corpus])
+    corrected = items.filter(pl.col("status") == STATUS_CORRECTED).height
+    check_failed = items.filter(~pl.col("check_ok").fill_null(False)).height
+    methods = ", ".join(f"`{m}` ({n})" for m, n in items.group_by("check_method").len().sort("check_method").iter_rows())
+    templates = s.get("templates")
+    templates_text = json.dumps(templates, ensure_ascii=False) if templates is not None else "not recorded"
+    name = LANGUAGE_NAMES.get(ts.lang, ts.lang)
+    lines = [
+        f"### {name} (`{ts.lang}`)",
+        "",
+        f"- Translator: `{s.get('translator', 'not recorded')}` version `{s.get('translator_version', 'not recorded')}`.",
+        f"- Templates: `{templates_text}`.",
+        f"- Human corrections: {corrected} of {items.height} items have `status = corrected` "
+        f"(queries {ts.queries.filter(pl.col('status') == STATUS_CORRECTED).height}, "
+        f"corpus {ts.corpus.filter(pl.col('status') == STATUS_CORRECTED).height}); "
+        f"the other {items.height - corrected} are machine translation as output by the translator.",
+        f"- Grammatical-gender check: decided by {methods or 'nothing'}; "
+        f"{check_failed} items where the check does not agree with the gender label (`check_ok = false`).",
+        f"- Self-match policy recorded by the build: `{s.get('self_match_policy', 'not recorded')}`.",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def _table1(testsets: list[TestSet]) -> str:
+    rows = [
+        "| set | queries M/F | N | T | corpus M/F | N | T | qrels |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for ts in testsets:
+        q, c = ts.stats["queries"], ts.stats["corpus"]
+        rows.append(f"| {ts.lang.upper()} | {q['pairs']} | {q['neutral']} | {q['titles']} | "
+                    f"{c['pairs']} | {c['neutral']} | {c['titles']} | {ts.stats['qrels']} |")
+    return "\n".join(rows)
+
+
+def render_card(version: str, tag: str, testsets: list[TestSet], commit: str, commit_date: str,
+                toolkit_version: str) -> str:
+    languages = [ts.lang for ts in testsets]
+    header = yaml.safe_dump(card_header(languages), sort_keys=False, allow_unicode=True)
+    per_language = "\n".join(_language_section(ts) for ts in testsets)
+    machine_langs = [ts.lang for ts in testsets
+                     if pl.concat([ts.queries, ts.corpus]).filter(pl.col("status") != STATUS_CORRECTED).height]
+    first = languages[0]
+    return f"""---
+{header}---
+
+# Gendered job titles — release {version}
+
+A benchmark of **gender bias in job-title matching** for grammatical-gender languages, following the
+method of {METHOD_PAPER}. Every English job title was translated twice, once with a masculine and once
+with a feminine template; a matcher should rank the corpus the same way for *abogado* and *abogada*.
+
+- Version: `{version}` (git tag `{tag}`, built from commit `{commit}` of {commit_date[:10]} with gendered-job-titles {toolkit_version}).
+- Languages: {", ".join(f"{LANGUAGE_NAMES.get(lang, lang)} (`{lang}`)" for lang in languages)}.
+- Every file, with its SHA-256 and row count, is listed in `manifest.json`;
+  check a copy with `python -m releases verify <this folder>`.
+
+## Use
+
+```python
+import datasets
+items = datasets.load_dataset("<this folder>", "{first}")             # splits: queries, corpus
+qrels = datasets.load_dataset("<this folder>", "{qrels_config(first)}")       # split: test
+```
+
+or evaluate a model with the toolkit: `python -m eval run --data <this folder> --model tfidf-char --lang {first} --out results`.
+
+Files per language `<lang>/`: `queries.parquet`, `corpus.parquet` (one row per unique title per gender:
+`id`, `text`, `gender` = masculine | feminine | neutral, `pair_id` linking the forms of one occupation,
+`source_ids`/`source_texts` (the English titles), the gender check `check_gender`/`check_method`/`check_ok`,
+`flags`, `status` = machine | corrected, `provenance`), `qrels.tsv` (trec qrels `query_id 0 doc_id relevance`,
+relevant pairs only), `qrels.parquet` (the same rows for `datasets`), `stats.json` (the build's counts,
+translator and templates). The format is described in `docs/FORMAT.md` of the toolkit.
+
+## Counts (the paper's Table 1)
+
+M/F = masculine/feminine pairs, N = neutral titles (both forms identical), T = unique titles.
+
+{_table1(testsets)}
+
+## How each language was built
+
+{per_language}
+## Metrics to use
+
+Rank the whole corpus for each masculine and each feminine query of a pair, over the **masculine corpus**
+(masculine + neutral titles) and over the **feminine corpus** (feminine + neutral titles).
+
+- **Symmetry, AO** (the paper's "RBO"): `AO = (1/k) Σ_{{d=1..k}} |S_:d ∩ T_:d| / d` over the full ranking
+  (k = corpus size) of the feminine query S and the masculine query T, averaged over pairs. It equals
+  the `rbo` package with p = 1.0. AO of a list and its reverse tends to 1 − ln 2 ≈ 0.307, not 0.5.
+- **Symmetry, RBO_ext(p=0.98)**: rank-biased overlap, extrapolated (Webber, Moffat & Zobel 2010, eq. 32),
+  the top-weighted score.
+- **MAP** per query gender and corpus, with trec_eval semantics: ties broken by score descending then
+  document id descending; a query absent from a run scores 0; relevant documents never retrieved count.
+- **Parity**: the gap in a quality metric (MAP) between feminine and masculine queries.
+- Report n (pairs or queries) and a bootstrap 95% interval over queries with every number, and the
+  self-match policy (a query's own English title in the corpus).
+
+## Known limitations
+
+- **Binary gender forms only**: masculine and feminine (plus forms identical in both); no non-binary or
+  gender-inclusive forms (e.g. German *Ingenieur\\*in*, Spanish *-e*) are represented.
+- **Machine translation where not corrected**: {", ".join(f"`{lang}`" for lang in machine_langs) or "no language"}
+  contain machine-translated items that no person reviewed (see the corrections per language above);
+  expect wrong senses, untranslated English and uninflected feminines among them. The translators are not
+  the paper's (Google Translate), so counts differ from the paper's Table 1.
+- The gender of each title was checked automatically (spaCy morphology or documented rules); the check
+  can be wrong, and items where it disagrees are kept and marked `check_ok = false`.
+- Relevance labels are carried over from the English dataset (binary, relevant pairs only) unless a person
+  relabelled them; the English source covers job titles of one market and is not exhaustive.
+
+## Licence and attribution
+
+Released under Apache-2.0. Derived from the {SOURCE_DATASET['name']} by {SOURCE_DATASET['attribution']},
+licensed {SOURCE_DATASET['licence']}: {SOURCE_DATASET['repository']} at commit `{SOURCE_DATASET['commit']}`.
+
+## How to cite
+
+Cite the method paper, the English source dataset, and this release with its version:
+
+```bibtex
+@misc{{garcia-sardina2025gendered,
+  title  = {{Measuring Gender Bias in Job Title Matching for Grammatical Gender Languages}},
+  author = {{Garc{{\\'\\i}}a-Sardi{{\\~n}}a, Laura and Fabregat, Hermenegildo and Deniz, Daniel and Zbib, Rabih}},
+  year   = {{2025}}
+}}
+@misc{{gendered-job-titles-{version.replace('.', '-')},
+  title  = {{Gendered job titles, release {version}}},
+  note   = {{git tag {tag}, commit {commit}}},
+  year   = {{{commit_date[:4]}}}
+}}
+```
+
+and the English dataset: {SOURCE_DATASET['attribution']}.
+"""

@@ -1,0 +1,228 @@
+"""Make a release folder from what the builder wrote, refusing anything that would not be reproducible."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from importlib import metadata
+from pathlib import Path
+
+import polars as pl
+import yaml
+
+from eval.testset import FEMININE, MASCULINE, NEUTRAL, TestSet, TestSetError, list_languages, read_testset
+
+from .card import render_card
+from .manifest import MANIFEST_NAME, ReleaseError, read_manifest, write_manifest
+
+# What a release ships per language: the test set eval reads, and a Parquet copy of the qrels for
+# `datasets`. The builder's working file translations.parquet stays out: it is the builder's raw
+# material (schema owned by the builder), not part of the benchmark contract.
+SHIPPED_FILES = ("queries.parquet", "corpus.parquet", "qrels.tsv", "stats.json")
+COUNT_KEYS = ("pairs", "neutral", "titles", MASCULINE, FEMININE)
+VERSION_RE = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)$")
+TOOLKIT = "gendered-job-titles"
+
+
+def release_tag(version: str) -> str:
+    return f"testset@v{version}"
+
+
+def load_params(path: Path) -> dict:
+    if not path.is_file():
+        raise ReleaseError(f"{path}: params file missing; run from the repository root or pass --params")
+    try:
+        params = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except yaml.YAMLError as exc:
+        raise ReleaseError(f"{path}: not valid YAML ({exc})") from None
+    if not isinstance(params.get("languages"), list) or not params["languages"]:
+        raise ReleaseError(f"{path}: needs a non-empty list 'languages' (the languages a release must contain)")
+    return params
+
+
+def _git(repo: Path, *args: str) -> str:
+    done = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True)
+    if done.returncode != 0:
+        raise ReleaseError(f"git {' '.join(args)} failed in {repo}: {done.stderr.strip()}")
+    return done.stdout
+
+
+def git_root(path: Path) -> Path:
+    done = subprocess.run(["git", "-C", str(path), "rev-parse", "--show-toplevel"], capture_output=True, text=True)
+    if done.returncode != 0:
+        raise ReleaseError(f"{path} is not inside a git repository: a release records the commit it was made "
+                           "from, so make it from a clone of the project")
+    return Path(done.stdout.strip())
+
+
+def check_version_is_new(repo: Path, version: str, out: Path) -> None:
+    if not VERSION_RE.match(version):
+        raise ReleaseError(f"version {version!r} is not of the form X.Y.Z (e.g. 0.1.0)")
+    tag = release_tag(version)
+    done = subprocess.run(["git", "-C", str(repo), "rev-parse", "-q", "--verify", f"refs/tags/{tag}"],
+                          capture_output=True, text=True)
+    if done.returncode == 0:
+        raise ReleaseError(f"version {version} was already released (git tag {tag} exists at "
+                           f"{done.stdout.strip()[:12]}); choose a new version number")
+    if (out / MANIFEST_NAME).is_file():
+        existing = read_manifest(out).get("version")
+        if existing == version:
+            raise ReleaseError(f"{out} already holds release {version}; choose a new version number "
+                               "(or delete the folder if that release was never published)")
+    elif out.exists() and any(out.iterdir()):
+        raise ReleaseError(f"{out} exists and is not a release folder; choose another --out")
+
+
+def _under(path: Path, repo: Path) -> str | None:
+    try:
+        return path.resolve().relative_to(repo.resolve()).as_posix()
+    except ValueError:
+        return None
+
+
+def check_inputs_committed(repo: Path, inputs: list[str], data: Path) -> None:
+    """Refuse uncommitted changes to the git-tracked inputs (params, pipeline, code, corrections) and to
+    DVC-tracked data. Inside `dvc repro` (DVC_STAGE set) the data was just reproduced by DVC from those
+    inputs and dvc.lock is being rewritten by the same run, so only the git inputs are checked."""
+    in_stage = "DVC_STAGE" in os.environ
+    paths = [p for p in inputs if (repo / p).exists()]
+    data_rel = _under(data, repo)
+    if data_rel is not None:
+        paths.append(data_rel)
+    if not in_stage and (repo / "dvc.lock").exists():
+        paths.append("dvc.lock")
+    dirty = _git(repo, "status", "--porcelain", "--untracked-files=all", "--", *paths).splitlines() if paths else []
+    if not in_stage and data_rel is not None and (repo / ".dvc").is_dir():
+        dirty += _dvc_uncommitted(repo, data_rel)
+    if dirty:
+        shown = "\n  ".join(dirty[:20]) + ("\n  …" if len(dirty) > 20 else "")
+        raise ReleaseError(f"uncommitted changes to tracked inputs in {repo}:\n  {shown}\n"
+                           "commit them (or revert them) and make the release again, so that the "
+                           "recorded commit reproduces it")
+
+
+def _dvc_uncommitted(repo: Path, data_rel: str) -> list[str]:
+    done = subprocess.run([sys.executable, "-m", "dvc", "data", "status", "--json"], cwd=repo,
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        raise ReleaseError(f"dvc data status failed in {repo}: {done.stderr.strip()}")
+    status = json.loads(done.stdout or "{}")
+    lines = []
+    for kind in ("uncommitted", "committed"):
+        for change, paths in status.get(kind, {}).items():
+            for p in paths:
+                p_dir, data_dir = p.rstrip("/") + "/", data_rel.rstrip("/") + "/"
+                if p_dir.startswith(data_dir) or data_dir.startswith(p_dir):
+                    lines.append(f"dvc {kind} {change}: {p}")
+    return lines
+
+
+def computed_counts(ts: TestSet) -> dict:
+    counts = {}
+    for name, items in (("queries", ts.queries), ("corpus", ts.corpus)):
+        by_gender = dict(items.group_by("gender").len().iter_rows())
+        paired = items.filter(pl.col("gender").is_in([MASCULINE, FEMININE])).group_by("pair_id").agg(
+            pl.col("gender").n_unique().alias("genders")).filter(pl.col("genders") == 2)
+        counts[name] = {
+            "pairs": paired.height,
+            "neutral": int(by_gender.get(NEUTRAL, 0)),
+            "titles": items.height,
+            MASCULINE: int(by_gender.get(MASCULINE, 0)),
+            FEMININE: int(by_gender.get(FEMININE, 0)),
+        }
+    counts["qrels"] = ts.qrels.height
+    return counts
+
+
+def check_counts(ts: TestSet, stats_path: Path) -> None:
+    found = computed_counts(ts)
+    problems = []
+    for part in ("queries", "corpus"):
+        recorded = ts.stats.get(part)
+        if not isinstance(recorded, dict):
+            problems.append(f"no '{part}' counts")
+            continue
+        for key in COUNT_KEYS:
+            if key not in recorded:
+                problems.append(f"no '{part}.{key}'")
+            elif recorded[key] != found[part][key]:
+                problems.append(f"{part}.{key} is {recorded[key]} but the files hold {found[part][key]}")
+    if ts.stats.get("qrels") != found["qrels"]:
+        problems.append(f"qrels is {ts.stats.get('qrels')} but qrels.tsv holds {found['qrels']} lines")
+    if problems:
+        raise ReleaseError(f"{stats_path}: counts disagree with the test set: " + "; ".join(problems)
+                           + "; rebuild the language (the stats and files must come from the same build)")
+
+
+def read_languages(data: Path, languages: list[str]) -> list[TestSet]:
+    built = list_languages(data)
+    missing = [lang for lang in languages if lang not in built]
+    if missing:
+        raise ReleaseError(f"{data}: language(s) {', '.join(missing)} missing (params 'languages' asks for "
+                           f"{', '.join(languages)}; built: {', '.join(built) or 'none'}); build them first "
+                           "or remove them from 'languages'")
+    testsets = []
+    for lang in languages:
+        try:
+            ts = read_testset(data, lang)
+        except TestSetError as exc:
+            raise ReleaseError(str(exc)) from None
+        if not (data / lang / "stats.json").is_file():
+            raise ReleaseError(f"{data / lang / 'stats.json'}: file missing; the release card needs the build's counts")
+        check_counts(ts, data / lang / "stats.json")
+        testsets.append(ts)
+    return testsets
+
+
+def make_release(data: str | Path, version: str, out: str | Path, params_path: str | Path = "params.yaml") -> dict:
+    """Package every language of params 'languages' from ``data`` into the release folder ``out``.
+
+    Returns the manifest. The folder is written beside ``out`` and moved into place only when complete.
+    """
+    data, out, params_path = Path(data), Path(out), Path(params_path)
+    params = load_params(params_path)
+    languages = [str(lang) for lang in params["languages"]]
+    repo = git_root(params_path.resolve().parent)
+    check_version_is_new(repo, version, out)
+    inputs = [str(p) for p in params.get("release", {}).get("tracked_inputs", [params_path.name])]
+    check_inputs_committed(repo, inputs, data)
+    testsets = read_languages(data, languages)
+
+    commit = _git(repo, "rev-parse", "HEAD").strip()
+    commit_date = _git(repo, "show", "-s", "--format=%cI", "HEAD").strip()
+    toolkit_version = metadata.version(TOOLKIT)
+
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=out.parent))
+    try:
+        for ts in testsets:
+            folder = staging / ts.lang
+            folder.mkdir()
+            # Byte copies: the release holds exactly what the build wrote and read_testset validated.
+            for name in SHIPPED_FILES:
+                shutil.copyfile(data / ts.lang / name, folder / name)
+            ts.qrels.sort("query_id", "doc_id").write_parquet(folder / "qrels.parquet")
+        card = render_card(version, release_tag(version), testsets, commit, commit_date, toolkit_version)
+        (staging / "README.md").write_text(card, encoding="utf-8")
+        manifest = write_manifest(staging, {
+            "name": TOOLKIT,
+            "version": version,
+            "tag": release_tag(version),
+            "languages": languages,
+            "toolkit": {"package": TOOLKIT, "version": toolkit_version},
+            "git": {"commit": commit, "commit_date": commit_date, "tracked_inputs": inputs},
+            "params": params,
+            "counts": {ts.lang: computed_counts(ts) for ts in testsets},
+        })
+        if out.exists():
+            shutil.rmtree(out)
+        staging.rename(out)
+    finally:
+        if staging.exists():
+            shutil.rmtree(staging)
+    return manifest

@@ -1,0 +1,96 @@
+"""Small inline test sets in a throwaway git repository, the shape a maintainer's checkout has."""
+
+from __future__ import annotations
+
+import copy
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+import polars as pl
+import pytest
+import yaml
+
+from eval.testset import TestSet, write_testset
+
+# (id, text, gender, pair_id, status)
+QUERIES = [
+    ("q-m1", "advogado", "masculine", "p1", "machine"),
+    ("q-f1", "advogada", "feminine", "p1", "corrected"),
+    ("q-m2", "engenheiro", "masculine", "p2", "machine"),
+    ("q-f2", "engenheira", "feminine", "p2", "machine"),
+    ("q-n1", "analista", "neutral", "p3", "machine"),
+]
+CORPUS = [
+    ("d-m1", "juiz", "masculine", "p1", "machine"),
+    ("d-f1", "juíza", "feminine", "p1", "machine"),
+    ("d-m2", "professor", "masculine", "p2", "machine"),
+    ("d-f2", "professora", "feminine", "p2", "machine"),
+    ("d-m3", "enfermeiro", "masculine", "p3", "machine"),
+    ("d-f3", "enfermeira", "feminine", "p3", "machine"),
+    ("d-n1", "gerente", "neutral", "p4", "machine"),
+    ("d-n2", "assistente", "neutral", "p5", "machine"),
+]
+QRELS = [("q-m1", "d-m1"), ("q-f1", "d-f1"), ("q-m1", "d-n1"), ("q-f1", "d-n1"),
+         ("q-m2", "d-m2"), ("q-f2", "d-f2"), ("q-n1", "d-n2")]
+# The Table-1 counts of the fixture above, by its construction.
+STATS_COUNTS = {
+    "queries": {"pairs": 2, "neutral": 1, "titles": 5, "masculine": 2, "feminine": 2},
+    "corpus": {"pairs": 3, "neutral": 2, "titles": 8, "masculine": 3, "feminine": 3},
+    "qrels": 7,
+}
+
+
+def items(rows: list[tuple[str, str, str, str, str]], lang: str) -> pl.DataFrame:
+    return pl.DataFrame([{
+        "id": i, "text": text, "gender": g, "pair_id": p, "source_ids": [f"en-{p}"],
+        "source_texts": [f"english {p}"], "check_gender": g, "check_method": f"rule:{lang}-suffix",
+        "check_ok": True, "flags": [], "status": status,
+        "provenance": "human:ana" if status == "corrected" else "fxtranslate:0.5.0",
+    } for i, text, g, p, status in rows])
+
+
+def small_testset(lang: str) -> TestSet:
+    stats = {**copy.deepcopy(STATS_COUNTS), "lang": lang, "translator": "fxtranslate", "translator_version": "0.5.0",
+             "templates": {"masculine": "He is a {title}.", "feminine": "She is a {title}."},
+             "self_match_policy": "drop-own-id"}
+    qrels = pl.DataFrame([{"query_id": q, "doc_id": d, "relevance": 1} for q, d in QRELS])
+    return TestSet(lang=lang, queries=items(QUERIES, lang), corpus=items(CORPUS, lang), qrels=qrels, stats=stats)
+
+
+def git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True).stdout
+
+
+@dataclass
+class Project:
+    root: Path
+    data: Path
+    params: Path
+
+    def commit(self, message: str = "update") -> None:
+        git(self.root, "add", "-A")
+        git(self.root, "commit", "-q", "-m", message)
+
+
+def init_repo(root: Path) -> None:
+    root.mkdir(parents=True, exist_ok=True)
+    git(root, "init", "-q", "-b", "main")
+    git(root, "config", "user.email", "maintainer@example.org")
+    git(root, "config", "user.name", "Maintainer")
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Project:
+    """A committed repository with params.yaml (languages pt, es) and a built data/ folder (git-ignored,
+    as the builder's DVC outputs are)."""
+    root = tmp_path / "repo"
+    init_repo(root)
+    params = {"languages": ["pt", "es"], "release": {"tracked_inputs": ["params.yaml", "corrections"]}}
+    (root / "params.yaml").write_text(yaml.safe_dump(params), encoding="utf-8")
+    (root / ".gitignore").write_text("/data/\n/release/\n", encoding="utf-8")
+    for lang in ("pt", "es"):
+        write_testset(small_testset(lang), root / "data")
+    project = Project(root=root, data=root / "data", params=root / "params.yaml")
+    project.commit("initial")
+    return project

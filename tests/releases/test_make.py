@@ -1,0 +1,158 @@
+import hashlib
+import json
+import subprocess
+
+import polars as pl
+import pytest
+import yaml
+
+from eval.testset import read_testset, write_testset
+from releases import ReleaseError, make_release, verify_release
+from releases.__main__ import main
+from releases.card import SOURCE_DATASET
+
+from .conftest import git, small_testset
+
+
+def make(project, version="0.1.0", out=None):
+    return make_release(project.data, version, out or project.root / "release", project.params)
+
+
+def test_release_ships_the_test_sets_byte_for_byte_with_a_manifest(project):
+    (project.data / "pt" / "translations.parquet").write_bytes(b"builder working file")
+    manifest = make(project)
+    release = project.root / "release"
+    listed = {f["path"]: f for f in manifest["files"]}
+    expected = {"README.md"} | {f"{lang}/{name}" for lang in ("pt", "es")
+                                for name in ("queries.parquet", "corpus.parquet", "qrels.tsv", "qrels.parquet", "stats.json")}
+    assert set(listed) == expected
+    for rel, entry in listed.items():
+        assert entry["sha256"] == hashlib.sha256((release / rel).read_bytes()).hexdigest()
+        assert entry["bytes"] == (release / rel).stat().st_size
+    for name in ("queries.parquet", "corpus.parquet", "qrels.tsv", "stats.json"):
+        assert (release / "pt" / name).read_bytes() == (project.data / "pt" / name).read_bytes()
+    assert listed["pt/queries.parquet"]["rows"] == 5
+    assert listed["pt/corpus.parquet"]["rows"] == 8
+    assert listed["pt/qrels.tsv"]["rows"] == listed["pt/qrels.parquet"]["rows"] == 7
+    assert listed["README.md"]["rows"] is None
+    assert manifest["version"] == "0.1.0" and manifest["tag"] == "testset@v0.1.0"
+    assert manifest["git"]["commit"] == git(project.root, "rev-parse", "HEAD").strip()
+    assert manifest["params"] == yaml.safe_load(project.params.read_text())
+    assert manifest["toolkit"]["version"]
+    assert json.loads((release / "manifest.json").read_text()) == manifest
+    # A release is a test set eval can read directly.
+    ts = read_testset(release, "es")
+    assert ts.queries.height == 5 and ts.qrels.height == 7
+
+
+def test_same_inputs_make_the_same_bytes(project):
+    first = make(project, out=project.root / "a")
+    second = make(project, out=project.root / "b")
+    assert first["files"] == second["files"]
+
+
+def test_card_states_provenance_counts_metrics_limitations_and_citation(project):
+    make(project)
+    card = (project.root / "release" / "README.md").read_text()
+    header = yaml.safe_load(card.split("---\n")[1])
+    assert [c["config_name"] for c in header["configs"]] == ["pt", "pt-qrels", "es", "es-qrels"]
+    assert header["configs"][0]["data_files"] == [{"split": "queries", "path": "pt/queries.parquet"},
+                                                 {"split": "corpus", "path": "pt/corpus.parquet"}]
+    assert header["license"] == "apache-2.0"
+    assert SOURCE_DATASET["commit"] in card and "Apache-2.0" in card and "Zbib et al. (2022)" in card
+    assert "`fxtranslate` version `0.5.0`" in card and "She is a {title}." in card
+    assert "Human corrections: 1 of 13 items" in card
+    assert "| PT | 2 | 1 | 5 | 3 | 2 | 8 | 7 |" in card
+    assert "RBO_ext(p=0.98)" in card and "MAP" in card and "AO" in card
+    assert "Binary gender forms only" in card and "Machine translation where not corrected" in card
+    assert "@misc{garcia-sardina2025gendered" in card and "testset@v0.1.0" in card
+
+
+def test_refuses_a_missing_language(project):
+    subprocess.run(["rm", "-r", str(project.data / "es")], check=True)
+    with pytest.raises(ReleaseError, match=r"language\(s\) es missing"):
+        make(project)
+    assert not (project.root / "release").exists()
+
+
+def test_refuses_counts_that_disagree_with_the_stats(project):
+    stats_path = project.data / "pt" / "stats.json"
+    stats = json.loads(stats_path.read_text())
+    stats["corpus"]["neutral"] = 3
+    stats_path.write_text(json.dumps(stats))
+    with pytest.raises(ReleaseError, match=r"pt/stats\.json: counts disagree.*corpus\.neutral is 3 but the files hold 2"):
+        make(project)
+
+
+def test_refuses_stats_without_the_table1_counts(project):
+    ts = small_testset("pt")
+    del ts.stats["queries"]["pairs"]
+    write_testset(ts, project.data)
+    with pytest.raises(ReleaseError, match=r"no 'queries\.pairs'"):
+        make(project)
+
+
+def test_refuses_uncommitted_params(project):
+    project.params.write_text(project.params.read_text() + "extra: 1\n")
+    with pytest.raises(ReleaseError, match=r"(?s)uncommitted changes to tracked inputs.*params\.yaml"):
+        make(project)
+
+
+def test_refuses_an_uncommitted_corrections_file(project):
+    (project.root / "corrections").mkdir()
+    (project.root / "corrections" / "pt.jsonl").write_text("{}\n")
+    with pytest.raises(ReleaseError, match=r"(?s)uncommitted.*corrections/pt\.jsonl"):
+        make(project)
+
+
+def test_refuses_a_version_that_has_a_tag(project):
+    git(project.root, "tag", "testset@v0.1.0")
+    with pytest.raises(ReleaseError, match=r"version 0\.1\.0 was already released \(git tag testset@v0\.1\.0"):
+        make(project)
+
+
+def test_refuses_to_overwrite_the_same_version_but_replaces_an_older_one(project):
+    make(project, "0.1.0")
+    with pytest.raises(ReleaseError, match=r"already holds release 0\.1\.0"):
+        make(project, "0.1.0")
+    assert make(project, "0.2.0")["version"] == "0.2.0"
+    assert verify_release(project.root / "release").ok
+
+
+@pytest.mark.parametrize("version", ["1.0", "v1.0.0", "01.2.3", "1.2.3-rc1"])
+def test_refuses_a_malformed_version(project, version):
+    with pytest.raises(ReleaseError, match="not of the form X.Y.Z"):
+        make(project, version)
+
+
+def test_refuses_an_invalid_test_set_naming_the_file(project):
+    pl.DataFrame({"id": ["x"]}).write_parquet(project.data / "es" / "corpus.parquet")
+    with pytest.raises(ReleaseError, match=r"es/corpus\.parquet: missing column"):
+        make(project)
+
+
+def test_refuses_outside_a_git_repository(tmp_path, project):
+    params = tmp_path / "elsewhere" / "params.yaml"
+    params.parent.mkdir()
+    params.write_text(project.params.read_text())
+    with pytest.raises(ReleaseError, match="not inside a git repository"):
+        make_release(project.data, "0.1.0", tmp_path / "out", params)
+
+
+def test_cli_prints_error_and_exits_2(project, capsys):
+    subprocess.run(["rm", "-r", str(project.data / "pt")], check=True)
+    code = main(["make", "--params", str(project.params), "--data", str(project.data),
+                 "--version", "0.1.0", "--out", str(project.root / "release")])
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith("error: ") and "pt missing" in err
+
+
+def test_cli_takes_defaults_from_the_release_params(project, capsys, monkeypatch):
+    params = yaml.safe_load(project.params.read_text())
+    params["release"].update({"data": "data", "out": "release", "version": "0.3.0"})
+    project.params.write_text(yaml.safe_dump(params))
+    project.commit("release 0.3.0")
+    monkeypatch.chdir(project.root)
+    assert main(["make"]) == 0
+    assert "release 0.3.0 (pt, es) written to release" in capsys.readouterr().out
+    assert verify_release(project.root / "release").version == "0.3.0"
