@@ -1,1 +1,10 @@
-"""annotation."""
+"""annotation: human correction and relevance labelling in Argilla, flowing back into the build.
+
+``python -m annotation push translations|relevance`` sends records to an Argilla server,
+``python -m annotation pull`` writes the decided responses to ``corrections/<lang>.jsonl`` (docs/FORMAT.md),
+which the builder applies on the next build. See docs/annotation.md.
+"""
+
+
+class AnnotationError(Exception):
+    """A problem the user can fix (server down, wrong key, bad input file); the message says what to do."""

@@ -1,0 +1,5 @@
+import sys
+
+from annotation.cli import main
+
+sys.exit(main())

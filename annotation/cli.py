@@ -1,0 +1,137 @@
+"""``python -m annotation``: push translations | push relevance | pull. Reads params.yaml's annotation:."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from annotation import AnnotationError, relevance, translations
+from annotation.corrections import KIND_RELEVANCE, merge, read_corrections, write_jsonl_atomic
+from annotation.params import AnnotationParams, load_params
+from annotation.pull import (
+    agreement, decide, fetch_submitted, relevance_answers, relevance_line, translation_answers, translation_line,
+)
+from annotation.push import PushReport, get_or_create_dataset, sync_records
+from annotation.server import connect, ensure_workspace, server_errors
+from eval.testset import TestSetError, read_testset
+
+
+def push_translations(data: str | Path, lang: str, params: AnnotationParams) -> PushReport:
+    specs = translations.record_specs(translations.read_translations(data, lang), lang)
+    server = connect()
+    dataset = get_or_create_dataset(server, params.workspace, translations.dataset_name(lang, params.dataset_version),
+                                    translations.settings())
+    return sync_records(server, dataset, specs, params.batch_size)
+
+
+def push_relevance(data: str | Path, lang: str, models: list[str], params: AnnotationParams,
+                   corrections: str | Path | None = None) -> PushReport:
+    ts = read_testset(data, lang)
+    known = {
+        (c["query_source_id"], c["doc_source_id"])
+        for c in read_corrections(corrections or corrections_path(params, lang)) if c["kind"] == KIND_RELEVANCE
+    }
+    rankings = relevance.model_rankings(ts, models, params.pool_depth)
+    pooled = relevance.pool_candidates(ts, rankings, params.pool_depth, known)
+    audit = relevance.audit_candidates(ts, params.audit_sample, params.seed)
+    specs = relevance.record_specs(ts, pooled + audit)
+    server = connect()
+    dataset = get_or_create_dataset(server, params.workspace, relevance.dataset_name(lang, params.dataset_version),
+                                    relevance.settings())
+    report = sync_records(server, dataset, specs, params.batch_size)
+    print(f"pool: {len(pooled)} unlabelled pairs from the top {params.pool_depth} of {', '.join(models)}; "
+          f"audit: {len(audit)} carried-over labels")
+    return report
+
+
+def corrections_path(params: AnnotationParams, lang: str) -> Path:
+    return Path(params.corrections_dir) / f"{lang}.jsonl"
+
+
+def pull(lang: str, params: AnnotationParams, out: str | Path | None = None) -> dict:
+    """Write decided responses to the corrections file (merged with what it held); return a summary."""
+    out = Path(out or corrections_path(params, lang))
+    old = read_corrections(out)  # fail on a broken file before any work
+    server = connect()
+    workspace = ensure_workspace(server, params.workspace)
+    decided_lines, ties, agreements = [], [], {}
+    kinds = (
+        ("translation", translations.dataset_name(lang, params.dataset_version), translation_answers, translation_line),
+        ("relevance", relevance.dataset_name(lang, params.dataset_version), relevance_answers, relevance_line),
+    )
+    for kind, name, answers, to_line in kinds:
+        with server_errors(server.url):
+            dataset = server.client.datasets(name, workspace=workspace)
+        if dataset is None:
+            continue
+        records = fetch_submitted(server, dataset)
+        agreements[kind] = agreement(records, answers)
+        for record in records:
+            decided, tied = decide(record, answers)
+            if decided is None:
+                ties.append({"kind": kind, "record_id": record.record_id, "questions": tied,
+                             "votes": {v.annotator: answers(v) for v in record.votes}})
+            else:
+                decided_lines.append(to_line(record, lang, decided))
+    merged = merge(old, decided_lines)
+    write_jsonl_atomic(merged, out)
+    write_jsonl_atomic(ties, out.with_suffix(".ties.jsonl"))
+    return {"out": out, "decided": len(decided_lines), "ties": ties, "total": len(merged), "agreement": agreements}
+
+
+def _print_pull(summary: dict) -> None:
+    print(f"{summary['out']}: {summary['decided']} decided record(s) pulled, {summary['total']} line(s) in the file")
+    for kind, rows in summary["agreement"].items():
+        for a in rows:
+            alpha = "n/a" if a.alpha is None else f"{a.alpha:.3f}"
+            kappa = "n/a" if a.kappa is None else f"{a.kappa:.3f}"
+            print(f"agreement {kind}/{a.question}: records with ≥2 annotators {a.units}, "
+                  f"Krippendorff alpha (nominal) {alpha}, Cohen kappa {kappa}")
+    if summary["ties"]:
+        print(f"{len(summary['ties'])} tie(s) for review (not applied), listed in "
+              f"{Path(summary['out']).with_suffix('.ties.jsonl')}:")
+        for t in summary["ties"]:
+            print(f"  {t['record_id']}: tied on {', '.join(t['questions'])}")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m annotation", description=__doc__)
+    parser.add_argument("--params", default="params.yaml", help="params file (annotation: section)")
+    parser.add_argument("--workspace", help="Argilla workspace (default: params annotation.workspace)")
+    parser.add_argument("--version", dest="dataset_version", help="test-set version in the dataset names")
+    sub = parser.add_subparsers(dest="command", required=True)
+    push = sub.add_parser("push", help="create or update an Argilla dataset")
+    push_sub = push.add_subparsers(dest="what", required=True)
+    pt = push_sub.add_parser("translations", help="one record per English source title, to correct")
+    pt.add_argument("--data", required=True, help="root of the built test sets (holds <lang>/translations.parquet)")
+    pt.add_argument("--lang", required=True)
+    pr = push_sub.add_parser("relevance", help="pooled query/document pairs without a label, plus an audit sample")
+    pr.add_argument("--data", required=True, help="root of the built test sets")
+    pr.add_argument("--lang", required=True)
+    pr.add_argument("--models", nargs="+", help="ranking models to pool (default: params)")
+    pr.add_argument("--depth", type=int, help="pool depth k (default: params)")
+    pl = sub.add_parser("pull", help="write submitted responses to corrections/<lang>.jsonl")
+    pl.add_argument("--lang", required=True)
+    pl.add_argument("--out", help="corrections file (default: <corrections_dir>/<lang>.jsonl)")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        params = load_params(args.params)
+        overrides = {k: v for k, v in (("workspace", args.workspace), ("dataset_version", args.dataset_version)) if v}
+        if args.command == "push" and args.what == "relevance" and args.depth:
+            overrides["pool_depth"] = args.depth
+        params = AnnotationParams(**{**params.__dict__, **overrides})
+        if args.command == "push" and args.what == "translations":
+            print(push_translations(args.data, args.lang, params))
+        elif args.command == "push":
+            print(push_relevance(args.data, args.lang, list(args.models or params.relevance_models), params))
+        else:
+            _print_pull(pull(args.lang, params, args.out))
+    except (AnnotationError, TestSetError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0

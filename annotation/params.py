@@ -1,0 +1,49 @@
+"""The ``annotation:`` section of params.yaml, with defaults for anything not set there."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from annotation import AnnotationError
+
+
+@dataclass(frozen=True)
+class AnnotationParams:
+    workspace: str = "gendered-job-titles"
+    # Part of every dataset name: a new test-set version gets new datasets, the old ones stay readable.
+    dataset_version: str = "v1"
+    batch_size: int = 256
+    corrections_dir: str = "corrections"
+    relevance_models: tuple[str, ...] = ("tfidf-char", "m-use", "m-e5-small-q4")
+    pool_depth: int = 10
+    audit_sample: int = 50
+    seed: int = 0
+
+
+def load_params(path: str | Path = "params.yaml") -> AnnotationParams:
+    path = Path(path)
+    if not path.is_file():
+        return AnnotationParams()
+    try:
+        doc = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except yaml.YAMLError as exc:
+        raise AnnotationError(f"{path}: not valid YAML ({exc})") from None
+    section = doc.get("annotation") or {}
+    relevance = section.get("relevance") or {}
+    defaults = AnnotationParams()
+    try:
+        return AnnotationParams(
+            workspace=str(section.get("workspace", defaults.workspace)),
+            dataset_version=str(section.get("dataset_version", defaults.dataset_version)),
+            batch_size=int(section.get("batch_size", defaults.batch_size)),
+            corrections_dir=str(section.get("corrections_dir", defaults.corrections_dir)),
+            relevance_models=tuple(relevance.get("models", defaults.relevance_models)),
+            pool_depth=int(relevance.get("pool_depth", defaults.pool_depth)),
+            audit_sample=int(relevance.get("audit_sample", defaults.audit_sample)),
+            seed=int(relevance.get("seed", defaults.seed)),
+        )
+    except (TypeError, ValueError) as exc:
+        raise AnnotationError(f"{path}: bad value in the annotation: section ({exc})") from None

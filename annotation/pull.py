@@ -1,0 +1,169 @@
+"""Pull submitted responses, decide each record by majority, measure agreement.
+
+A record is decided when every question has a single most frequent answer among its annotators'
+submitted responses (each annotator's latest); otherwise it is a tie and goes to the review list.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+
+from annotation.agreement import cohen_kappa, krippendorff_alpha_nominal
+from annotation.corrections import KIND_RELEVANCE, KIND_TRANSLATION
+from annotation.server import Server, server_errors
+
+PAGE = 1000  # the largest page argilla-server lists
+
+
+@dataclass
+class Vote:
+    annotator: str
+    values: dict[str, object]
+    submitted_at: str  # ISO 8601, UTC, "Z"
+
+
+@dataclass
+class PulledRecord:
+    record_id: str
+    fields: dict[str, str]
+    metadata: dict[str, object]
+    votes: list[Vote] = field(default_factory=list)
+
+
+def _iso_utc(stamp: str) -> str:
+    when = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+    if when.tzinfo is None:  # argilla-server stores naive UTC
+        when = when.replace(tzinfo=timezone.utc)
+    return when.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def fetch_submitted(server: Server, dataset) -> list[PulledRecord]:
+    """Every record with at least one submitted response, through the REST API (it carries the times)."""
+    http = server.client.api.http_client
+    with server_errors(server.url):
+        users = {str(u.id): u.username for u in server.client.users}
+        pulled = []
+        offset = 0
+        while True:
+            resp = http.get(f"/api/v1/datasets/{dataset.id}/records",
+                            params={"include": "responses", "offset": offset, "limit": PAGE})
+            resp.raise_for_status()
+            items = resp.json()["items"]
+            for item in items:
+                votes = [
+                    Vote(
+                        annotator=users.get(str(r["user_id"]), str(r["user_id"])),
+                        values={q: v.get("value") for q, v in (r.get("values") or {}).items()},
+                        submitted_at=_iso_utc(r["updated_at"]),
+                    )
+                    for r in item.get("responses") or []
+                    if r["status"] == "submitted"
+                ]
+                if votes:
+                    pulled.append(PulledRecord(item["external_id"], item["fields"], item.get("metadata") or {}, votes))
+            if len(items) < PAGE:
+                return pulled
+            offset += PAGE
+
+
+def majority(values: list[object]) -> tuple[object, bool]:
+    """The most frequent value and whether it is unique (False: a tie between the top values)."""
+    ranked = Counter(values).most_common()
+    tie = len(ranked) > 1 and ranked[0][1] == ranked[1][1]
+    return ranked[0][0], not tie
+
+
+def _norm_title(value: object) -> str | None:
+    if value is None:
+        return None
+    text = " ".join(str(value).split()).lower()
+    return text or None
+
+
+def translation_answers(vote: Vote) -> dict[str, object]:
+    return {
+        "masculine": _norm_title(vote.values.get("masculine")),
+        "feminine": _norm_title(vote.values.get("feminine")),
+        "gender_marking": vote.values.get("gender_marking"),
+        "flag": vote.values.get("flag"),
+    }
+
+
+def relevance_answers(vote: Vote) -> dict[str, object]:
+    return {"relevant": vote.values.get("relevant")}
+
+
+def decide(record: PulledRecord, answers) -> tuple[dict[str, object] | None, list[str]]:
+    """Majority answer per question, or None and the tied questions."""
+    decided, tied = {}, []
+    per_vote = [answers(v) for v in record.votes]
+    for question in per_vote[0]:
+        value, unique = majority([a[question] for a in per_vote])
+        decided[question] = value
+        if not unique:
+            tied.append(question)
+    return (None, tied) if tied else (decided, [])
+
+
+def _annotators(record: PulledRecord) -> list[str]:
+    return sorted({v.annotator for v in record.votes})
+
+
+def _submitted_at(record: PulledRecord) -> str:
+    return max(v.submitted_at for v in record.votes)
+
+
+def translation_line(record: PulledRecord, lang: str, decided: dict) -> dict:
+    # A title equal to the machine's is no correction: null keeps the machine text and its status.
+    titles = {}
+    for gender in ("masculine", "feminine"):
+        machine = _norm_title(record.fields.get(f"machine_{gender}"))
+        titles[gender] = None if decided[gender] == machine else decided[gender]
+    return {
+        "kind": KIND_TRANSLATION, "lang": lang, "source_id": record.metadata["source_id"],
+        "record_id": record.record_id, "masculine": titles["masculine"], "feminine": titles["feminine"],
+        "gender_marking": decided["gender_marking"], "flag": decided["flag"],
+        "annotators": _annotators(record), "submitted_at": _submitted_at(record),
+    }
+
+
+def relevance_line(record: PulledRecord, lang: str, decided: dict) -> dict:
+    return {
+        "kind": KIND_RELEVANCE, "lang": lang,
+        "query_source_id": record.metadata["query_source_id"], "doc_source_id": record.metadata["doc_source_id"],
+        "record_id": record.record_id, "relevant": decided["relevant"] == "relevant",
+        "annotators": _annotators(record), "submitted_at": _submitted_at(record),
+    }
+
+
+@dataclass
+class Agreement:
+    question: str
+    units: int  # records with two or more annotators
+    alpha: float | None  # Krippendorff's alpha, nominal
+    kappa: float | None  # Cohen's kappa, when exactly two annotators labelled the shared records
+
+
+def agreement(records: list[PulledRecord], answers) -> list[Agreement]:
+    if not records:
+        return []
+    questions = list(answers(records[0].votes[0]))
+    out = []
+    for question in questions:
+        units = {
+            r.record_id: {v.annotator: str(answers(v)[question]) for v in r.votes}
+            for r in records if len({v.annotator for v in r.votes}) >= 2
+        }
+        if not units:
+            out.append(Agreement(question, 0, None, None))
+            continue
+        alpha = krippendorff_alpha_nominal(units)
+        annotators = sorted({a for labels in units.values() for a in labels})
+        kappa = None
+        if len(annotators) == 2:
+            a, b = annotators
+            kappa = cohen_kappa([u[a] for u in units.values()], [u[b] for u in units.values()])
+        out.append(Agreement(question, len(units), alpha, kappa))
+    return out

@@ -1,0 +1,165 @@
+"""The relevance-labelling dataset: query/document pairs without a label, pooled from several models'
+rankings (TREC-style pooling: the union of every model's top-k), plus a sample of carried-over labels to
+audit. Pairs are kept at the level of English source ids, which is what a relevance label applies to
+(docs/FORMAT.md)."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from importlib import resources
+
+import polars as pl
+
+from annotation.push import RecordSpec, hash_property
+from annotation.server import _rg
+from eval.testset import FEMININE, MASCULINE, TestSet
+
+ORIGIN_POOL = "pool"
+ORIGIN_AUDIT = "audit"
+LABELS = {"relevant": "relevant", "not_relevant": "not relevant"}
+
+# model name -> query item id -> document item ids, best first (at least `depth` long)
+Rankings = dict[str, dict[str, list[str]]]
+
+
+def dataset_name(lang: str, version: str) -> str:
+    return f"{lang}-relevance-{version}"
+
+
+def record_id(lang: str, query_source_id: str, doc_source_id: str) -> str:
+    return f"{lang}-relevance-{query_source_id}-{doc_source_id}"
+
+
+@dataclass
+class Candidate:
+    query_source_id: str
+    doc_source_id: str
+    origin: str
+    models: set[str] = field(default_factory=set)
+    best_rank: int | None = None  # 1-based, over all models and query genders
+
+
+def _sources(items: pl.DataFrame) -> dict[str, list[str]]:
+    return dict(zip(items["id"].to_list(), items["source_ids"].to_list()))
+
+
+def labelled_source_pairs(ts: TestSet) -> set[tuple[str, str]]:
+    """The (query source, doc source) pairs the carried-over qrels mark relevant."""
+    q_src, d_src = _sources(ts.queries), _sources(ts.corpus)
+    pairs = set()
+    for q, d, rel in ts.qrels.select("query_id", "doc_id", "relevance").iter_rows():
+        if rel > 0:
+            pairs.update((qs, ds) for qs in q_src[q] for ds in d_src[d])
+    return pairs
+
+
+def pool_candidates(ts: TestSet, rankings: Rankings, depth: int,
+                    known: set[tuple[str, str]] = frozenset()) -> list[Candidate]:
+    """Pairs in some model's top ``depth`` for some query (either gender) that carry no label yet.
+
+    ``known`` adds pairs already decided by people (a previous pull). A document sharing the query's source
+    is its own title and never proposed."""
+    q_src, d_src = _sources(ts.queries), _sources(ts.corpus)
+    labelled = labelled_source_pairs(ts) | set(known)
+    pool: dict[tuple[str, str], Candidate] = {}
+    for model, per_query in sorted(rankings.items()):
+        for q_item, docs in per_query.items():
+            if q_item not in q_src:
+                raise ValueError(f"ranking of {model} names query {q_item!r}, which is not in the {ts.lang} test set")
+            for rank, d_item in enumerate(docs[:depth], 1):
+                for qs in q_src[q_item]:
+                    for ds in d_src[d_item]:
+                        if qs == ds or (qs, ds) in labelled:
+                            continue
+                        c = pool.setdefault((qs, ds), Candidate(qs, ds, ORIGIN_POOL))
+                        c.models.add(model)
+                        c.best_rank = rank if c.best_rank is None else min(c.best_rank, rank)
+    return sorted(pool.values(), key=lambda c: (c.best_rank, c.query_source_id, c.doc_source_id))
+
+
+def audit_candidates(ts: TestSet, n: int, seed: int) -> list[Candidate]:
+    """A seeded sample of carried-over labels, for people to check independently."""
+    labelled = sorted(labelled_source_pairs(ts))
+    chosen = random.Random(seed).sample(labelled, min(n, len(labelled)))
+    return [Candidate(qs, ds, ORIGIN_AUDIT) for qs, ds in sorted(chosen)]
+
+
+def model_rankings(ts: TestSet, model_names: list[str], depth: int) -> Rankings:
+    """Top-``depth`` of each model for every masculine and feminine query, over the corpus of its gender
+    (neutral queries over the masculine corpus), self-matches dropped (eval.ranking's default)."""
+    from eval.models import load_model
+    from eval.ranking import rank_corpus, self_match_mask
+
+    rankings: Rankings = {}
+    for name in model_names:
+        model = load_model(name)
+        per_query: dict[str, list[str]] = {}
+        for gender in (MASCULINE, FEMININE):
+            queries = ts.queries.filter(pl.col("gender") == gender)
+            if gender == MASCULINE:
+                queries = pl.concat([queries, ts.queries.filter(pl.col("gender") == "neutral")])
+            corpus = ts.corpus_for(gender)
+            if queries.height == 0 or corpus.height == 0:
+                continue
+            scores = model.similarity(queries["text"].to_list(), corpus["text"].to_list())
+            mask = self_match_mask(queries["source_ids"].to_list(), corpus["source_ids"].to_list())
+            order = rank_corpus(scores, corpus["id"].to_list(), self_matches=mask)[:, :depth]
+            doc_ids = corpus["id"].to_list()
+            for q_id, row in zip(queries["id"].to_list(), order):
+                per_query[q_id] = [doc_ids[j] for j in row if j >= 0]
+        rankings[name] = per_query
+    return rankings
+
+
+def _display(ts_items: pl.DataFrame) -> dict[str, str]:
+    """English source id -> its translated forms, e.g. 'advogado (masculine) · advogada (feminine)'."""
+    forms: dict[str, list[str]] = {}
+    for text, gender, sources in ts_items.select("text", "gender", "source_ids").iter_rows():
+        for s in sources:
+            forms.setdefault(s, []).append(f"{text} ({gender})")
+    return {s: " · ".join(sorted(v)) for s, v in forms.items()}
+
+
+def settings():
+    rg = _rg()
+    guidelines = resources.files("annotation").joinpath("guidelines/relevance.md").read_text(encoding="utf-8")
+    return rg.Settings(
+        guidelines=guidelines,
+        fields=[rg.TextField(name="query", title="Query"), rg.TextField(name="document", title="Document")],
+        questions=[rg.LabelQuestion(name="relevant", title="Is the document relevant to the query?", labels=LABELS)],
+        metadata=[
+            rg.TermsMetadataProperty(name="origin", title="origin (pool / audit)"),
+            rg.TermsMetadataProperty(name="models", title="proposed by"),
+            rg.IntegerMetadataProperty(name="best_rank", title="best rank"),
+            rg.TermsMetadataProperty(name="query_source_id", title="query source id", visible_for_annotators=False),
+            rg.TermsMetadataProperty(name="doc_source_id", title="document source id", visible_for_annotators=False),
+            hash_property(),
+        ],
+    )
+
+
+def record_specs(ts: TestSet, candidates: list[Candidate]) -> list[RecordSpec]:
+    q_text = dict(zip(*[sum(ts.queries[c].to_list(), []) for c in ("source_ids", "source_texts")]))
+    d_text = dict(zip(*[sum(ts.corpus[c].to_list(), []) for c in ("source_ids", "source_texts")]))
+    q_forms, d_forms = _display(ts.queries), _display(ts.corpus)
+    specs = []
+    for c in candidates:
+        metadata: dict[str, object] = {
+            "origin": c.origin, "query_source_id": c.query_source_id, "doc_source_id": c.doc_source_id,
+        }
+        if c.models:
+            metadata["models"] = sorted(c.models)
+        if c.best_rank is not None:
+            metadata["best_rank"] = c.best_rank
+        specs.append(RecordSpec(
+            id=record_id(ts.lang, c.query_source_id, c.doc_source_id),
+            fields={
+                "query": f"{q_text[c.query_source_id]}\n{q_forms[c.query_source_id]}",
+                "document": f"{d_text[c.doc_source_id]}\n{d_forms[c.doc_source_id]}",
+            },
+            metadata=metadata,
+            # No suggestion, not even on audit records: the check of an old label stays independent of it.
+            suggestions={},
+        ))
+    return specs

@@ -1,0 +1,81 @@
+"""Connecting to Argilla: URL and key from the environment, and server failures as clear errors."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+import httpx
+
+from annotation import AnnotationError
+
+URL_VAR = "ARGILLA_API_URL"
+KEY_VAR = "ARGILLA_API_KEY"
+
+
+def _rg():
+    # The SDK imports `datasets` and more; load it only for commands that talk to a server.
+    import argilla as rg
+
+    return rg
+
+
+@contextmanager
+def server_errors(api_url: str) -> Iterator[None]:
+    """Turn transport and API failures into an AnnotationError that names the server and what to do."""
+    from argilla._exceptions import ArgillaAPIError, ArgillaCredentialsError
+
+    try:
+        yield
+    except ArgillaCredentialsError:
+        raise AnnotationError(
+            f"Argilla at {api_url} rejected the API key in {KEY_VAR}; set it to a valid key "
+            f"(Argilla UI → My settings → API key)"
+        ) from None
+    except httpx.TransportError as exc:
+        raise AnnotationError(
+            f"cannot reach Argilla at {api_url} ({type(exc).__name__}: {exc}); is the server running and is "
+            f"{URL_VAR} right? Run the command again once it is up: work already sent or pulled is kept"
+        ) from None
+    except ArgillaAPIError as exc:
+        # The SDK wraps transport failures met inside its own retries as API errors too.
+        cause = exc.__cause__ or exc.__context__
+        if isinstance(cause, httpx.TransportError):
+            raise AnnotationError(
+                f"cannot reach Argilla at {api_url} ({type(cause).__name__}); is the server running? "
+                f"Run the command again once it is up: work already sent or pulled is kept"
+            ) from None
+        status = getattr(exc, "status_code", "?")
+        if status == 401:
+            raise AnnotationError(f"Argilla at {api_url} rejected the API key in {KEY_VAR}; set it to a valid key") from None
+        raise AnnotationError(f"Argilla at {api_url} answered {status}: {exc}") from None
+
+
+@dataclass(frozen=True)
+class Server:
+    client: object  # argilla.Argilla
+    url: str
+
+
+def connect(api_url: str | None = None, api_key: str | None = None) -> Server:
+    """A client for ARGILLA_API_URL / ARGILLA_API_KEY (or the given values); checks the key at once."""
+    api_url = api_url or os.environ.get(URL_VAR)
+    api_key = api_key or os.environ.get(KEY_VAR)
+    if not api_url:
+        raise AnnotationError(f"{URL_VAR} is not set; export the Argilla server URL, e.g. http://localhost:6900")
+    if not api_key:
+        raise AnnotationError(f"{KEY_VAR} is not set; export your Argilla API key (never put it in a file)")
+    rg = _rg()
+    with server_errors(api_url):
+        return Server(rg.Argilla(api_url=api_url, api_key=api_key, retries=1), api_url.rstrip("/"))
+
+
+def ensure_workspace(server: Server, name: str):
+    rg = _rg()
+    with server_errors(server.url):
+        workspace = server.client.workspaces(name)
+        if workspace is None:
+            workspace = rg.Workspace(name=name, client=server.client).create()
+    return workspace
