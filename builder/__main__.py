@@ -1,0 +1,136 @@
+"""``python -m builder {source,translate,postprocess,build,defaults}`` — see README "Building a language"."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+from pathlib import Path
+
+from builder.build import DEFAULT_CACHE_DIR, build_language, default_corrections, run_postprocess, run_translate
+from builder.errors import BuildError
+from builder.params import load_params
+from builder.source import REGISTRY, check_counts, download_source, load_source, resolve_source_dir, sha256_of
+from builder.summary import format_table, table1_rows
+from builder.translators import TRANSLATORS, offline_available
+
+SOURCE_COPY = Path("data") / "source"
+
+
+def _translator_for(params: dict, lang: str, given: str | None) -> str:
+    name = given or params["build"].get("translator", {}).get(lang)
+    if not name:
+        raise BuildError(f"no translator for {lang!r}: pass --translator or set build.translator.{lang} in params.yaml")
+    return name
+
+
+def _source_dir(args, params: dict) -> Path | None:
+    return args.source or params["source"].get("dir") or None
+
+
+def cmd_source(args, params) -> None:
+    if args.download:
+        folder = download_source(args.out, base_url=args.base_url or params["source"].get("base_url"))
+        src = load_source(folder)
+    else:
+        src = load_source(_source_dir(args, params))
+        if args.strict:
+            check_counts(src)
+        Path(args.out).mkdir(parents=True, exist_ok=True)
+        for name in REGISTRY["files"]:
+            if (src.folder / name).resolve() != (Path(args.out) / name).resolve():
+                shutil.copyfile(src.folder / name, Path(args.out) / name)
+    manifest = {name: sha256_of(Path(args.out) / name) for name in REGISTRY["files"]}
+    (Path(args.out) / "manifest.json").write_text(json.dumps(
+        {"queries": len(src.queries), "corpus": len(src.corpus), "qrels": len(src.qrels), "sha256": manifest}, indent=2) + "\n")
+    print(f"source ok: {len(src.queries)} queries, {len(src.corpus)} corpus titles, {len(src.qrels)} qrels -> {args.out}")
+
+
+def cmd_translate(args, params) -> None:
+    src = load_source(args.source or SOURCE_COPY)
+    run_translate(src, args.lang, _translator_for(params, args.lang, args.translator), Path(args.out),
+                  Path(args.cache), params, args.libre_url, progress=not args.quiet)
+
+
+def cmd_postprocess(args, params) -> None:
+    src = load_source(args.source or SOURCE_COPY)
+    corrections = Path(args.corrections) if args.corrections else default_corrections(args.lang)
+    stats = run_postprocess(src, args.lang, Path(args.out), params, corrections)
+    if not args.quiet:
+        print(format_table(table1_rows([stats])))
+
+
+def cmd_build(args, params) -> None:
+    stats = build_language(_source_dir(args, params), args.lang, _translator_for(params, args.lang, args.translator),
+                           args.out, args.corrections, args.cache, params, args.libre_url, progress=not args.quiet)
+    if not args.quiet:
+        print(format_table(table1_rows([stats])))
+
+
+def cmd_defaults(args, params) -> None:
+    """The main job on embedded offline defaults: every language in params.yaml whose offline translator
+    is installed, built from the local English folder, then the summary beside the paper's Table 1."""
+    src = load_source(_source_dir(args, params))
+    built, skipped = [], []
+    for lang in params.get("languages", []):
+        name = params["build"].get("translator", {}).get(lang)
+        if not name or not offline_available(name, lang):
+            skipped.append(f"{lang} ({name or 'no translator'} not installed)")
+            continue
+        built.append(build_language(src, lang, name, args.out, None, args.cache, params, progress=not args.quiet))
+    print(format_table(table1_rows(built)))
+    for st in built:
+        print(f"{st['lang']}: {st['uninflected_feminine']} uninflected feminines kept as masculine only; "
+              f"{st['needs_review']} sources need review; written to {Path(args.out) / st['lang']}")
+    if skipped:
+        print("skipped: " + ", ".join(skipped))
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m builder", description=__doc__)
+    ap.add_argument("--params", default=None, help="params.yaml (default: ./params.yaml, else the repository's)")
+    sub = ap.add_subparsers(dest="command", required=True)
+
+    def common(p, lang=True):
+        p.add_argument("--source", default=None, help="English folder (default: $JOBTITLES_SOURCE_DIR or ../shared/...)")
+        p.add_argument("--out", default="data", help="output root (default: data)")
+        p.add_argument("--quiet", action="store_true", help="no progress bar or table")
+        if lang:
+            p.add_argument("--lang", required=True)
+
+    p = sub.add_parser("source", help="validate (or --download) the English dataset and copy it to --out")
+    p.add_argument("--source", default=None)
+    p.add_argument("--out", default=str(SOURCE_COPY))
+    p.add_argument("--download", action="store_true", help="download the pinned commit and verify checksums")
+    p.add_argument("--base-url", default=None, help="download base URL (default: raw.githubusercontent.com)")
+    p.add_argument("--strict", action="store_true", help="also require the registry's row counts")
+    p.set_defaults(func=cmd_source)
+    for name, func, helptext in (("translate", cmd_translate, "translate every title with both templates"),
+                                 ("postprocess", cmd_postprocess, "strip, check, merge, dedupe, derive qrels"),
+                                 ("build", cmd_build, "every step for one language")):
+        p = sub.add_parser(name, help=helptext)
+        common(p)
+        if func is not cmd_postprocess:
+            p.add_argument("--translator", choices=TRANSLATORS, default=None, help="default: build.translator.<lang>")
+            p.add_argument("--cache", default=str(DEFAULT_CACHE_DIR), help="translation cache folder (default: cache)")
+            p.add_argument("--libre-url", default=None, help="LibreTranslate URL for --translator libre")
+        if func is not cmd_translate:
+            p.add_argument("--corrections", default=None, help="default: corrections/<lang>.jsonl when it exists")
+        p.set_defaults(func=func)
+    p = sub.add_parser("defaults", help="build every params.yaml language offline and print the Table-1 summary")
+    common(p, lang=False)
+    p.add_argument("--cache", default=str(DEFAULT_CACHE_DIR))
+    p.set_defaults(func=cmd_defaults)
+    args = ap.parse_args(argv)
+    try:
+        params = load_params(args.params)
+        args.func(args, params)
+    except BuildError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

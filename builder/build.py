@@ -1,0 +1,124 @@
+"""One language end to end: source -> translate -> postprocess -> the test set in ``<out>/<lang>/``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import polars as pl
+
+from builder.cache import TranslationCache
+from builder.corrections import read_corrections
+from builder.errors import BuildError
+from builder.params import load_params, strip_pattern_for, templates_for
+from builder.postprocess import (
+    NEEDS_REVIEW, SELF_MATCH_POLICIES, TRANSLATIONS_COLUMNS, derive_qrels, build_items, process_translations, table1_counts,
+)
+from builder.source import EnglishSource, load_source
+from builder.translate import translate_source
+from builder.translators import WebSettings, make_translator
+
+RAW_FILE = "raw_translations.parquet"
+DEFAULT_CACHE_DIR = Path("cache")
+
+
+def default_corrections(lang: str) -> Path | None:
+    p = Path("corrections") / f"{lang}.jsonl"
+    return p if p.is_file() else None
+
+
+def web_settings(build: dict, libre_url: str | None = None) -> WebSettings:
+    web = build.get("web", {})
+    return WebSettings(
+        concurrency=int(web.get("concurrency", 4)), retries=int(web.get("retries", 5)),
+        timeout_s=float(web.get("timeout_s", 30)), backoff_s=float(web.get("backoff_s", 1.0)),
+        libre_url=libre_url or web.get("libre_url"),
+    )
+
+
+def run_translate(source: EnglishSource, lang: str, translator_name: str, out: Path, cache_dir: Path,
+                  params: dict, libre_url: str | None = None, progress: bool = True) -> pl.DataFrame:
+    build = params["build"]
+    translator = make_translator(translator_name, lang, web_settings(build, libre_url))
+    templates = templates_for(build, lang, translator_name)
+    batch = int(build.get("batch_size", {}).get(translator_name, 32))
+    cache = TranslationCache(Path(cache_dir) / "translations.sqlite")
+    try:
+        raw = translate_source(source, translator, templates, cache, batch_size=batch, progress=progress)
+    finally:
+        cache.close()
+    folder = Path(out) / lang
+    folder.mkdir(parents=True, exist_ok=True)
+    raw.write_parquet(folder / RAW_FILE)
+    (folder / "templates.json").write_text(json.dumps(templates, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    return raw
+
+
+def run_postprocess(source: EnglishSource, lang: str, out: Path, params: dict, corrections_path: Path | None) -> dict:
+    from eval.testset import TestSet, write_testset
+
+    folder = Path(out) / lang
+    raw_path = folder / RAW_FILE
+    if not raw_path.is_file():
+        raise BuildError(f"{raw_path}: no raw translations; run `python -m builder translate --lang {lang}` first")
+    raw = pl.read_parquet(raw_path)
+    templates = json.loads((folder / "templates.json").read_text(encoding="utf-8"))
+    build = params["build"]
+    policy = build.get("self_match_policy", "keep_derived")
+    corrections = read_corrections(corrections_path, lang)
+    processed = process_translations(raw, lang, strip_pattern_for(build, lang), corrections)
+    translator, version = raw["translator"][0], raw["translator_version"][0]
+    provenance = f"{translator}:{version}"
+    queries = build_items(processed, "queries", provenance)
+    corpus = build_items(processed, "corpus", provenance)
+    qrels, qrels_info = derive_qrels(queries, corpus, source.qrels, corrections, policy)
+    verdicts = dict(sorted(processed.group_by("verdict").len().iter_rows()))
+    flags = processed.select(pl.col("flags").explode().drop_nulls()).to_series().value_counts()
+    stats = {
+        "lang": lang,
+        "translator": translator,
+        "translator_version": version,
+        "templates": templates,
+        "strip_pattern": strip_pattern_for(build, lang),
+        "self_match_policy": policy,
+        "self_match_policy_meaning": SELF_MATCH_POLICIES[policy],
+        "queries": table1_counts(queries),
+        "corpus": table1_counts(corpus),
+        "qrels": qrels.height,
+        "qrels_identical_text": qrels_info["identical_text_pairs"],
+        "english": {"queries": len(source.queries), "corpus": len(source.corpus), "qrels": len(source.qrels)},
+        "verdicts": verdicts,
+        "needs_review": sum(n for v, n in verdicts.items() if v in NEEDS_REVIEW),
+        "uninflected_feminine": verdicts.get("uninflected_feminine", 0),
+        "flags": dict(sorted(flags.iter_rows())),
+        "gender_check": {
+            "outputs_checked": 2 * processed.height,
+            "masculine_outputs_checked_masculine": int((processed["check_masculine"] == "masculine").sum()),
+            "feminine_outputs_checked_feminine": int((processed["check_feminine"] == "feminine").sum()),
+            "feminine_outputs_checked_masculine": int((processed["check_feminine"] == "masculine").sum()),
+            "methods": dict(sorted(processed.select(pl.concat_list("check_method_masculine", "check_method_feminine").explode())
+                                   .to_series().value_counts().iter_rows())),
+        },
+        "corrections": {
+            "file": str(corrections_path) if corrections_path else None,
+            "translations": len(corrections.translations),
+            "relevance": len(corrections.relevance),
+            "dropped_sources": verdicts.get("dropped_by_annotator", 0),
+            "qrels_removed": qrels_info["removed_by_annotators"],
+        },
+    }
+    write_testset(TestSet(lang=lang, queries=queries, corpus=corpus, qrels=qrels, stats=stats), out)
+    processed.select(TRANSLATIONS_COLUMNS).write_parquet(folder / "translations.parquet")
+    return stats
+
+
+def build_language(source: str | Path | EnglishSource | None, lang: str, translator: str, out: str | Path,
+                   corrections: str | Path | None = None, cache: str | Path | None = None,
+                   params: dict | None = None, libre_url: str | None = None, progress: bool = True) -> dict:
+    """Every step for one language; writes ``<out>/<lang>/`` and returns its stats.json content.
+    corrections=None uses ``corrections/<lang>.jsonl`` when that file exists."""
+    params = params or load_params()
+    src = source if isinstance(source, EnglishSource) else load_source(source)
+    corrections_path = Path(corrections) if corrections else default_corrections(lang)
+    run_translate(src, lang, translator, Path(out), Path(cache) if cache else DEFAULT_CACHE_DIR, params, libre_url, progress)
+    return run_postprocess(src, lang, Path(out), params, corrections_path)

@@ -1,0 +1,17 @@
+"""The builder's own error types: every message names the file/line or the service and what to do."""
+
+
+class BuildError(Exception):
+    """A problem the user can fix (bad input, missing translator, refused service)."""
+
+
+class SourceError(BuildError):
+    """The English source dataset is missing, malformed or does not match its checksum."""
+
+
+class TranslationError(BuildError):
+    """A translator is unavailable, misconfigured, or kept failing after retries."""
+
+
+class CorrectionsError(BuildError):
+    """A corrections file does not follow docs/FORMAT.md."""

@@ -1,0 +1,383 @@
+"""From raw translations to the gendered test set.
+
+Per English source id:
+1. strip the template with the language's pattern from params.yaml (named groups ``title`` and,
+   optionally, ``article``), lowercase, trim punctuation and spaces;
+2. flag what cannot be used: ``template_not_stripped``, ``empty``, ``echo`` (the English came back);
+3. check the grammatical gender of each output (builder.gender) and decide a verdict (VERDICTS);
+4. apply the person's corrections (``corrections/<lang>.jsonl``) where there are any.
+
+Then items are deduplicated per gender by text (the union of source ids is kept), pair ids are the
+connected components of the graph linking items through shared source ids, and the qrels are derived
+through source ids: every query item holding an English query id × every corpus item holding a
+relevant English document id.
+
+Identical text for different genders: an item is unique per (gender, text); when a text is neutral for
+one source and gendered for another, the neutral item absorbs the gendered one (the text is in both
+corpora already, and a corpus may not repeat a text). The same holds for a text that is masculine for
+one source and feminine for another; that item keeps ``check_ok`` false and the flag ``gender_conflict``.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+import polars as pl
+
+from builder.corrections import Corrections
+from builder.errors import BuildError
+from builder.gender import F, M, N, U, check_many
+
+# What happened to one English source; which items it gives.
+VERDICTS = {
+    "gendered": "masculine and feminine forms differ and the check does not contradict them: two items",
+    "neutral": "identical forms that the check finds common-gender (or a person marked neutral): one neutral item",
+    "uninflected_feminine": "identical forms and the check says masculine: the translator failed to inflect; "
+    "the masculine item is kept, the broken feminine form is dropped (needs review)",
+    "masculine_is_feminine": "identical forms and the check says feminine (the masculine template gave a feminine "
+    "noun): the feminine item is kept, the masculine form is dropped (needs review)",
+    "unverified_identical": "identical forms the check cannot classify: kept as a masculine item only, not neutral (needs review)",
+    "wrong_gender_form": "forms differ but one is checked as the other gender: that form is dropped (needs review)",
+    "one_form_failed": "one output failed (not stripped, empty or echoed): only the other form is kept (needs review)",
+    "failed": "both outputs failed: the source gives no item (needs review)",
+    "dropped_by_annotator": "a person flagged the source not_a_job_title/untranslatable without a correction: dropped",
+}
+NEEDS_REVIEW = {"uninflected_feminine", "masculine_is_feminine", "unverified_identical", "wrong_gender_form", "one_form_failed", "failed"}
+SELF_MATCH_POLICIES = {
+    "keep_derived": "qrels kept exactly as derived from the English qrels (which never mark a query's own id); "
+    "eval drops, at ranking time, documents sharing a source id with the query",
+    "drop_identical_text": "additionally remove derived qrels whose document text equals the query text",
+}
+
+_EDGE = "".join(chr(c) for c in range(0x110000) if unicodedata.category(chr(c)).startswith(("P", "Z", "S")) and chr(c) not in "+#&%$")
+_SPACES = re.compile(r"\s+")
+
+
+def normalise(text: str | None) -> str:
+    """Lowercase, collapse spaces, trim punctuation and spaces at both ends."""
+    if text is None:
+        return ""
+    text = _SPACES.sub(" ", unicodedata.normalize("NFC", text)).strip().lower()
+    return text.strip(_EDGE + " \t")
+
+
+@dataclass
+class Stripped:
+    title: str | None
+    article: str | None
+    flags: list[str] = field(default_factory=list)
+
+
+def strip_template(output: str, english_title: str, pattern: re.Pattern) -> Stripped:
+    """Remove the template (pronoun, copula, optional article) from one output; flag what fails."""
+    clean = _SPACES.sub(" ", unicodedata.normalize("NFC", output or "")).strip().strip(_EDGE + " ")
+    if not clean:
+        return Stripped(None, None, ["empty"])
+    m = pattern.fullmatch(clean)
+    if not m:
+        flags = ["template_not_stripped"]
+        if normalise(clean).endswith(normalise(english_title)):
+            flags.append("echo")
+        return Stripped(None, None, flags)
+    title = normalise(m.group("title"))
+    article = (m.groupdict().get("article") or "").strip() or None
+    if not title:
+        return Stripped(None, article, ["empty"])
+    if title == normalise(english_title):
+        return Stripped(None, article, ["echo"])
+    return Stripped(title, article)
+
+
+def compile_pattern(pattern: str, lang: str) -> re.Pattern:
+    try:
+        compiled = re.compile(pattern, re.IGNORECASE | re.UNICODE)
+    except re.error as exc:
+        raise BuildError(f"params.yaml: build.strip.{lang} is not a valid regular expression: {exc}") from None
+    if "title" not in compiled.groupindex:
+        raise BuildError(f"params.yaml: build.strip.{lang} needs a named group (?P<title>...)")
+    return compiled
+
+
+def _different_words(lang: str, m: str, f: str) -> bool:
+    """Heads that share fewer than 3 leading letters (pt advogado / procuradora)."""
+    from builder.gender import head_word
+
+    hm, hf = head_word(lang, m) or "", head_word(lang, f) or ""
+    return len(hm) >= 3 and len(hf) >= 3 and hm[:3] != hf[:3]
+
+
+def decide(m_title, f_title, m_check, f_check, m_failed, f_failed) -> str:
+    if m_failed and f_failed:
+        return "failed"
+    if m_failed or f_failed:
+        return "one_form_failed"
+    if m_title == f_title:
+        return {N: "neutral", M: "uninflected_feminine", F: "masculine_is_feminine"}.get(m_check, "unverified_identical")
+    if m_check == F or f_check == M:
+        return "wrong_gender_form"
+    return "gendered"
+
+
+def process_translations(raw: pl.DataFrame, lang: str, pattern: str, corrections: Corrections | None = None) -> pl.DataFrame:
+    """One row per English id: stripped titles, checks, verdict (the builder's translations.parquet)."""
+    corrections = corrections or Corrections()
+    rx = compile_pattern(pattern, lang)
+    rows = raw.to_dicts()
+    stripped = {}
+    for r in rows:
+        stripped[r["source_id"]] = (
+            strip_template(r["output_masculine"], r["source_text"], rx),
+            strip_template(r["output_feminine"], r["source_text"], rx),
+        )
+    # Corrected text replaces the machine text before the check; the person's marking decides the verdict.
+    titles: dict[str, list[str | None]] = {}
+    for sid, (sm, sf) in stripped.items():
+        c = corrections.translations.get(sid)
+        titles[sid] = [
+            normalise(c.masculine) if c and c.masculine else sm.title,
+            normalise(c.feminine) if c and c.feminine else sf.title,
+        ]
+    batch = []
+    for sid, (sm, sf) in stripped.items():
+        batch += [(titles[sid][0], sm.article), (titles[sid][1], sf.article)]
+    checks = check_many(lang, batch)
+    out = []
+    for i, r in enumerate(rows):
+        sid = r["source_id"]
+        sm, sf = stripped[sid]
+        (mc, mmethod), (fc, fmethod) = checks[2 * i], checks[2 * i + 1]
+        m_title, f_title = titles[sid]
+        c = corrections.translations.get(sid)
+        flags = [f"masculine:{x}" for x in sm.flags] + [f"feminine:{x}" for x in sf.flags]
+        status = "machine"
+        if c is None:
+            verdict = decide(m_title, f_title, mc, fc, m_title is None, f_title is None)
+        else:
+            status = "corrected"
+            has_text = bool(c.masculine or c.feminine)
+            if c.flag in ("not_a_job_title", "untranslatable") and not has_text:
+                verdict = "dropped_by_annotator"
+            elif c.gender_marking == "neutral":
+                m_title = f_title = m_title or f_title
+                verdict = "neutral" if m_title else "failed"
+            elif m_title and f_title and m_title != f_title:
+                verdict = "gendered"
+            else:
+                verdict = decide(m_title, f_title, mc, fc, m_title is None, f_title is None)
+            if c.flag:
+                flags.append(c.flag)
+        if verdict == "uninflected_feminine":
+            flags.append("uninflected_feminine")
+        elif verdict == "masculine_is_feminine":
+            flags.append("masculine_is_feminine")
+        if verdict == "gendered" and _different_words(lang, m_title, f_title):
+            flags.append("different_words")
+        out.append({
+            **r,
+            "title_masculine": m_title,
+            "title_feminine": f_title,
+            "article_masculine": sm.article,
+            "article_feminine": sf.article,
+            "check_masculine": mc,
+            "check_feminine": fc,
+            "check_method_masculine": mmethod,
+            "check_method_feminine": fmethod,
+            "check_method": mmethod if mmethod == fmethod else f"{mmethod}|{fmethod}",
+            "verdict": verdict,
+            "flags": flags,
+            "status": status,
+            "annotators": list(c.annotators) if c else [],
+        })
+    return pl.DataFrame(out, infer_schema_length=None)
+
+
+TRANSLATIONS_COLUMNS = [
+    "source_id", "source_text", "in_queries", "in_corpus", "sentence_masculine", "sentence_feminine",
+    "output_masculine", "output_feminine", "title_masculine", "title_feminine", "check_masculine",
+    "check_feminine", "check_method", "verdict", "flags", "translator", "translator_version", "status",
+]
+
+
+def forms_of(row: dict) -> list[tuple[str, str, str, str]]:
+    """(gender, text, check_gender, check_method) of the items one processed source gives."""
+    v = row["verdict"]
+    m = (M, row["title_masculine"], row["check_masculine"], row["check_method_masculine"])
+    f = (F, row["title_feminine"], row["check_feminine"], row["check_method_feminine"])
+    if v == "gendered":
+        return [m, f]
+    if v == "neutral":
+        if row["status"] == "corrected":
+            return [(N, row["title_masculine"], row["check_masculine"], "human")]
+        return [(N, row["title_masculine"], row["check_masculine"], row["check_method_masculine"])]
+    if v in ("uninflected_feminine", "unverified_identical"):
+        return [m]
+    if v == "masculine_is_feminine":
+        return [f]
+    if v == "wrong_gender_form":
+        return [x for x in (m, f) if x[2] != (F if x[0] == M else M)]
+    if v == "one_form_failed":
+        kept = m if row["title_masculine"] else f
+        return [kept] if kept[2] != (F if kept[0] == M else M) else []
+    return []
+
+
+@dataclass
+class _Item:
+    gender: str
+    text: str
+    check_gender: str
+    check_method: str
+    source_ids: list[str] = field(default_factory=list)
+    flags: set[str] = field(default_factory=set)
+    annotators: set[str] = field(default_factory=set)
+    corrected: bool = False
+
+
+def item_id(gender: str, text: str) -> str:
+    return f"{gender[0]}:{_SPACES.sub('_', text)}"
+
+
+def build_items(processed: pl.DataFrame, role: str, provenance: str) -> pl.DataFrame:
+    """Items of one role (``queries`` or ``corpus``), deduplicated per gender by text."""
+    flag_col = "in_queries" if role == "queries" else "in_corpus"
+    by_text: dict[str, dict[str, _Item]] = defaultdict(dict)  # text -> gender -> item
+    texts_of: dict[str, str] = {}
+    for row in processed.filter(pl.col(flag_col)).iter_rows(named=True):
+        for gender, text, cg, cm in forms_of(row):
+            item = by_text[text].get(gender)
+            if item is None:
+                item = by_text[text][gender] = _Item(gender, text, cg, cm)
+            item.source_ids.append(row["source_id"])
+            texts_of[row["source_id"]] = row["source_text"]
+            if gender == M:
+                item.flags.update(x for x in row["flags"] if not x.startswith("feminine:"))
+            elif gender == F:
+                item.flags.update(x for x in row["flags"] if not x.startswith("masculine:"))
+            else:
+                item.flags.update(row["flags"])
+            if row["status"] == "corrected":
+                item.corrected = True
+                item.annotators.update(row["annotators"])
+    items: list[_Item] = []
+    for text, per_gender in by_text.items():
+        if len(per_gender) == 1:
+            items.append(next(iter(per_gender.values())))
+            continue
+        merged = per_gender.get(N) or _Item(N, text, U, "none", flags={"gender_conflict"})
+        if N in per_gender:
+            merged.flags.add("absorbed_gendered_form")
+        for g, it in per_gender.items():
+            if it is not merged:
+                merged.source_ids += it.source_ids
+                merged.flags |= it.flags
+                merged.annotators |= it.annotators
+                merged.corrected |= it.corrected
+        items.append(merged)
+    pair_of = _pair_ids(items)
+    rows = []
+    for it in items:
+        sids = sorted(set(it.source_ids))
+        check_ok = it.check_method == "human" or (it.check_gender == it.gender and "gender_conflict" not in it.flags)
+        rows.append({
+            "id": item_id(it.gender, it.text),
+            "text": it.text,
+            "gender": it.gender,
+            "pair_id": pair_of[id(it)],
+            "source_ids": sids,
+            "source_texts": [texts_of[s] for s in sids],
+            "check_gender": it.check_gender,
+            "check_method": it.check_method,
+            "check_ok": check_ok,
+            "flags": sorted(it.flags),
+            "status": "corrected" if it.corrected else "machine",
+            "provenance": f"human:{','.join(sorted(it.annotators)) or 'unknown'}" if it.corrected else provenance,
+        })
+    from eval.testset import ITEM_SCHEMA
+
+    df = pl.DataFrame(rows, schema=ITEM_SCHEMA)
+    dup = df.group_by("id").len().filter(pl.col("len") > 1)
+    if dup.height:
+        raise BuildError(f"{role}: two different texts give the same item id {dup['id'].to_list()[:3]}")
+    return df.sort("id")
+
+
+def _pair_ids(items: list[_Item]) -> dict[int, str]:
+    """Connected components of items linked through shared source ids; named by their smallest source id."""
+    parent = list(range(len(items)))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    first_with: dict[str, int] = {}
+    for i, it in enumerate(items):
+        for sid in it.source_ids:
+            j = first_with.setdefault(sid, i)
+            ri, rj = find(i), find(j)
+            if ri != rj:
+                parent[ri] = rj
+    names: dict[int, str] = {}
+    for i, it in enumerate(items):
+        r = find(i)
+        names[r] = min(names.get(r, it.source_ids[0]), *it.source_ids)
+    return {id(it): f"p:{names[find(i)]}" for i, it in enumerate(items)}
+
+
+def derive_qrels(queries: pl.DataFrame, corpus: pl.DataFrame, english_qrels: list[tuple[str, str]],
+                 corrections: Corrections | None = None, self_match_policy: str = "keep_derived") -> tuple[pl.DataFrame, dict]:
+    """Every query item holding an English query id × every corpus item holding a relevant document id,
+    then the person's relevance labels (``relevant: false`` removes the pair)."""
+    if self_match_policy not in SELF_MATCH_POLICIES:
+        raise BuildError(f"params.yaml: build.self_match_policy {self_match_policy!r}; expected one of {sorted(SELF_MATCH_POLICIES)}")
+    q_items: dict[str, list[str]] = defaultdict(list)
+    d_items: dict[str, list[str]] = defaultdict(list)
+    text = {}
+    for iid, t, sids in queries.select("id", "text", "source_ids").iter_rows():
+        text[("q", iid)] = t
+        for s in sids:
+            q_items[s].append(iid)
+    for iid, t, sids in corpus.select("id", "text", "source_ids").iter_rows():
+        text[("d", iid)] = t
+        for s in sids:
+            d_items[s].append(iid)
+    labels = dict.fromkeys(english_qrels, True)
+    if corrections:
+        labels.update(corrections.relevance)
+    pairs: set[tuple[str, str]] = set()
+    for (qs, ds), relevant in labels.items():
+        if relevant:
+            pairs.update((q, d) for q in q_items.get(qs, ()) for d in d_items.get(ds, ()))
+    removed = set()
+    for (qs, ds), relevant in labels.items():
+        if not relevant:
+            removed.update((q, d) for q in q_items.get(qs, ()) for d in d_items.get(ds, ()))
+    pairs -= removed
+    identical = {(q, d) for q, d in pairs if text[("q", q)] == text[("d", d)]}
+    if self_match_policy == "drop_identical_text":
+        pairs -= identical
+    qrels = pl.DataFrame(sorted(pairs), schema={"query_id": pl.String, "doc_id": pl.String}, orient="row").with_columns(
+        relevance=pl.lit(1, pl.Int64)
+    )
+    info = {"identical_text_pairs": len(identical), "removed_by_annotators": len(removed)}
+    return qrels, info
+
+
+def table1_counts(items: pl.DataFrame) -> dict:
+    """The paper's Table-1 counts: pairs (occupations with both a masculine and a feminine item),
+    neutral items, unique titles T (= all items), plus items per gender."""
+    per = dict(items.group_by("gender").len().iter_rows())
+    gendered = items.filter(pl.col("gender") != N).group_by("pair_id").agg(pl.col("gender").n_unique().alias("g"))
+    return {
+        "pairs": gendered.filter(pl.col("g") == 2).height,
+        "neutral": per.get(N, 0),
+        "titles": items.height,
+        "masculine": per.get(M, 0),
+        "feminine": per.get(F, 0),
+        "check_ok": int(items["check_ok"].sum()),
+        "check_methods": dict(sorted(items.group_by("check_method").len().iter_rows())),
+    }

