@@ -35,7 +35,7 @@ def _parser(defaults: dict) -> argparse.ArgumentParser:
                       help="release version X.Y.Z (git tag testset@vX.Y.Z)")
     make.add_argument("--out", default=defaults.get("out"), required=defaults.get("out") is None,
                       help="the release folder to write")
-    make.add_argument("--push-to-hub", metavar="REPO_ID", default=defaults.get("hub_repo"),
+    make.add_argument("--push-to-hub", metavar="REPO_ID",
                       help="also upload the release to this Hugging Face dataset repository (token: HF_TOKEN)")
     make.add_argument("--hub-revision", default="main", help="branch of the Hub repository")
     make.add_argument("--dry-run", action="store_true", help="with --push-to-hub: print the upload plan, send nothing")
