@@ -21,7 +21,7 @@ def push_translations(data: str | Path, lang: str, params: AnnotationParams) -> 
     specs = translations.record_specs(translations.read_translations(data, lang), lang)
     server = connect()
     dataset = get_or_create_dataset(server, params.workspace, translations.dataset_name(lang, params.dataset_version),
-                                    translations.settings())
+                                    translations.settings(params.min_submitted))
     return sync_records(server, dataset, specs, params.batch_size)
 
 
@@ -38,7 +38,7 @@ def push_relevance(data: str | Path, lang: str, models: list[str], params: Annot
     specs = relevance.record_specs(ts, pooled + audit)
     server = connect()
     dataset = get_or_create_dataset(server, params.workspace, relevance.dataset_name(lang, params.dataset_version),
-                                    relevance.settings())
+                                    relevance.settings(params.min_submitted))
     report = sync_records(server, dataset, specs, params.batch_size)
     print(f"pool: {len(pooled)} unlabelled pairs from the top {params.pool_depth} of {', '.join(models)}; "
           f"audit: {len(audit)} carried-over labels")

@@ -16,6 +16,8 @@ class AnnotationParams:
     # Part of every dataset name: a new test-set version gets new datasets, the old ones stay readable.
     dataset_version: str = "v1"
     batch_size: int = 256
+    # Submitted responses a record needs before Argilla counts it done; 2 or more lets majority vote decide.
+    min_submitted: int = 1
     corrections_dir: str = "corrections"
     relevance_models: tuple[str, ...] = ("tfidf-char", "m-use", "m-e5-small-q4")
     pool_depth: int = 10
@@ -39,6 +41,7 @@ def load_params(path: str | Path = "params.yaml") -> AnnotationParams:
             workspace=str(section.get("workspace", defaults.workspace)),
             dataset_version=str(section.get("dataset_version", defaults.dataset_version)),
             batch_size=int(section.get("batch_size", defaults.batch_size)),
+            min_submitted=int(section.get("min_submitted", defaults.min_submitted)),
             corrections_dir=str(section.get("corrections_dir", defaults.corrections_dir)),
             relevance_models=tuple(relevance.get("models", defaults.relevance_models)),
             pool_depth=int(relevance.get("pool_depth", defaults.pool_depth)),

@@ -121,11 +121,12 @@ def _display(ts_items: pl.DataFrame) -> dict[str, str]:
     return {s: " · ".join(sorted(v)) for s, v in forms.items()}
 
 
-def settings():
+def settings(min_submitted: int = 1):
     rg = _rg()
     guidelines = resources.files("annotation").joinpath("guidelines/relevance.md").read_text(encoding="utf-8")
     return rg.Settings(
         guidelines=guidelines,
+        distribution=rg.TaskDistribution(min_submitted=min_submitted),
         fields=[rg.TextField(name="query", title="Query"), rg.TextField(name="document", title="Document")],
         questions=[rg.LabelQuestion(name="relevant", title="Is the document relevant to the query?", labels=LABELS)],
         metadata=[

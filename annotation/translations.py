@@ -54,11 +54,12 @@ def read_translations(data: str | Path, lang: str) -> pl.DataFrame:
     return df
 
 
-def settings():
+def settings(min_submitted: int = 1):
     rg = _rg()
     guidelines = resources.files("annotation").joinpath("guidelines/translations.md").read_text(encoding="utf-8")
     return rg.Settings(
         guidelines=guidelines,
+        distribution=rg.TaskDistribution(min_submitted=min_submitted),
         fields=[
             rg.TextField(name="english", title="English title"),
             rg.TextField(name="template_sentences", title="Template sentences → machine output"),

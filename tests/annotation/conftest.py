@@ -1,0 +1,91 @@
+"""Fixtures: a real local Argilla stack (session-wide) and tiny inline test sets built from real titles."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from annotation.testing.stack import ArgillaStack
+from eval.testset import ITEM_SCHEMA, TestSet, write_testset
+
+ENGLISH = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "jobtitlesimilarity" / "dataset" / "en"
+
+# Real English ids/titles with Portuguese forms, as a translator might give them (some deliberately wrong).
+# source_id: (english, masculine output title, feminine output title, verdict, flags)
+PT_TITLES = {
+    "Lawyer": ("Lawyer", "advogado", "advogada", "gendered", []),
+    "Attorney": ("Attorney", "procurador", "procuradora", "needs_review", ["template_not_stripped"]),
+    "Baker": ("Baker", "padeiro", "padaria", "needs_review", ["wrong_sense"]),
+    "Data_Analyst": ("Data Analyst", "analista de dados", "analista de dados", "neutral", []),
+    "Waiter": ("Waiter", "garçom", "garçom", "uninflected_feminine", ["uninflected_feminine"]),
+    "Nurse": ("Nurse", "enfermeiro", "enfermeira", "gendered", []),
+}
+
+
+def translations_frame(titles: dict = PT_TITLES) -> pl.DataFrame:
+    rows = []
+    for sid, (en, m, f, verdict, flags) in titles.items():
+        rows.append({
+            "source_id": sid, "source_text": en, "in_queries": True, "in_corpus": True,
+            "sentence_masculine": f"He is a {en}.", "sentence_feminine": f"She is a {en}.",
+            "output_masculine": f"Ele é um {m}.", "output_feminine": f"Ela é uma {f}.",
+            "title_masculine": m, "title_feminine": f,
+            "check_masculine": "masculine", "check_feminine": "masculine" if m == f else "feminine",
+            "check_method": "rule:pt-suffix", "verdict": verdict, "flags": flags,
+            "translator": "bergamot", "translator_version": "test", "status": "machine",
+        })
+    return pl.DataFrame(rows)
+
+
+def items(titles: dict, side: str) -> pl.DataFrame:
+    """Items per FORMAT: a masculine and a feminine item per source, or one neutral item."""
+    rows = []
+    for sid, (en, m, f, verdict, _flags) in titles.items():
+        forms = [("neutral", m)] if m == f else [("masculine", m), ("feminine", f)]
+        for gender, text in forms:
+            rows.append({
+                "id": f"{side}-{sid}-{gender}", "text": text, "gender": gender, "pair_id": f"{side}-{sid}",
+                "source_ids": [sid], "source_texts": [en], "check_gender": gender, "check_method": "rule:pt-suffix",
+                "check_ok": True, "flags": [], "status": "machine", "provenance": "bergamot:test",
+            })
+    return pl.DataFrame(rows, schema=ITEM_SCHEMA)
+
+
+def write_tiny_testset(root: Path, titles: dict = PT_TITLES, relevant=(("Lawyer", "Attorney"),)) -> TestSet:
+    """A pt test set over ``titles`` (queries and corpus alike) plus its translations.parquet."""
+    queries, corpus = items(titles, "q"), items(titles, "d")
+    qrels = []
+    for qs, ds in relevant:
+        for q in queries.filter(pl.col("source_ids").list.contains(qs))["id"]:
+            for d in corpus.filter(pl.col("source_ids").list.contains(ds))["id"]:
+                qrels.append((q, d, 1))
+    ts = TestSet("pt", queries, corpus,
+                 pl.DataFrame(qrels, schema={"query_id": pl.String, "doc_id": pl.String, "relevance": pl.Int64},
+                              orient="row"),
+                 {"lang": "pt"})
+    folder = write_testset(ts, root)
+    translations_frame(titles).write_parquet(folder / "translations.parquet")
+    return ts
+
+
+@pytest.fixture(scope="session")
+def argilla_stack(tmp_path_factory):
+    stack = ArgillaStack(tmp_path_factory.mktemp("argilla-home")).start()
+    yield stack
+    stack.stop()
+
+
+@pytest.fixture
+def argilla_env(argilla_stack, monkeypatch):
+    monkeypatch.setenv("ARGILLA_API_URL", argilla_stack.api_url)
+    monkeypatch.setenv("ARGILLA_API_KEY", argilla_stack.owner_api_key)
+    return argilla_stack
+
+
+def write_params(path: Path, workspace: str, **extra) -> Path:
+    section = {"workspace": workspace, "dataset_version": "t1", **extra}
+    path.write_text(json.dumps({"annotation": section}), encoding="utf-8")  # JSON is valid YAML
+    return path

@@ -1,0 +1,45 @@
+import pytest
+from sklearn.metrics import cohen_kappa_score
+
+from annotation.agreement import cohen_kappa, krippendorff_alpha_nominal
+
+
+def test_cohen_kappa_hand_computed():
+    # p_o = 3/4; marginals a: x3 y1, b: x2 y2 -> p_e = (3*2 + 1*2)/16 = 1/2 -> kappa = (3/4-1/2)/(1/2) = 1/2
+    assert cohen_kappa(["x", "x", "x", "y"], ["x", "x", "y", "y"]) == pytest.approx(0.5)
+
+
+@pytest.mark.parametrize("a,b", [
+    (["r", "n", "r", "r", "n", "r"], ["r", "n", "n", "r", "n", "r"]),
+    (["a", "b", "c", "a", "b"], ["a", "c", "c", "b", "b"]),
+    (["a", "a", "b"], ["b", "b", "a"]),
+])
+def test_cohen_kappa_matches_scikit_learn(a, b):
+    assert cohen_kappa(a, b) == pytest.approx(cohen_kappa_score(a, b))
+
+
+def test_cohen_kappa_single_category_and_errors():
+    assert cohen_kappa(["x", "x"], ["x", "x"]) == 1.0
+    with pytest.raises(ValueError, match="pair up"):
+        cohen_kappa(["x"], ["x", "y"])
+
+
+def test_krippendorff_alpha_reference_example():
+    # Krippendorff (2011), "Computing Krippendorff's alpha-reliability", the 4 coders x 12 units example
+    # with missing values: nominal alpha = 0.743.
+    rows = {
+        "A": [1, 2, 3, 3, 2, 1, 4, 1, 2, None, None, None],
+        "B": [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, None, 3],
+        "C": [None, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, None],
+        "D": [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, None],
+    }
+    units = {u: {c: rows[c][u] for c in rows if rows[c][u] is not None} for u in range(12)}
+    assert krippendorff_alpha_nominal(units) == pytest.approx(0.743, abs=5e-4)
+
+
+def test_krippendorff_alpha_small_cases():
+    # coincidences: x-x 2, x-y 1, y-x 1; n=4, n_x=3, n_y=1 -> 1 - 3*2/(16-9-1) = 0
+    assert krippendorff_alpha_nominal({1: {"a": "x", "b": "x"}, 2: {"a": "x", "b": "y"}}) == pytest.approx(0.0)
+    assert krippendorff_alpha_nominal({1: {"a": "x", "b": "x"}, 2: {"a": "y", "b": "y"}}) == pytest.approx(1.0)
+    with pytest.raises(ValueError, match="two or more"):
+        krippendorff_alpha_nominal({1: {"a": "x"}})

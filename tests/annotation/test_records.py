@@ -1,0 +1,106 @@
+"""Record building, pooling and the corrections file, without a server."""
+
+import json
+
+import polars as pl
+import pytest
+
+from annotation import AnnotationError
+from annotation.corrections import merge, read_corrections, write_jsonl_atomic
+from annotation.push import RecordSpec
+from annotation.relevance import audit_candidates, labelled_source_pairs, pool_candidates, record_specs
+from annotation.translations import read_translations, record_specs as translation_specs
+from eval.testset import read_testset
+from tests.annotation.conftest import write_tiny_testset
+
+
+def test_translation_records_flagged_first_with_suggestions(tmp_path):
+    write_tiny_testset(tmp_path)
+    specs = translation_specs(read_translations(tmp_path, "pt"), "pt")
+    assert [s.id for s in specs] == [
+        "pt-translation-Attorney", "pt-translation-Baker", "pt-translation-Waiter",  # need review
+        "pt-translation-Data_Analyst", "pt-translation-Lawyer", "pt-translation-Nurse",
+    ]
+    baker = specs[1]
+    assert baker.suggestions == {"masculine": "padeiro", "feminine": "padaria", "gender_marking": "gendered"}
+    assert baker.metadata["verdict"] == "needs_review" and baker.metadata["priority"] == 0
+    assert "She is a Baker. → Ela é uma padaria." in baker.fields["template_sentences"]
+    assert specs[3].suggestions["gender_marking"] == "neutral"
+
+
+def test_content_hash_changes_with_content_only():
+    a = RecordSpec("r", {"f": "x"}, {"m": 1}, {"q": "y"})
+    assert a.content_hash() == RecordSpec("r", {"f": "x"}, {"m": 1}, {"q": "y"}).content_hash()
+    assert a.content_hash() != RecordSpec("r", {"f": "x"}, {"m": 1}, {"q": "z"}).content_hash()
+
+
+def test_missing_translations_file_and_column(tmp_path):
+    with pytest.raises(AnnotationError, match="translations.parquet: file missing"):
+        read_translations(tmp_path, "pt")
+    write_tiny_testset(tmp_path)
+    path = tmp_path / "pt" / "translations.parquet"
+    pl.read_parquet(path).drop("verdict").write_parquet(path)
+    with pytest.raises(AnnotationError, match=r"missing column\(s\) \['verdict'\]"):
+        read_translations(tmp_path, "pt")
+
+
+def test_pooling_union_of_top_k_without_labelled_pairs_or_self_matches(tmp_path):
+    ts = write_tiny_testset(tmp_path)
+    assert labelled_source_pairs(ts) == {("Lawyer", "Attorney")}
+    rankings = {
+        "model-a": {"q-Lawyer-masculine": ["d-Lawyer-masculine", "d-Attorney-masculine", "d-Nurse-masculine",
+                                           "d-Baker-masculine"]},
+        "model-b": {"q-Lawyer-feminine": ["d-Baker-feminine", "d-Nurse-feminine", "d-Waiter-neutral"]},
+    }
+    pooled = pool_candidates(ts, rankings, depth=2)
+    # model-a top 2: Lawyer (self), Attorney (labelled) -> nothing; model-b top 2: Baker, Nurse
+    assert [(c.query_source_id, c.doc_source_id, c.best_rank, c.models) for c in pooled] == [
+        ("Lawyer", "Baker", 1, {"model-b"}), ("Lawyer", "Nurse", 2, {"model-b"}),
+    ]
+    pooled3 = pool_candidates(ts, rankings, depth=3)
+    assert {(c.doc_source_id, c.best_rank) for c in pooled3} == {("Baker", 1), ("Nurse", 2), ("Waiter", 3)}
+    assert {c.doc_source_id: c.models for c in pooled3}["Nurse"] == {"model-a", "model-b"}
+    # pairs people already decided are not proposed again
+    assert [c.doc_source_id for c in pool_candidates(ts, rankings, 2, known={("Lawyer", "Baker")})] == ["Nurse"]
+    with pytest.raises(ValueError, match="not in the pt test set"):
+        pool_candidates(ts, {"m": {"nope": []}}, 2)
+
+
+def test_audit_sample_is_seeded_and_records_show_translations(tmp_path):
+    ts = write_tiny_testset(tmp_path, relevant=(("Lawyer", "Attorney"), ("Nurse", "Waiter"), ("Baker", "Nurse")))
+    a, b = audit_candidates(ts, 2, seed=0), audit_candidates(ts, 2, seed=0)
+    assert [(c.query_source_id, c.doc_source_id) for c in a] == [(c.query_source_id, c.doc_source_id) for c in b]
+    assert len(a) == 2 and all(c.origin == "audit" for c in a)
+    assert len(audit_candidates(ts, 10, seed=0)) == 3
+    spec = record_specs(read_testset(tmp_path, "pt"), a[:1])[0]
+    assert spec.id == f"pt-relevance-{a[0].query_source_id}-{a[0].doc_source_id}"
+    assert spec.metadata["origin"] == "audit" and spec.suggestions == {}
+
+
+def _t(sid, when, m="x"):
+    return {"kind": "translation", "lang": "pt", "source_id": sid, "record_id": f"pt-translation-{sid}",
+            "masculine": m, "feminine": None, "gender_marking": "gendered", "flag": None,
+            "annotators": ["ana"], "submitted_at": when}
+
+
+def test_corrections_merge_keeps_old_lines_and_newest_wins(tmp_path):
+    old = [_t("A", "2026-01-01T00:00:00Z", "old-a"), _t("B", "2026-01-01T00:00:00Z")]
+    new = [_t("A", "2026-02-01T00:00:00Z", "new-a")]
+    merged = merge(old, new)
+    assert [(x["source_id"], x["masculine"]) for x in merged] == [("A", "new-a"), ("B", "x")]
+    assert merge(new, [_t("A", "2025-12-01T00:00:00Z", "older")])[0]["masculine"] == "new-a"
+    path = tmp_path / "c" / "pt.jsonl"
+    write_jsonl_atomic(merged, path)
+    assert read_corrections(path) == merged
+    assert [p.name for p in path.parent.iterdir()] == ["pt.jsonl"]  # no temporary file left
+
+
+def test_corrections_errors_name_the_line(tmp_path):
+    path = tmp_path / "pt.jsonl"
+    bad = dict(_t("A", "2026-01-01T00:00:00Z"), flag="typo")
+    path.write_text(json.dumps(_t("B", "2026")) + "\n" + json.dumps(bad) + "\n", encoding="utf-8")
+    with pytest.raises(AnnotationError, match=r"pt.jsonl:2: flag 'typo'"):
+        read_corrections(path)
+    path.write_text("{not json\n", encoding="utf-8")
+    with pytest.raises(AnnotationError, match=r"pt.jsonl:1: not valid JSON"):
+        read_corrections(path)
