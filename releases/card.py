@@ -80,8 +80,15 @@ def _language_section(ts: TestSet) -> str:
         f"- Grammatical-gender check: decided by {methods or 'nothing'}; "
         f"{check_failed} items where the check does not agree with the gender label (`check_ok = false`).",
         f"- Self-match policy recorded by the build: `{s.get('self_match_policy', 'not recorded')}`.",
-        "",
     ]
+    corrections = s.get("corrections")
+    if isinstance(corrections, dict):
+        lines.append(f"- Corrections file applied: {corrections.get('translations', 0)} translation corrections, "
+                     f"{corrections.get('relevance', 0)} relevance labels by annotators.")
+    if "needs_review" in s:
+        lines.append(f"- English sources whose machine translation the build flagged for review: {s['needs_review']}"
+                     f" (uninflected feminine: {s.get('uninflected_feminine', 'not recorded')}).")
+    lines.append("")
     return "\n".join(lines)
 
 

@@ -53,7 +53,8 @@ def items(rows: list[tuple[str, str, str, str, str]], lang: str) -> pl.DataFrame
 def small_testset(lang: str) -> TestSet:
     stats = {**copy.deepcopy(STATS_COUNTS), "lang": lang, "translator": "fxtranslate", "translator_version": "0.5.0",
              "templates": {"masculine": "He is a {title}.", "feminine": "She is a {title}."},
-             "self_match_policy": "drop-own-id"}
+             "self_match_policy": "drop-own-id", "corrections": {"translations": 1, "relevance": 0},
+             "needs_review": 3, "uninflected_feminine": 2}
     qrels = pl.DataFrame([{"query_id": q, "doc_id": d, "relevance": 1} for q, d in QRELS])
     return TestSet(lang=lang, queries=items(QUERIES, lang), corpus=items(CORPUS, lang), qrels=qrels, stats=stats)
 

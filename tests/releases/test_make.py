@@ -62,6 +62,8 @@ def test_card_states_provenance_counts_metrics_limitations_and_citation(project)
     assert SOURCE_DATASET["commit"] in card and "Apache-2.0" in card and "Zbib et al. (2022)" in card
     assert "`fxtranslate` version `0.5.0`" in card and "She is a {title}." in card
     assert "Human corrections: 1 of 13 items" in card
+    assert "1 translation corrections, 0 relevance labels" in card
+    assert "flagged for review: 3 (uninflected feminine: 2)" in card
     assert "| PT | 2 | 1 | 5 | 3 | 2 | 8 | 7 |" in card
     assert "RBO_ext(p=0.98)" in card and "MAP" in card and "AO" in card
     assert "Binary gender forms only" in card and "Machine translation where not corrected" in card
