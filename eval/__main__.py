@@ -1,0 +1,148 @@
+"""Command line: ``python -m eval run`` scores models on a test set; ``python -m eval compare`` tabulates results.
+
+Defaults come from the ``eval:`` section of params.yaml; flags override them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from eval.errors import EvalError
+from eval.testset import TestSetError
+
+DEFAULTS = {
+    "models": ["m-use"],
+    "languages": None,  # every language found under --data
+    "rbo_p": 0.98,
+    "self_match": "drop",
+    "accuracy_k": [1, 5, 10],
+    "bootstrap_resamples": 1000,
+    "permutation_resamples": 10000,
+    "seed": 0,
+    "worst_pairs": 10,
+    "list_depth": 20,
+    "cache": "cache/embeddings",
+}
+
+
+def read_params(path: Path) -> dict:
+    """The ``eval:`` section of params.yaml over the defaults (missing file or section: defaults)."""
+    params = dict(DEFAULTS)
+    if path.is_file():
+        import yaml
+
+        try:
+            doc = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        except yaml.YAMLError as exc:
+            raise EvalError(f"{path}: not valid YAML ({exc})") from None
+        section = doc.get("eval") or {}
+        unknown = set(section) - set(DEFAULTS)
+        if unknown:
+            raise EvalError(f"{path}: unknown key(s) in eval: {sorted(unknown)}; known: {sorted(DEFAULTS)}")
+        params.update(section)
+    return params
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from eval.evaluate import EvalSettings, evaluate
+    from eval.models import EmbeddingCache, load_model, model_slug
+    from eval.report import summary_metrics, tables_markdown, worst_pairs_markdown, write_plots
+    from eval.testset import list_languages
+
+    params = read_params(Path(args.params))
+    data = Path(args.data)
+    if not data.is_dir():
+        raise EvalError(f"{data}: no such folder; build a test set first (python -m builder ...) or dvc pull a release")
+    langs = args.lang or params["languages"] or list_languages(data)
+    available = list_languages(data)
+    missing = [lang for lang in langs if lang not in available]
+    if missing:
+        raise EvalError(f"{data}: no test set for {missing} (found: {available or 'nothing'})")
+    settings = EvalSettings(
+        rbo_p=args.rbo_p if args.rbo_p is not None else float(params["rbo_p"]),
+        self_match=args.self_match or params["self_match"],
+        accuracy_k=tuple(int(k) for k in params["accuracy_k"]),
+        bootstrap_resamples=int(params["bootstrap_resamples"]),
+        permutation_resamples=int(params["permutation_resamples"]),
+        seed=int(params["seed"]),
+        worst_pairs=int(params["worst_pairs"]),
+        list_depth=int(params["list_depth"]),
+    )
+    cache = EmbeddingCache(args.cache or params["cache"])
+    out = Path(args.out)
+    docs = []
+    for name in args.model or params["models"]:
+        model = load_model(name)
+        doc = evaluate(data, langs, model, cache, settings, progress=not args.quiet)
+        stem = f"{model_slug(doc['model']['name'])}__{doc['testset']['version']}"
+        _write(out / f"{stem}.json", json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
+        _write(out / f"{stem}.md", tables_markdown([doc]))
+        _write(out / f"{stem}.worst_pairs.md", worst_pairs_markdown(doc))
+        docs.append(doc)
+        for lang, block in doc["languages"].items():
+            m = block["corpora"]["masculine"]
+            print(
+                f"{doc['model']['name']} {lang}: masculine corpus AO {m['symmetry']['AO']['value']:.4f} "
+                f"{settings.rbo_name} {m['symmetry'][settings.rbo_name]['value']:.4f} "
+                f"MAP F/M {m['MAP']['feminine']['value']:.4f}/{m['MAP']['masculine']['value']:.4f} "
+                f"(self-match {settings.self_match}; encoded {block['timing']['encoded']} of {block['timing']['texts']} texts)"
+            )
+    _write(out / "tables.md", tables_markdown(docs))
+    write_plots(docs, args.plots or out / "plots")
+    if args.summary:
+        _write(Path(args.summary), json.dumps(summary_metrics(docs), indent=1, sort_keys=True) + "\n")
+    print(f"wrote {out}")
+    return 0
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from eval.report import load_results, tables_markdown, write_plots
+
+    docs = load_results(args.results)
+    text = tables_markdown(docs)
+    print(text)
+    if args.out:
+        out = Path(args.out)
+        _write(out / "tables.md", text)
+        write_plots(docs, out / "plots")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m eval", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    run = sub.add_parser("run", help="score models on a test set (DIR/<lang>/queries.parquet, corpus.parquet, qrels.tsv)")
+    run.add_argument("--data", required=True, help="test-set root holding <lang>/ folders")
+    run.add_argument("--model", action="append", help="model name (repeatable); default: params eval.models")
+    run.add_argument("--lang", action="append", help="language (repeatable); default: params eval.languages or all found")
+    run.add_argument("--out", required=True, help="folder for results JSON, tables and worst-pairs reports")
+    run.add_argument("--summary", help="also write flat key figures here (for dvc metrics)")
+    run.add_argument("--plots", help="folder for PNG plots (default OUT/plots)")
+    run.add_argument("--params", default="params.yaml")
+    run.add_argument("--cache", help="embedding cache folder (default params eval.cache)")
+    run.add_argument("--self-match", choices=["drop", "keep"], help="self-match policy (default params eval.self_match)")
+    run.add_argument("--rbo-p", type=float, help="RBO persistence (default params eval.rbo_p)")
+    run.add_argument("--quiet", action="store_true", help="no progress bars")
+    run.set_defaults(func=cmd_run)
+    compare = sub.add_parser("compare", help="put several results files in one set of tables")
+    compare.add_argument("results", nargs="+", help="results JSON files written by `run`")
+    compare.add_argument("--out", help="also write tables.md and plots/ here")
+    compare.set_defaults(func=cmd_compare)
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except (EvalError, TestSetError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
