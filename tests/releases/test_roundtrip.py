@@ -89,6 +89,22 @@ class HttpServer:
         self.proc.stdout.close()
 
 
+def evaluate(repo: Path, timings: list) -> dict:
+    """`python -m eval run` on the release with the lexical baseline; each folder has its own cache."""
+    run(repo, str(BIN / "python"), "-m", "eval", "run", "--data", "release", "--model", "tfidf-char",
+        "--lang", "pt", "--lang", "es", "--out", "results", "--cache", "cache/embeddings", "--quiet", timings=timings)
+    [path] = (repo / "results").glob("*.json")
+    return json.loads(path.read_text())
+
+
+def without_timings(doc: dict) -> dict:
+    """Wall-clock timings are the only fields that may differ between two runs on the same bytes."""
+    doc = json.loads(json.dumps(doc))
+    for block in doc["languages"].values():
+        assert set(block.pop("timing")) >= {"encode_s", "total_s"}
+    return doc
+
+
 def test_release_round_trip_through_a_dvc_remote_over_http(tmp_path):
     timings: list[tuple[str, float]] = []
     repo = maintainer_repo(tmp_path / "maintainer")
@@ -102,6 +118,7 @@ def test_release_round_trip_through_a_dvc_remote_over_http(tmp_path):
     git(repo, "commit", "-q", "-m", "release 0.1.0")
     git(repo, "tag", "testset@v0.1.0")
     dvc(repo, "push", timings=timings)
+    results_maintainer = evaluate(repo, timings)
     assert not (repo / "release" / "README.md").is_symlink()
 
     # Researcher: clone, point DVC at the HTTP server, pull, verify.
@@ -120,6 +137,10 @@ def test_release_round_trip_through_a_dvc_remote_over_http(tmp_path):
         assert (clone / "release" / path).read_bytes() == (repo / "release" / path).read_bytes(), path
     manifest = json.loads((clone / "release" / "manifest.json").read_text())
     assert manifest["git"]["commit"] == git(clone, "rev-parse", "HEAD~1").strip()
+
+    results_researcher = evaluate(clone, timings)
+    assert without_timings(results_researcher) == without_timings(results_maintainer)
+    assert set(results_researcher["languages"]) == {"pt", "es"}
 
 
     print("\nround trip timings:")
