@@ -10,10 +10,11 @@ from dataclasses import dataclass, field
 from importlib import resources
 
 import polars as pl
+from tqdm import tqdm
 
 from annotation.push import RecordSpec, hash_property
 from annotation.server import _rg
-from eval.testset import FEMININE, MASCULINE, TestSet
+from eval.testset import FEMININE, MASCULINE, NEUTRAL, TestSet
 
 ORIGIN_POOL = "pool"
 ORIGIN_AUDIT = "audit"
@@ -86,30 +87,42 @@ def audit_candidates(ts: TestSet, n: int, seed: int) -> list[Candidate]:
 
 
 def model_rankings(ts: TestSet, model_names: list[str], depth: int) -> Rankings:
-    """Top-``depth`` of each model for every masculine and feminine query, over the corpus of its gender
-    (neutral queries over the masculine corpus), self-matches dropped (eval.ranking's default)."""
+    """Top-``depth`` of each model (eval.models) for every query over the corpus of its gender (neutral
+    queries over the masculine corpus), ranked by eval.ranking (its tie-break; self-matches dropped)."""
+    import numpy as np
+
     from eval.models import load_model
     from eval.ranking import rank_corpus, self_match_mask
 
     rankings: Rankings = {}
-    for name in model_names:
+    for name in tqdm(model_names, desc=f"ranking {ts.lang} for the pool", unit="model"):
         model = load_model(name)
+        if hasattr(model, "fit"):  # tfidf-char learns its IDF from the corpus it ranks
+            model.fit(ts.corpus["text"].to_list())
+        q_emb = _unit(model.encode(ts.queries["text"].to_list(), role="query"))
+        d_emb = _unit(model.encode(ts.corpus["text"].to_list(), role="passage"))
         per_query: dict[str, list[str]] = {}
         for gender in (MASCULINE, FEMININE):
-            queries = ts.queries.filter(pl.col("gender") == gender)
-            if gender == MASCULINE:
-                queries = pl.concat([queries, ts.queries.filter(pl.col("gender") == "neutral")])
-            corpus = ts.corpus_for(gender)
-            if queries.height == 0 or corpus.height == 0:
+            q_rows = np.flatnonzero(np.isin(ts.queries["gender"].to_numpy(),
+                                            [MASCULINE, NEUTRAL] if gender == MASCULINE else [FEMININE]))
+            d_rows = np.flatnonzero(np.isin(ts.corpus["gender"].to_numpy(), [gender, NEUTRAL]))
+            if len(q_rows) == 0 or len(d_rows) == 0:
                 continue
-            scores = model.similarity(queries["text"].to_list(), corpus["text"].to_list())
-            mask = self_match_mask(queries["source_ids"].to_list(), corpus["source_ids"].to_list())
-            order = rank_corpus(scores, corpus["id"].to_list(), self_matches=mask)[:, :depth]
-            doc_ids = corpus["id"].to_list()
-            for q_id, row in zip(queries["id"].to_list(), order):
-                per_query[q_id] = [doc_ids[j] for j in row if j >= 0]
+            doc_ids = [ts.corpus["id"][int(j)] for j in d_rows]
+            mask = self_match_mask([ts.queries["source_ids"][int(i)].to_list() for i in q_rows],
+                                   [ts.corpus["source_ids"][int(j)].to_list() for j in d_rows])
+            order = rank_corpus(q_emb[q_rows] @ d_emb[d_rows].T, doc_ids, self_matches=mask)[:, :depth]
+            for i, row in zip(q_rows, order):
+                per_query[ts.queries["id"][int(i)]] = [doc_ids[j] for j in row if j >= 0]
         rankings[name] = per_query
     return rankings
+
+
+def _unit(x):
+    import numpy as np
+
+    norms = np.linalg.norm(x, axis=1, keepdims=True)
+    return x / np.where(norms > 0, norms, 1.0)
 
 
 def _display(ts_items: pl.DataFrame) -> dict[str, str]:

@@ -89,3 +89,23 @@ def write_params(path: Path, workspace: str, **extra) -> Path:
     section = {"workspace": workspace, "dataset_version": "t1", **extra}
     path.write_text(json.dumps({"annotation": section}), encoding="utf-8")  # JSON is valid YAML
     return path
+
+
+ROUND_TRIP_QUERIES = ("Baker", "Lawyer", "Airline_Pilot", "Civil_Engineer", "Acupuncturist")
+
+
+def write_english_source(folder: Path) -> Path:
+    """A tiny English source from the real dataset: 5 queries, their first 3 relevant documents (15 corpus
+    titles) and those 15 qrels lines."""
+    if not (ENGLISH / "queries.tsv").is_file():
+        pytest.skip(f"English source data not found at {ENGLISH}")
+    folder.mkdir(parents=True, exist_ok=True)
+    queries = dict(line.rstrip("\n").split("\t") for line in open(ENGLISH / "queries.tsv", encoding="utf-8"))
+    corpus = dict(line.rstrip("\n").split("\t") for line in open(ENGLISH / "corpus_documents.tsv", encoding="utf-8"))
+    qrels = [line.split() for line in open(ENGLISH / "annotations.tsv", encoding="utf-8")]
+    chosen = [(q, d) for q in ROUND_TRIP_QUERIES for d in [d for qq, _, d, _ in qrels if qq == q][:3]]
+    (folder / "queries.tsv").write_text("".join(f"{q}\t{queries[q]}\n" for q in ROUND_TRIP_QUERIES), encoding="utf-8")
+    docs = sorted({d for _, d in chosen})
+    (folder / "corpus_documents.tsv").write_text("".join(f"{d}\t{corpus[d]}\n" for d in docs), encoding="utf-8")
+    (folder / "annotations.tsv").write_text("".join(f"{q}\t0\t{d}\t1\n" for q, d in chosen), encoding="utf-8")
+    return folder

@@ -104,3 +104,15 @@ def test_corrections_errors_name_the_line(tmp_path):
     path.write_text("{not json\n", encoding="utf-8")
     with pytest.raises(AnnotationError, match=r"pt.jsonl:1: not valid JSON"):
         read_corrections(path)
+
+
+def test_model_rankings_with_tfidf_char_feed_the_pool(tmp_path):
+    from annotation.relevance import model_rankings
+
+    ts = write_tiny_testset(tmp_path)
+    rankings = model_rankings(ts, ["tfidf-char"], depth=3)["tfidf-char"]
+    assert set(rankings) == set(ts.queries["id"].to_list())
+    # every list is the corpus of the query's gender, without the query's own title
+    assert rankings["q-Nurse-feminine"][0] != "d-Nurse-feminine" and len(rankings["q-Nurse-feminine"]) == 3
+    assert all(not d.endswith("-masculine") for d in rankings["q-Nurse-feminine"])
+    assert all(not d.startswith("d-Nurse-") for d in rankings["q-Nurse-masculine"])
