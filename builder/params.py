@@ -33,7 +33,7 @@ def load_params(path: str | Path | None = None) -> dict:
     return data
 
 
-def templates_for(build: dict, lang: str, translator: str) -> dict[str, str]:
+def templates_for(build: dict, lang: str, translator: str) -> dict:
     """Lookup order: templates[lang][translator], templates[lang].default, templates.default[translator],
     templates.default.default."""
     t = build.get("templates", {})
@@ -42,7 +42,7 @@ def templates_for(build: dict, lang: str, translator: str) -> dict[str, str]:
         if found:
             if "{title}" not in found.get("masculine", "") or "{title}" not in found.get("feminine", ""):
                 raise BuildError(f"params.yaml: build.templates.{scope}.{key} needs 'masculine' and 'feminine' with {{title}}")
-            return {"masculine": found["masculine"], "feminine": found["feminine"]}
+            return {"masculine": found["masculine"], "feminine": found["feminine"], "lowercase": bool(found.get("lowercase", False))}
     raise BuildError("params.yaml: build.templates.default.default is missing")
 
 

@@ -50,21 +50,24 @@ def translate_sentences(
 def translate_source(
     source: EnglishSource,
     translator: Translator,
-    templates: dict[str, str],
+    templates: dict,
     cache: TranslationCache,
     batch_size: int = 64,
     progress: bool = True,
 ) -> pl.DataFrame:
     """One row per English id with both template sentences and the translator's raw outputs."""
     rows = []
+    # Optional per template: the offline models echo Title Case English far more often than lower case.
+    lowercase = bool(templates.get("lowercase"))
     for sid, title in source.titles().items():
+        shown = title.lower() if lowercase else title
         rows.append({
             "source_id": sid,
             "source_text": title,
             "in_queries": sid in source.queries,
             "in_corpus": sid in source.corpus,
-            "sentence_masculine": fill_template(templates["masculine"], title),
-            "sentence_feminine": fill_template(templates["feminine"], title),
+            "sentence_masculine": fill_template(templates["masculine"], shown),
+            "sentence_feminine": fill_template(templates["feminine"], shown),
         })
     sentences = [r[k] for r in rows for k in ("sentence_masculine", "sentence_feminine")]
     outputs = translate_sentences(sentences, translator, cache, batch_size=batch_size, progress=progress)
