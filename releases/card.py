@@ -92,6 +92,15 @@ def _language_section(ts: TestSet) -> str:
     return "\n".join(lines)
 
 
+def _uninflected_line(testsets: list[TestSet]) -> str:
+    counts = [(ts.lang, ts.stats["uninflected_feminine"]) for ts in testsets if ts.stats.get("uninflected_feminine")]
+    if not counts:
+        return ""
+    listed = ", ".join(f"{n} in `{lang}`" for lang, n in counts)
+    return ("- **Missing feminine forms**: where the translator did not inflect the feminine "
+            f"({listed}), the occupation is kept with its masculine form only and has no pair to compare.\n")
+
+
 def _table1(testsets: list[TestSet]) -> str:
     rows = [
         "| set | queries M/F | N | T | corpus M/F | N | T | qrels |",
@@ -176,7 +185,7 @@ Rank the whole corpus for each masculine and each feminine query of a pair, over
   contain machine-translated items that no person reviewed (see the corrections per language above);
   expect wrong senses, untranslated English and uninflected feminines among them. The translators are not
   the paper's (Google Translate), so counts differ from the paper's Table 1.
-- The gender of each title was checked automatically (spaCy morphology or documented rules); the check
+{_uninflected_line(testsets)}- The gender of each title was checked automatically (spaCy morphology or documented rules); the check
   can be wrong, and items where it disagrees are kept and marked `check_ok = false`.
 - Relevance labels are carried over from the English dataset (binary, relevant pairs only) unless a person
   relabelled them; the English source covers job titles of one market and is not exhaustive.

@@ -8,7 +8,6 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
 from importlib import metadata
 from pathlib import Path
 
@@ -198,7 +197,11 @@ def make_release(data: str | Path, version: str, out: str | Path, params_path: s
     toolkit_version = metadata.version(TOOLKIT)
 
     out.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=out.parent))
+    # A plain mkdir (not mkdtemp, which makes it private) so the release gets the usual permissions.
+    staging = out.parent / f".{out.name}.partial-{os.getpid()}"
+    if staging.exists():
+        shutil.rmtree(staging)
+    staging.mkdir()
     try:
         for ts in testsets:
             folder = staging / ts.lang

@@ -1,5 +1,6 @@
 import hashlib
 import json
+import os
 import subprocess
 
 import polars as pl
@@ -35,6 +36,9 @@ def test_release_ships_the_test_sets_byte_for_byte_with_a_manifest(project):
     assert listed["pt/corpus.parquet"]["rows"] == 8
     assert listed["pt/qrels.tsv"]["rows"] == listed["pt/qrels.parquet"]["rows"] == 7
     assert listed["README.md"]["rows"] is None
+    umask = os.umask(0)
+    os.umask(umask)
+    assert release.stat().st_mode & 0o777 == 0o777 & ~umask  # not the private mode of a temp dir
     assert manifest["version"] == "0.1.0" and manifest["tag"] == "testset@v0.1.0"
     assert manifest["git"]["commit"] == git(project.root, "rev-parse", "HEAD").strip()
     assert manifest["params"] == yaml.safe_load(project.params.read_text())
@@ -66,7 +70,7 @@ def test_card_states_provenance_counts_metrics_limitations_and_citation(project)
     assert "flagged for review: 3 (uninflected feminine: 2)" in card
     assert "| PT | 2 | 1 | 5 | 3 | 2 | 8 | 7 |" in card
     assert "RBO_ext(p=0.98)" in card and "MAP" in card and "AO" in card
-    assert "Binary gender forms only" in card and "Machine translation where not corrected" in card
+    assert "Binary gender forms only" in card and "(2 in `pt`, 2 in `es`), the occupation is kept" in card and "Machine translation where not corrected" in card
     assert "@misc{garcia-sardina2025gendered" in card and "testset@v0.1.0" in card
 
 
