@@ -47,7 +47,7 @@ SUFFIXES: dict[str, list[tuple[str, str]]] = {
     ],
     "fr": [
         ("euse", F), ("trice", F), ("ière", F), ("ienne", F), ("enne", F), ("ée", F), ("esse", F), ("ère", F),
-        ("ive", F), ("ette", F), ("ine", F), ("eure", F), ("ante", F), ("ente", F), ("iste", N), ("aire", N),
+        ("ive", F), ("ette", F), ("ate", F), ("ine", F), ("eure", F), ("ante", F), ("ente", F), ("iste", N), ("aire", N),
         ("logue", N), ("graphe", N), ("te", N), ("e", N),
         ("eur", M), ("teur", M), ("ier", M), ("ien", M), ("é", M), ("er", M), ("if", M), ("ant", M),
         ("ent", M), ("in", M), ("at", M), ("t", M),

@@ -78,6 +78,9 @@ def strip_template(output: str, english_title: str, pattern: re.Pattern) -> Stri
         return Stripped(None, None, ["empty"])
     m = pattern.fullmatch(clean)
     if not m:
+        probe = pattern.fullmatch(clean + " x")
+        if probe and probe.group("title") == "x":  # nothing but the template came back
+            return Stripped(None, None, ["empty"])
         flags = ["template_not_stripped"]
         if normalise(clean).endswith(normalise(english_title)):
             flags.append("echo")
