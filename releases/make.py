@@ -89,13 +89,13 @@ def check_inputs_committed(repo: Path, inputs: list[str], data: Path) -> None:
     DVC-tracked data. Inside `dvc repro` (DVC_STAGE set) the data was just reproduced by DVC from those
     inputs and dvc.lock is being rewritten by the same run, so only the git inputs are checked."""
     in_stage = "DVC_STAGE" in os.environ
-    paths = [p for p in inputs if (repo / p).exists()]
+    paths = list(inputs)  # git status accepts paths that do not exist, and so reports deleted inputs
     data_rel = _under(data, repo)
     if data_rel is not None:
         paths.append(data_rel)
     if not in_stage and (repo / "dvc.lock").exists():
         paths.append("dvc.lock")
-    dirty = _git(repo, "status", "--porcelain", "--untracked-files=all", "--", *paths).splitlines() if paths else []
+    dirty = _git(repo, "status", "--porcelain", "--untracked-files=all", "--", *paths).splitlines()
     if not in_stage and data_rel is not None and (repo / ".dvc").is_dir():
         dirty += _dvc_uncommitted(repo, data_rel)
     if dirty:

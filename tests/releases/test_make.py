@@ -111,6 +111,15 @@ def test_refuses_an_uncommitted_corrections_file(project):
         make(project)
 
 
+def test_refuses_a_deleted_tracked_input(project):
+    (project.root / "corrections").mkdir()
+    (project.root / "corrections" / "es.jsonl").write_text("{}\n")
+    project.commit("corrections for es")
+    (project.root / "corrections" / "es.jsonl").unlink()
+    with pytest.raises(ReleaseError, match=r"(?s)uncommitted.* D corrections/es\.jsonl"):
+        make(project)
+
+
 def test_refuses_a_version_that_has_a_tag(project):
     git(project.root, "tag", "testset@v0.1.0")
     with pytest.raises(ReleaseError, match=r"version 0\.1\.0 was already released \(git tag testset@v0\.1\.0"):
