@@ -25,10 +25,9 @@ import eval as eval_pkg
 from eval.errors import EvalError
 from eval.metrics import (
     accuracy_at_k_batch,
-    average_overlap_batch,
     average_precision_batch,
     identical_top1_batch,
-    rbo_batch,
+    symmetry_batch,
 )
 from eval.models import EmbeddingCache, EmbeddingModel
 from eval.ranking import TIE_BREAK, check_policy, rank_corpus, self_match_mask
@@ -195,8 +194,7 @@ def evaluate_language(
         rank_m = rank_corpus(scores[m_idx], doc_ids, self_matches=pair_drop, policy=settings.self_match)
         rank_f = rank_corpus(scores[f_idx], doc_ids, self_matches=pair_drop, policy=settings.self_match)
         if len(m_idx):
-            ao = average_overlap_batch(rank_m, rank_f)
-            rbo_values = rbo_batch(rank_m, rank_f, settings.rbo_p)
+            ao, rbo_values = symmetry_batch(rank_m, rank_f, settings.rbo_p)
             same_top1 = identical_top1_batch(rank_m, rank_f).astype(np.float64)
         else:
             ao = rbo_values = same_top1 = np.zeros(0)

@@ -37,6 +37,7 @@ __all__ = [
     "cumulative_overlap_batch",
     "average_overlap_batch",
     "rbo_batch",
+    "symmetry_batch",
     "average_precision_batch",
     "accuracy_at_k_batch",
     "identical_top1_batch",
@@ -182,26 +183,37 @@ def cumulative_overlap_batch(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, 
     if rows == 0 or n == 0:
         return np.zeros((rows, n), dtype=np.int64), len_a
     n_items = int(max(a.max(), b.max())) + 1
-    # Position of every item in each row; n means "not in this ranking".
-    pos_a = np.full((rows, n_items), n, dtype=np.int64)
-    pos_b = np.full((rows, n_items), n, dtype=np.int64)
-    r, c = np.nonzero(a >= 0)
-    pos_a[r, a[r, c]] = c
-    if np.any(np.bincount(r * n_items + a[r, c], minlength=rows * n_items) > 1):
-        raise ValueError("a: a row repeats an item")
-    r, c = np.nonzero(b >= 0)
-    pos_b[r, b[r, c]] = c
-    if np.any(np.bincount(r * n_items + b[r, c], minlength=rows * n_items) > 1):
-        raise ValueError("b: a row repeats an item")
-    join_depth = np.maximum(pos_a, pos_b)  # n for items missing from either row
-    flat = (np.arange(rows)[:, None] * (n + 1) + join_depth).ravel()
+    # Position of every item in each row; n means "not in this ranking". Padding (-1) writes into an
+    # extra last column that is never read.
+    columns = np.broadcast_to(np.arange(n, dtype=np.int32), (rows, n))
+    join_depth = None
+    for name, ranking in (("a", a), ("b", b)):
+        idx = np.where(ranking >= 0, ranking, n_items)
+        pos = np.full((rows, n_items + 1), n, dtype=np.int32)
+        np.put_along_axis(pos, idx, columns, axis=1)
+        # A repeated item keeps only its last position, so a mismatch on read-back reveals it.
+        if np.any((np.take_along_axis(pos, idx, axis=1) != columns) & (ranking >= 0)):
+            raise ValueError(f"{name}: a row repeats an item")
+        join_depth = pos[:, :n_items] if join_depth is None else np.maximum(join_depth, pos[:, :n_items])
+    # Each item joins the overlap at depth max(pos_a, pos_b) + 1 (n: missing from either row).
+    flat = (np.arange(rows, dtype=np.int64)[:, None] * (n + 1) + join_depth).ravel()
     counts = np.bincount(flat, minlength=rows * (n + 1)).reshape(rows, n + 1)[:, :n]
     return np.cumsum(counts, axis=1), len_a
 
 
 def average_overlap_batch(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """AO at full depth for each row pair (rows, n) -> (rows,); empty rows score 1."""
+    return _average_overlap_from_counts(*cumulative_overlap_batch(a, b))
+
+
+def symmetry_batch(a: np.ndarray, b: np.ndarray, p: float) -> tuple[np.ndarray, np.ndarray]:
+    """``(average_overlap_batch(a, b), rbo_batch(a, b, p))`` from one pass of overlap counting."""
+    _check_p(p)
     x, lengths = cumulative_overlap_batch(a, b)
+    return _average_overlap_from_counts(x, lengths), _rbo_from_counts(x, lengths, p)
+
+
+def _average_overlap_from_counts(x: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     n = x.shape[1]
     d = np.arange(1, n + 1)
     inside = d[None, :] <= lengths[:, None]
@@ -213,7 +225,10 @@ def average_overlap_batch(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 def rbo_batch(a: np.ndarray, b: np.ndarray, p: float) -> np.ndarray:
     """RBO_ext for each row pair of equal length (eq. 32 with s = l): (rows, n) -> (rows,)."""
     _check_p(p)
-    x, lengths = cumulative_overlap_batch(a, b)
+    return _rbo_from_counts(*cumulative_overlap_batch(a, b), p)
+
+
+def _rbo_from_counts(x: np.ndarray, lengths: np.ndarray, p: float) -> np.ndarray:
     rows, n = x.shape
     if n == 0:
         return np.ones(rows)

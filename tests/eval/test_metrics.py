@@ -227,3 +227,17 @@ def test_map_skips_queries_without_relevant_items_and_rejects_all_empty():
         mean_average_precision({"q": ["a"]}, {"q": set()})
     ap = average_precision_batch(np.array([[0, 1]]), np.array([[False, False]]))
     assert np.isnan(ap[0])
+
+
+def test_symmetry_batch_is_ao_and_rbo_together():
+    from eval.metrics import symmetry_batch
+
+    rng = np.random.default_rng(7)
+    a = np.array([rng.permutation(100) for _ in range(4)])
+    b = np.array([rng.permutation(100) for _ in range(4)])
+    ao, r = symmetry_batch(a, b, 0.9)
+    assert ao == pytest.approx(average_overlap_batch(a, b), abs=1e-15)
+    assert r == pytest.approx(rbo_batch(a, b, 0.9), abs=1e-15)
+    b[0, 1] = b[0, 0]
+    with pytest.raises(ValueError, match="repeats an item"):
+        symmetry_batch(a, b, 0.9)
