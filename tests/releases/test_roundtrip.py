@@ -83,10 +83,13 @@ class HttpServer:
             raise RuntimeError(f"http.server did not start: {line!r}")
         self.url = f"http://127.0.0.1:{match.group(1)}/"
 
-    def stop(self) -> None:
+    def stop(self) -> str:
+        """Stop the server; return its request log."""
         self.proc.terminate()
         self.proc.wait(timeout=10)
+        log = self.proc.stdout.read()
         self.proc.stdout.close()
+        return log
 
 
 def evaluate(repo: Path, timings: list) -> dict:
@@ -130,7 +133,9 @@ def test_release_round_trip_through_a_dvc_remote_over_http(tmp_path):
         dvc(clone, "remote", "add", "--local", "-d", "http", server.url)
         dvc(clone, "pull", "release", timings=timings)
     finally:
-        server.stop()
+        requests = server.stop()
+    # The bytes came over HTTP, not from the maintainer's remote folder that the committed config names.
+    assert re.search(r'"GET /files/md5/[0-9a-f]{2}/[0-9a-f]+\.dir HTTP/1\.[01]" 200', requests), requests
     out = run(clone, str(BIN / "python"), "-m", "releases", "verify", "release", timings=timings)
     assert "release 0.1.0 verified, 11 files match the manifest" in out
     for path in sorted(p.relative_to(repo / "release") for p in (repo / "release").rglob("*") if p.is_file()):
