@@ -1,0 +1,165 @@
+"""The deep-translator path (LibreTranslator as the client) against a LibreTranslate-compatible server on
+127.0.0.1 that injects faults; a killed run resumes from the cache."""
+
+import copy
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import polars as pl
+import pytest
+import yaml
+
+from builder.build import build_language
+from builder.errors import TranslationError
+from builder.params import load_params, templates_for
+from builder.source import load_source
+from builder.translate import fill_template
+from builder.translators import BergamotTranslator
+from tests.builder.libre_server import FAULTS, LibreServer
+
+REPO = Path(__file__).resolve().parents[2]
+QUERIES = ["Lawyer", "Nurse", "Software Engineer", "Waiter", "Data Analyst"]
+CORPUS = ["Attorney", "Paralegal", "Legal Assistant", "Registered Nurse", "Nursing Assistant", "Developer",
+          "Programmer", "Web Developer", "Server", "Bartender", "Business Analyst", "Data Scientist", "Judge",
+          "Teacher", "Baker"]
+QRELS = [("Lawyer", "Attorney"), ("Lawyer", "Paralegal"), ("Nurse", "Registered_Nurse"), ("Nurse", "Nursing_Assistant"),
+         ("Software_Engineer", "Developer"), ("Software_Engineer", "Programmer"), ("Waiter", "Server"),
+         ("Waiter", "Bartender"), ("Data_Analyst", "Business_Analyst"), ("Data_Analyst", "Data_Scientist")]
+
+pytestmark = pytest.mark.server
+
+
+def sid(title: str) -> str:
+    return title.replace(" ", "_")
+
+
+@pytest.fixture(scope="module")
+def source_dir(tmp_path_factory) -> Path:
+    d = tmp_path_factory.mktemp("en")
+    (d / "queries.tsv").write_text("".join(f"{sid(t)}\t{t}\n" for t in QUERIES))
+    (d / "corpus_documents.tsv").write_text("".join(f"{sid(t)}\t{t}\n" for t in CORPUS))
+    (d / "annotations.tsv").write_text("".join(f"{q}\t0\t{c}\t1\n" for q, c in QRELS))
+    return d
+
+
+@pytest.fixture(scope="module")
+def params():
+    p = copy.deepcopy(load_params())
+    p["build"]["web"] = {"concurrency": 3, "retries": 4, "timeout_s": 0.5, "backoff_s": 0.01}
+    p["build"]["batch_size"]["libre"] = 4
+    return p
+
+
+@pytest.fixture(scope="module")
+def table(source_dir, params) -> dict[str, str]:
+    """The real offline model's answer to every sentence the build will send."""
+    templates = templates_for(params["build"], "pt", "libre")
+    titles = load_source(source_dir).titles().values()
+    sentences = [fill_template(templates[g], t) for t in titles for g in ("masculine", "feminine")]
+    model = BergamotTranslator("pt")
+    return dict(zip(sentences, model.translate(sentences)))
+
+
+@pytest.fixture
+def key(monkeypatch):
+    monkeypatch.setenv("LIBRE_API_KEY", "test-key")
+
+
+def read_set(root: Path) -> tuple:
+    folder = root / "pt"
+    return (pl.read_parquet(folder / "queries.parquet"), pl.read_parquet(folder / "corpus.parquet"),
+            (folder / "qrels.tsv").read_text())
+
+
+def test_faults_are_retried_and_the_output_equals_a_fault_free_run(source_dir, params, table, tmp_path, key):
+    # One server (one URL, which is part of the provenance), fault-free first, then injecting faults.
+    with LibreServer(table) as server:
+        build_language(source_dir, "pt", "libre", tmp_path / "clean", cache=tmp_path / "c1", params=params,
+                       libre_url=server.url, progress=False)
+        assert len(server.requests) == len(table)
+        server.requests.clear()
+        server.faults, server.fault_every, server._attempts = FAULTS, 2, {}
+        stats = build_language(source_dir, "pt", "libre", tmp_path / "faulty", cache=tmp_path / "c2", params=params,
+                               libre_url=server.url, progress=False)
+    assert set(server.faults_sent) == set(FAULTS)
+    assert len(server.requests) == len(table) + len(server.faults_sent)
+    clean_set, faulty_set = read_set(tmp_path / "clean"), read_set(tmp_path / "faulty")
+    assert clean_set[0].equals(faulty_set[0]) and clean_set[1].equals(faulty_set[1]) and clean_set[2] == faulty_set[2]
+    assert stats["translator"] == "libre" and stats["translator_version"].startswith("deep-translator-")
+    assert set(clean_set[1]["provenance"]) == {f"libre:{stats['translator_version']}"}
+
+
+def test_a_rebuild_from_the_cache_sends_nothing(source_dir, params, table, tmp_path, key):
+    with LibreServer(table) as server:
+        build_language(source_dir, "pt", "libre", tmp_path / "a", cache=tmp_path / "c", params=params, libre_url=server.url, progress=False)
+        first = len(server.requests)
+        build_language(source_dir, "pt", "libre", tmp_path / "b", cache=tmp_path / "c", params=params, libre_url=server.url, progress=False)
+    assert first == len(table) and len(server.requests) == first
+
+
+def test_missing_key_and_refused_key(source_dir, params, table, tmp_path, monkeypatch):
+    monkeypatch.delenv("LIBRE_API_KEY", raising=False)
+    with pytest.raises(TranslationError, match="API key missing; set the environment variable LIBRE_API_KEY"):
+        build_language(source_dir, "pt", "libre", tmp_path, cache=tmp_path / "c", params=params, libre_url="http://127.0.0.1:9/", progress=False)
+    monkeypatch.setenv("LIBRE_API_KEY", "wrong-key")
+    with LibreServer(table) as server, pytest.raises(TranslationError, match="refused the API key"):
+        build_language(source_dir, "pt", "libre", tmp_path, cache=tmp_path / "c", params=params, libre_url=server.url, progress=False)
+
+
+def test_a_service_that_keeps_failing_gives_a_clear_error(source_dir, params, table, tmp_path, key):
+    with LibreServer(table) as server, pytest.raises(TranslationError, match=r"failed after 5 attempts \(last: .*TOO_MANY_REQUESTS.*finished sentences are cached"):
+        server.fail_all = "429"
+        build_language(source_dir, "pt", "libre", tmp_path, cache=tmp_path / "c", params=params, libre_url=server.url, progress=False)
+    # A request the service rejects as such (400) is not retried.
+    with LibreServer({}) as server, pytest.raises(TranslationError, match="refused the request: ERR_BAD_REQUEST"):
+        build_language(source_dir, "pt", "libre", tmp_path, cache=tmp_path / "c", params=params, libre_url=server.url, progress=False)
+
+
+def test_a_killed_run_resumes_without_translating_anything_twice(source_dir, params, table, tmp_path, key):
+    slow = copy.deepcopy(params)
+    slow["build"]["web"]["concurrency"] = 1
+    slow["build"]["web"]["timeout_s"] = 5
+    slow["build"]["batch_size"]["libre"] = 2
+    params_file = tmp_path / "params.yaml"
+    params_file.write_text(yaml.safe_dump(slow, allow_unicode=True))
+    cache_db = tmp_path / "cache" / "translations.sqlite"
+
+    def cached() -> set[str]:
+        if not cache_db.exists():
+            return set()
+        try:
+            with sqlite3.connect(cache_db) as db:
+                return {s for (s,) in db.execute("SELECT sentence FROM translations")}
+        except sqlite3.OperationalError:  # the run has not created its table yet
+            return set()
+
+    with LibreServer(table) as server:
+        server.delay_s = 0.05
+        cmd = [sys.executable, "-m", "builder", "--params", str(params_file), "build", "--source", str(source_dir),
+               "--lang", "pt", "--translator", "libre", "--out", str(tmp_path / "out"), "--cache", str(tmp_path / "cache"),
+               "--libre-url", server.url, "--quiet"]
+        proc = subprocess.Popen(cmd, cwd=REPO, env={**os.environ, "LIBRE_API_KEY": "test-key"},
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        deadline = time.time() + 60
+        while len(cached()) < 10 and time.time() < deadline and proc.poll() is None:
+            time.sleep(0.02)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        assert proc.returncode == -signal.SIGKILL, "the run finished before it could be killed"
+        done_before = cached()
+        assert 10 <= len(done_before) < len(table)
+        server.requests.clear()
+        rerun = subprocess.run(cmd, cwd=REPO, env={**os.environ, "LIBRE_API_KEY": "test-key"}, capture_output=True, text=True)
+        assert rerun.returncode == 0, rerun.stderr
+        asked_again = set(server.requests)
+        server.delay_s = 0
+        build_language(source_dir, "pt", "libre", tmp_path / "clean", cache=tmp_path / "c2", params=params, libre_url=server.url, progress=False)
+    assert not asked_again & done_before
+    assert asked_again | done_before == set(table)
+    resumed, fresh = read_set(tmp_path / "out"), read_set(tmp_path / "clean")
+    assert resumed[0].equals(fresh[0]) and resumed[1].equals(fresh[1]) and resumed[2] == fresh[2]
