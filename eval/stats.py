@@ -6,13 +6,29 @@ from __future__ import annotations
 import numpy as np
 
 
+def resample_indices(n: int, *, resamples: int = 1000, seed: int = 0) -> np.ndarray:
+    """Bootstrap draws (resamples, n) of row indices 0..n-1 with replacement: the draws ``bootstrap_ci``
+    makes, so a statistic of several aligned vectors (paired across models) resamples the same rows."""
+    return np.random.default_rng(seed).integers(0, n, size=(resamples, n))
+
+
+def percentile_interval(estimates: np.ndarray, *, level: float = 0.95) -> tuple[float, float]:
+    """Percentile interval of bootstrap estimates; NaN estimates (undefined on a resample) are left out."""
+    estimates = np.asarray(estimates, dtype=np.float64)
+    estimates = estimates[~np.isnan(estimates)]
+    if estimates.size == 0:
+        return (float("nan"), float("nan"))
+    tail = (1 - level) / 2 * 100
+    lo, hi = np.percentile(estimates, [tail, 100 - tail])
+    return float(lo), float(hi)
+
+
 def bootstrap_ci(values: np.ndarray, *, resamples: int = 1000, seed: int = 0, level: float = 0.95) -> tuple[float, float]:
     """Percentile bootstrap interval of the mean of ``values`` (resampling them with replacement)."""
     values = np.asarray(values, dtype=np.float64)
     if values.size == 0:
         return (float("nan"), float("nan"))
-    rng = np.random.default_rng(seed)
-    means = values[rng.integers(0, values.size, size=(resamples, values.size))].mean(axis=1)
+    means = values[resample_indices(values.size, resamples=resamples, seed=seed)].mean(axis=1)
     tail = (1 - level) / 2 * 100
     lo, hi = np.percentile(means, [tail, 100 - tail])
     return float(lo), float(hi)
