@@ -6,13 +6,14 @@
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Hashable, Mapping
 
 
 def cohen_kappa(labels_a: list[Hashable], labels_b: list[Hashable]) -> float:
-    """Cohen's kappa of two annotators who labelled the same units (same order). 1.0 when both agree on
-    everything, including the degenerate case of a single category."""
+    """Cohen's kappa of two annotators who labelled the same units (same order). NaN when chance agreement
+    is 1 (both used one and the same category only): kappa is undefined there, as in scikit-learn."""
     if len(labels_a) != len(labels_b):
         raise ValueError(f"cohen_kappa: {len(labels_a)} labels against {len(labels_b)}; they must pair up")
     n = len(labels_a)
@@ -22,12 +23,13 @@ def cohen_kappa(labels_a: list[Hashable], labels_b: list[Hashable]) -> float:
     count_a, count_b = Counter(labels_a), Counter(labels_b)
     expected = sum(count_a[c] * count_b[c] for c in count_a.keys() | count_b.keys()) / (n * n)
     if expected == 1.0:
-        return 1.0
+        return math.nan
     return (observed - expected) / (1.0 - expected)
 
 
 def krippendorff_alpha_nominal(units: Mapping[Hashable, Mapping[Hashable, Hashable]]) -> float:
-    """Krippendorff's alpha for nominal data, any number of annotators, missing labels allowed.
+    """Krippendorff's alpha for nominal data, any number of annotators, missing labels allowed; NaN when
+    the data hold a single category (alpha is undefined there).
 
     From the coincidence matrix o (Krippendorff 2011, "Computing Krippendorff's alpha-reliability"):
     alpha = 1 - (n - 1) * Σ_{c≠k} o_ck / Σ_{c≠k} n_c n_k, with n_c the marginals and n the pairable values.
@@ -51,6 +53,6 @@ def krippendorff_alpha_nominal(units: Mapping[Hashable, Mapping[Hashable, Hashab
         marginals[c] += v
     observed = sum(v for (c, k), v in coincidence.items() if c != k)
     expected = (n * n - sum(v * v for v in marginals.values())) / (n - 1)
-    if expected == 0:
-        return 1.0
+    if expected == 0:  # a single category in the data: no variation to agree on
+        return math.nan
     return 1.0 - observed / expected

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from pathlib import Path
 
@@ -80,12 +81,17 @@ def pull(lang: str, params: AnnotationParams, out: str | Path | None = None) -> 
     return {"out": out, "decided": len(decided_lines), "ties": ties, "total": len(merged), "agreement": agreements}
 
 
+def _agreement_value(value: float | None) -> str:
+    if value is None:
+        return "n/a"
+    return "undefined (one label only)" if math.isnan(value) else f"{value:.3f}"
+
+
 def _print_pull(summary: dict) -> None:
     print(f"{summary['out']}: {summary['decided']} decided record(s) pulled, {summary['total']} line(s) in the file")
     for kind, rows in summary["agreement"].items():
         for a in rows:
-            alpha = "n/a" if a.alpha is None else f"{a.alpha:.3f}"
-            kappa = "n/a" if a.kappa is None else f"{a.kappa:.3f}"
+            alpha, kappa = (_agreement_value(v) for v in (a.alpha, a.kappa))
             print(f"agreement {kind}/{a.question}: records with ≥2 annotators {a.units}, "
                   f"Krippendorff alpha (nominal) {alpha}, Cohen kappa {kappa}")
     if summary["ties"]:

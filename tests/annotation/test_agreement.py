@@ -1,3 +1,5 @@
+import math
+
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
@@ -19,7 +21,7 @@ def test_cohen_kappa_matches_scikit_learn(a, b):
 
 
 def test_cohen_kappa_single_category_and_errors():
-    assert cohen_kappa(["x", "x"], ["x", "x"]) == 1.0
+    assert math.isnan(cohen_kappa(["x", "x"], ["x", "x"]))
     with pytest.raises(ValueError, match="pair up"):
         cohen_kappa(["x"], ["x", "y"])
 
@@ -41,5 +43,6 @@ def test_krippendorff_alpha_small_cases():
     # coincidences: x-x 2, x-y 1, y-x 1; n=4, n_x=3, n_y=1 -> 1 - 3*2/(16-9-1) = 0
     assert krippendorff_alpha_nominal({1: {"a": "x", "b": "x"}, 2: {"a": "x", "b": "y"}}) == pytest.approx(0.0)
     assert krippendorff_alpha_nominal({1: {"a": "x", "b": "x"}, 2: {"a": "y", "b": "y"}}) == pytest.approx(1.0)
+    assert math.isnan(krippendorff_alpha_nominal({1: {"a": "x", "b": "x"}}))
     with pytest.raises(ValueError, match="two or more"):
         krippendorff_alpha_nominal({1: {"a": "x"}})

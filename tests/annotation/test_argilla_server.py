@@ -147,6 +147,7 @@ def test_round_trip_push_annotate_pull_rebuild(argilla_env, tmp_path, capsys):
     # pull
     rc, out, err = run_cli([*p, "pull", "--lang", "pt", "--out", str(corrections)], capsys)
     assert rc == 0, err
+    pull_out = out
     lines = {(l["kind"], l.get("source_id") or (l["query_source_id"], l["doc_source_id"])): l
              for l in map(json.loads, corrections.read_text(encoding="utf-8").splitlines())}
     assert set(lines) == {("translation", "Baker"), ("translation", "Lawyer"), ("translation", "Civil_Engineer"),
@@ -183,8 +184,12 @@ def test_round_trip_push_annotate_pull_rebuild(argilla_env, tmp_path, capsys):
     new_pairs = rebuilt.qrels.filter(pl.col("query_id").is_in(q_ids) & pl.col("doc_id").is_in(d_ids))
     assert new_pairs.height >= 1 and (new_pairs["relevance"] > 0).all()
     assert ts.qrels.filter(pl.col("query_id").is_in(q_ids) & pl.col("doc_id").is_in(d_ids)).height == 0
-    print(f"ROUND TRIP: {n_sources} records pushed; {len(lines)} decided, 1 tie; qrels {ts.qrels.height} -> "
-          f"{rebuilt.qrels.height}", file=sys.stderr)
+    n_corrected = sum(t.filter(pl.col("status") == "corrected").height for t in (rebuilt.queries, rebuilt.corpus))
+    with capsys.disabled():
+        print(f"\nround trip (pt): {n_sources} translation records and {len(rel_queue)} relevance records pushed; "
+              f"{len(lines)} records decided ({sum(k[0] == 'translation' for k in lines)} translations, "
+              f"{sum(k[0] == 'relevance' for k in lines)} relevance), 1 tie; rebuilt: {n_corrected} items corrected, "
+              f"qrels {ts.qrels.height} -> {rebuilt.qrels.height} lines\n{pull_out}")
 
     # re-push: nothing new, nothing duplicated (the rebuilt Baker record changed: status corrected)
     rc, out, err = run_cli([*p, "push", "translations", "--data", str(data), "--lang", "pt"], capsys)
