@@ -3,6 +3,11 @@ cache (target < 5 s), and sentences per second per offline translator (with fast
 runtime of the same Bergamot model, for the ratio).
 
     .venv/bin/python benchmarks/bench_builder.py [--source DIR]
+    .venv/bin/python benchmarks/bench_builder.py --templates [--source DIR]
+
+``--templates`` instead measures, for each offline translator and candidate template, the share of
+feminine outputs checked feminine among the titles whose masculine output is checked masculine (the
+figures quoted in params.yaml's build.templates comment).
 """
 
 from __future__ import annotations
@@ -13,7 +18,11 @@ import time
 from pathlib import Path
 
 from builder.build import build_language
+from builder.cache import TranslationCache
+from builder.params import load_params, strip_pattern_for
+from builder.postprocess import process_translations
 from builder.source import load_source
+from builder.translate import translate_source
 from builder.translators import make_translator, offline_available
 
 
@@ -23,11 +32,42 @@ def rate(translator, sentences: list[str]) -> float:
     return len(sentences) / (time.perf_counter() - t0)
 
 
+CANDIDATE_TEMPLATES = {
+    "colon (paper)": {"masculine": "He is: {title}.", "feminine": "She is: {title}.", "lowercase": False},
+    "a {title}": {"masculine": "He is a {title}.", "feminine": "She is a {title}.", "lowercase": False},
+    "a {title}, lowercased": {"masculine": "He is a {title}.", "feminine": "She is a {title}.", "lowercase": True},
+}
+
+
+def inflected_feminine_share(src, lang: str, translator_name: str, templates: dict, cache: TranslationCache) -> tuple[float, int]:
+    raw = translate_source(src, make_translator(translator_name, lang), templates, cache, progress=False)
+    processed = process_translations(raw, lang, strip_pattern_for(load_params()["build"], lang))
+    masc = processed.filter(processed["check_masculine"] == "masculine")
+    return float((masc["check_feminine"] == "feminine").mean()), masc.height
+
+
+def measure_templates(src) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        cache = TranslationCache(Path(tmp) / "cache.sqlite")
+        print(f"{'translator':<10} {'template':<24} {'feminine inflected':>18}  (of titles whose masculine checks masculine)")
+        for lang, name in (("pt", "bergamot"), ("es", "apertium")):
+            if not offline_available(name, lang):
+                print(f"{name:<10} not installed here")
+                continue
+            for label, templates in CANDIDATE_TEMPLATES.items():
+                share, n = inflected_feminine_share(src, lang, name, templates, cache)
+                print(f"{name:<10} {label:<24} {share:>17.1%}  n={n}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--source", default=None)
+    ap.add_argument("--templates", action="store_true", help="measure the candidate templates instead")
     args = ap.parse_args()
     src = load_source(args.source)
+    if args.templates:
+        measure_templates(src)
+        return
     titles = list(src.titles().values())
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
