@@ -132,6 +132,7 @@ def test_round_trip_push_annotate_pull_rebuild(argilla_env, tmp_path, capsys):
                             "--depth", "3"], capsys)
     assert rc == 0, err
     assert "pt-relevance-t1:" in out and "from the top 3 of tfidf-char" in out
+    rel_out = out
     rel_queue = ana.queue("pt-relevance-t1")
     pooled = [r for r in rel_queue.values() if r["metadata"]["origin"] == "pool"]
     assert pooled, "the pool proposed nothing"
@@ -142,7 +143,7 @@ def test_round_trip_push_annotate_pull_rebuild(argilla_env, tmp_path, capsys):
         meta = http.get(f"/api/v1/records/{pair['id']}").raise_for_status().json()["metadata"]
     q_src, d_src = meta["query_source_id"], meta["doc_source_id"]
     for who in (ana, rui):
-        who.submit(rui.queue("pt-relevance-t1")[pair["external_id"]] if who is rui else pair, {"relevant": "relevant"})
+        who.submit(pair, {"relevant": "relevant"})
 
     # pull
     rc, out, err = run_cli([*p, "pull", "--lang", "pt", "--out", str(corrections)], capsys)
@@ -189,7 +190,7 @@ def test_round_trip_push_annotate_pull_rebuild(argilla_env, tmp_path, capsys):
         print(f"\nround trip (pt): {n_sources} translation records and {len(rel_queue)} relevance records pushed; "
               f"{len(lines)} records decided ({sum(k[0] == 'translation' for k in lines)} translations, "
               f"{sum(k[0] == 'relevance' for k in lines)} relevance), 1 tie; rebuilt: {n_corrected} items corrected, "
-              f"qrels {ts.qrels.height} -> {rebuilt.qrels.height} lines\n{pull_out}")
+              f"qrels {ts.qrels.height} -> {rebuilt.qrels.height} lines\n{rel_out}{pull_out}")
 
     # re-push: nothing new, nothing duplicated (the rebuilt Baker record changed: status corrected)
     rc, out, err = run_cli([*p, "push", "translations", "--data", str(data), "--lang", "pt"], capsys)
