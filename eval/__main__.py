@@ -1,4 +1,5 @@
-"""Command line: ``python -m eval run`` scores models on a test set; ``python -m eval compare`` tabulates results.
+"""Command line: ``python -m eval run`` scores models on a test set; ``python -m eval compare`` tabulates results;
+``python -m eval audit`` audits several models at once (docs/audit.md).
 
 Defaults come from the ``eval:`` section of params.yaml; flags override them.
 """
@@ -116,6 +117,55 @@ def cmd_compare(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_audit(args: argparse.Namespace) -> int:
+    from eval.audit import AuditSettings, read_audit_params, run_audit
+    from eval.audit_report import audit_markdown, write_audit_plots
+    from eval.evaluate import EvalSettings
+    from eval.models import EmbeddingCache, model_slug
+    from eval.testset import list_languages
+
+    params, audit = read_params(Path(args.params)), read_audit_params(Path(args.params))
+    data = Path(args.data)
+    available = list_languages(data)
+    langs = args.lang or audit["languages"] or available
+    missing = [lang for lang in langs if lang not in available]
+    if not data.is_dir() or missing or not langs:
+        raise EvalError(f"{data}: no test set for {missing or langs or 'any language'} (found: {available or 'nothing'})")
+    models = [m.strip() for m in args.models.split(",") if m.strip()] if args.models else audit["models"]
+    settings = AuditSettings(
+        k=args.k or int(audit["k"]), rho=args.rho if args.rho is not None else float(audit["rho"]),
+        tau=args.tau if args.tau is not None else audit["tau"], rho_grid=tuple(float(r) for r in audit["rho_grid"]),
+        most_excluded=int(audit["most_excluded"]), bootstrap_resamples=int(params["bootstrap_resamples"]), seed=int(params["seed"]),
+    )
+    eval_settings = EvalSettings(
+        rbo_p=float(params["rbo_p"]), self_match=params["self_match"],
+        accuracy_k=tuple(sorted({1, settings.k, *(int(k) for k in params["accuracy_k"])})),
+        bootstrap_resamples=int(params["bootstrap_resamples"]), permutation_resamples=int(params["permutation_resamples"]),
+        seed=int(params["seed"]), worst_pairs=int(params["worst_pairs"]), list_depth=int(params["list_depth"]),
+    )
+    doc, runs = run_audit(data, langs, models, EmbeddingCache(args.cache or params["cache"]), eval_settings, settings,
+                          mitigation=audit["mitigation"] and not args.no_mitigation, progress=not args.quiet)
+    out = Path(args.out)
+    version = doc["testset"]["version"]
+    _write(out / f"audit__{version}.json", json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
+    _write(out / "audit.md", audit_markdown(doc))
+    for run in runs:
+        _write(out / "runs" / f"{model_slug(run['model']['name'])}__{version}.json", json.dumps(run, indent=1, ensure_ascii=False) + "\n")
+    write_audit_plots(doc, out / "plots")
+    print(f"served: {doc['audit_settings']['served']}")
+    for lang, block in sorted(doc["languages"].items()):
+        for corpus, c in block["corpora"].items():
+            ex = c["exclusion"]
+            f, m = ex["feminine_excluded"], ex["masculine_excluded"]
+            print(f"{lang} {corpus} corpus (k={ex['k']}, rho={ex['rho']:g}, tau={ex['tau']}): feminine excluded "
+                  f"{f['count']}/{f['n']}, masculine excluded {m['count']}/{m['n']}")
+        if "mitigation" in block:
+            print(f"{lang} mitigation: {block['mitigation']['pairs_identical_after']} of {block['mitigation']['pairs']} pairs became "
+                  "identical strings (symmetry 1.0 by construction, left out of the effect estimate)")
+    print(f"wrote {out}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m eval", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -136,6 +186,19 @@ def main(argv: list[str] | None = None) -> int:
     compare.add_argument("results", nargs="+", help="results JSON files written by `run`")
     compare.add_argument("--out", help="also write tables.md and plots/ here")
     compare.set_defaults(func=cmd_compare)
+    audit = sub.add_parser("audit", help="several models at once: correlated asymmetries, systemic exclusion, mitigation")
+    audit.add_argument("--data", required=True, help="test-set root holding <lang>/ folders")
+    audit.add_argument("--models", help="comma-separated model names, at least two (default params audit.models)")
+    audit.add_argument("--lang", action="append", help="language (repeatable); default: params audit.languages or all found")
+    audit.add_argument("--out", required=True, help="folder for the audit JSON, audit.md, per-model runs and plots")
+    audit.add_argument("--k", type=int, help="top k for 'served' (default params audit.k)")
+    audit.add_argument("--rho", type=float, help="AP threshold for 'served' (default params audit.rho)")
+    audit.add_argument("--tau", type=int, help="models that must exclude a pair (default params audit.tau)")
+    audit.add_argument("--no-mitigation", action="store_true", help="skip the normalisation before/after")
+    audit.add_argument("--params", default="params.yaml")
+    audit.add_argument("--cache", help="embedding cache folder (default params eval.cache)")
+    audit.add_argument("--quiet", action="store_true", help="no progress bars")
+    audit.set_defaults(func=cmd_audit)
     args = parser.parse_args(argv)
     try:
         return args.func(args)

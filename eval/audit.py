@@ -546,3 +546,35 @@ def run_audit(
             "languages": {lang: {**before[lang][meta["name"]], "testset_version": versions[lang]} for lang in langs},
         })
     return doc, runs
+
+
+AUDIT_DEFAULTS = {
+    "models": ["m-use", "m-e5-small-q4", "tfidf-char"],
+    "languages": None,
+    "k": 10,
+    "rho": 0.1,
+    "tau": 2,
+    "rho_grid": [0.0, 0.05, 0.1, 0.2, 0.3, 0.5],
+    "most_excluded": 15,
+    "mitigation": True,
+}
+
+
+def read_audit_params(path) -> dict:
+    """The ``audit:`` section of params.yaml over AUDIT_DEFAULTS (missing file or section: defaults)."""
+    from pathlib import Path
+
+    import yaml
+
+    params = dict(AUDIT_DEFAULTS)
+    path = Path(path)
+    if path.is_file():
+        try:
+            section = (yaml.safe_load(path.read_text(encoding="utf-8")) or {}).get("audit") or {}
+        except yaml.YAMLError as exc:
+            raise AuditError(f"{path}: not valid YAML ({exc})") from None
+        unknown = set(section) - set(AUDIT_DEFAULTS)
+        if unknown:
+            raise AuditError(f"{path}: unknown key(s) in audit: {sorted(unknown)}; known: {sorted(AUDIT_DEFAULTS)}")
+        params.update(section)
+    return params

@@ -1,0 +1,227 @@
+"""Markdown tables and PNG plots of an audit document (``eval.audit.run_audit``), in the conventions of
+``eval.report``: values with bootstrap 95% intervals and n, parameters named in every heading."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from eval.report import CORPUS_TITLES, _fmt_ci
+
+
+def _corr(c: dict) -> str:
+    if c.get("reason"):
+        return f"NaN ({c['reason']})"
+    return _fmt_ci(c)
+
+
+def _pct(fig: dict) -> str:
+    if not fig or fig.get("value") is None:
+        return "–"
+    lo, hi = fig["ci95"]
+    return f"{100 * fig['value']:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}] ({fig['count']}/{fig['n']})"
+
+
+def audit_markdown(doc: dict) -> str:
+    s, es = doc["audit_settings"], doc["eval_settings"]
+    models = [m["name"] for m in doc["models"]]
+    out = [
+        "# Audit across models\n\n",
+        f"Models: {', '.join(models)}. Test set {doc['testset']['version']}; self-match policy "
+        f"**{es['self_match']}**; tie-break: {es['tie_break']}; intervals: {s['interval']}.\n\n",
+        f"**Served** (k = {s['k']}, ρ = {s['rho']:g}, τ = {s['tau']}): {s['served']}.\n",
+    ]
+    for lang, block in sorted(doc["languages"].items()):
+        for corpus, c in block["corpora"].items():
+            head = f"{lang.upper()}, {CORPUS_TITLES[corpus]}"
+            out.append(f"\n## {head}: mean asymmetry per model ({c['pairs']} pairs)\n\n")
+            out.append("| model | " + " | ".join(c["mean"]) + " |\n|---|" + "---|" * len(c["mean"]) + "\n")
+            for name in models:
+                out.append(f"| {name} | " + " | ".join(_fmt_ci(c["mean"][m][name]) for m in c["mean"]) + " |\n")
+
+            out.append(f"\n### {head}: correlation of per-pair vectors between models (do they fail on the same occupations?)\n\n")
+            out.append("| measure | models | Pearson r [95% CI] | Spearman ρ [95% CI] | n |\n|---|---|---|---|---|\n")
+            for measure, entries in c["correlation"].items():
+                for e in entries:
+                    out.append(f"| {measure} | {e['a']} × {e['b']} | {_corr(e['pearson'])} | {_corr(e['spearman'])} | {e['pearson']['n']} |\n")
+
+            ex = c["exclusion"]
+            out.append(
+                f"\n### {head}: systemic exclusion (k = {ex['k']}, ρ = {ex['rho']:g}, τ = {ex['tau']} of {ex['models']} models)\n\n"
+                f"{ex['pairs_scored']} pairs scored, {ex['pairs_left_out']} left out (a form without relevant titles).\n\n"
+                "| share of pairs | value [95% CI] (count/n) |\n|---|---|\n"
+                f"| feminine excluded (F failed, M served, by ≥ τ models) | {_pct(ex['feminine_excluded'])} |\n"
+                f"| masculine excluded (M failed, F served, by ≥ τ models) | {_pct(ex['masculine_excluded'])} |\n"
+                f"| difference F − M | {_fmt_ci(ex['difference_F-M'])} |\n"
+                f"| both forms failed by ≥ τ models (not a gender gap) | {_pct(ex['both_failed'])} |\n"
+            )
+            out.append("\nServed share per model (masculine / feminine queries): " + "; ".join(
+                f"{n} {v['masculine']:.3f} / {v['feminine']:.3f}" for n, v in ex["served_share_per_model"].items()
+                if v["masculine"] is not None) + ".\n")
+            grid = ex["grid"]
+            out.append(f"\nFeminine-excluded share over ρ (rows) × τ (columns), k = {grid['k']}:\n\n")
+            out.append("| ρ \\ τ | " + " | ".join(str(t) for t in grid["tau"]) + " |\n|---|" + "---|" * len(grid["tau"]) + "\n")
+            for rho, row_f, row_m in zip(grid["rho"], grid["feminine_excluded"], grid["masculine_excluded"]):
+                cells = [f"{f:.3f} (M {m:.3f})" if f is not None else "–" for f, m in zip(row_f, row_m)]
+                out.append(f"| {rho:g} | " + " | ".join(cells) + " |\n")
+            for direction in ("feminine", "masculine"):
+                rows = c["most_excluded"][direction]
+                out.append(f"\nMost often {direction}-excluded occupations (k = {ex['k']}, ρ = {ex['rho']:g}):")
+                if not rows:
+                    out.append(" none.\n")
+                    continue
+                out.append("\n\n| feminine | masculine | English | models excluding | AP failed form / served form |\n|---|---|---|---|---|\n")
+                for r in rows:
+                    aps = "; ".join(f"{n} {r['AP_failed_form'][n]:.3f}/{r['AP_served_form'][n]:.3f}" for n in r["models"])
+                    out.append(f"| {r['feminine']} | {r['masculine']} | {', '.join(r['english'])} | {r['models_excluding']} | {aps} |\n")
+        if "mitigation" in block:
+            out.append(mitigation_markdown(lang, block["mitigation"], es))
+    return "".join(out)
+
+
+def mitigation_markdown(lang: str, mit: dict, es: dict) -> str:
+    rbo = f"RBO(p={es['rbo_p']:g})"
+    ch = mit["changes"]
+    out = [
+        f"\n## {lang.upper()}: mitigation by normalisation (rules `{mit['rules']}`, docs/audit.md)\n\n",
+        f"Texts changed by the rules: queries F {ch['queries']['feminine']['changed']}/{ch['queries']['feminine']['items']}, "
+        f"M {ch['queries']['masculine']['changed']}/{ch['queries']['masculine']['items']}, "
+        f"N {ch['queries']['neutral']['changed']}/{ch['queries']['neutral']['items']}; corpus F "
+        f"{ch['corpus']['feminine']['changed']}/{ch['corpus']['feminine']['items']}, M "
+        f"{ch['corpus']['masculine']['changed']}/{ch['corpus']['masculine']['items']}, N "
+        f"{ch['corpus']['neutral']['changed']}/{ch['corpus']['neutral']['items']} (a changed masculine or neutral text is "
+        "an over-normalisation). Duplicate texts after normalisation: "
+        f"{ch['corpus_duplicate_texts']}.\n\n",
+        f"**{mit['pairs_identical_after']} of {mit['pairs']} query pairs became identical strings.** Their symmetry "
+        "after normalisation is 1.0 *by construction* (one string, one embedding, one ranking): that is a "
+        "tautology, not an effect of the mitigation, and they are left out of the effect estimate. Only the "
+        f"{mit['pairs'] - mit['pairs_identical_after']} pairs that still differ measure a real effect.\n",
+    ]
+    for corpus in ("masculine", "feminine"):
+        out.append(f"\n### {lang.upper()}, {CORPUS_TITLES[corpus]}: before → after\n\n")
+        out.append(f"| model | identical: n, AO after (by construction) | still different: n | AO before | AO after | change | "
+                   f"{rbo} before | {rbo} after | change | AP_M−AP_F before → after |\n|---|---|---|---|---|---|---|---|---|---|\n")
+        for name, per_corpus in mit["models"].items():
+            m = per_corpus[corpus]
+            same, diff = m["identical_after_normalisation"], m["still_different"]
+            out.append(
+                f"| {name} | {same['n']}, {_fmt_ci(same['AO_after'])} | {diff['n']} | {_fmt_ci(diff['AO']['before'])} | "
+                f"{_fmt_ci(diff['AO']['after'])} | {_fmt_ci(diff['AO']['change'])} | {_fmt_ci(diff[rbo]['before'])} | "
+                f"{_fmt_ci(diff[rbo]['after'])} | {_fmt_ci(diff[rbo]['change'])} | "
+                f"{_fmt_ci(diff['AP_M-AP_F']['before'])} → {_fmt_ci(diff['AP_M-AP_F']['after'])} |\n"
+            )
+        out.append("\nMAP and accuracy over all queries (feminine / masculine), before → after; the feminine figures "
+                   "include the pairs made identical:\n\n| model | MAP F | MAP M | acc@1 F | acc@1 M |\n|---|---|---|---|---|\n")
+        for name, per_corpus in mit["models"].items():
+            m = per_corpus[corpus]
+            cells = [f"{_fmt_ci(m['MAP'][g]['before'])} → {_fmt_ci(m['MAP'][g]['after'])}" for g in ("feminine", "masculine")]
+            cells += [f"{_fmt_ci(m['accuracy']['acc@1'][g]['before'])} → {_fmt_ci(m['accuracy']['acc@1'][g]['after'])}"
+                      for g in ("feminine", "masculine")]
+            out.append(f"| {name} | " + " | ".join(cells) + " |\n")
+    if mit["pairs_still_different"]:
+        out.append("\nPairs that still differ after normalisation (masculine / feminine → normalised feminine): "
+                   + "; ".join(f"{p['masculine']} / {p['feminine']} → {p['feminine_normalised']}" for p in mit["pairs_still_different"])
+                   + ".\n")
+    return "".join(out)
+
+
+def write_audit_plots(doc: dict, folder: str | Path) -> list[Path]:
+    """Per language: correlation_<lang>.png (model × model matrices), exclusion_<lang>.png (ρ × τ heatmaps),
+    and with mitigation mitigation_<lang>.png (before/after on the pairs that still differ)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    models = [m["name"] for m in doc["models"]]
+    s = doc["audit_settings"]
+    written = []
+    for lang, block in sorted(doc["languages"].items()):
+        corpora = list(block["corpora"])
+        measures = list(block["corpora"][corpora[0]]["correlation"])
+        fig, axes = plt.subplots(len(corpora), len(measures), figsize=(4.2 * len(measures), 3.8 * len(corpora)), squeeze=False)
+        for r, corpus in enumerate(corpora):
+            for col, measure in enumerate(measures):
+                ax = axes[r, col]
+                mat = np.eye(len(models))
+                for e in block["corpora"][corpus]["correlation"][measure]:
+                    i, j = models.index(e["a"]), models.index(e["b"])
+                    mat[i, j] = np.nan if e["pearson"]["value"] is None else e["pearson"]["value"]
+                    mat[j, i] = np.nan if e["spearman"]["value"] is None else e["spearman"]["value"]
+                im = ax.imshow(mat, vmin=-1, vmax=1, cmap="RdBu_r")
+                for i in range(len(models)):
+                    for j in range(len(models)):
+                        ax.text(j, i, "NaN" if np.isnan(mat[i, j]) else f"{mat[i, j]:.2f}", ha="center", va="center", fontsize=8)
+                ax.set_xticks(range(len(models)), models, rotation=30, ha="right", fontsize=7)
+                ax.set_yticks(range(len(models)), models, fontsize=7)
+                ax.set_title(f"{measure}, {CORPUS_TITLES[corpus]}", fontsize=9)
+        fig.colorbar(im, ax=axes.ravel().tolist(), shrink=0.6)
+        fig.suptitle(f"{lang.upper()}: correlation of per-pair vectors between models (upper: Pearson, lower: Spearman)", fontsize=10)
+        path = folder / f"correlation_{lang}.png"
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
+        written.append(path)
+
+        fig, axes = plt.subplots(len(corpora), 2, figsize=(9, 3.6 * len(corpora)), squeeze=False)
+        for r, corpus in enumerate(corpora):
+            grid = block["corpora"][corpus]["exclusion"]["grid"]
+            for col, direction in enumerate(("feminine_excluded", "masculine_excluded")):
+                ax = axes[r, col]
+                mat = np.array([[np.nan if v is None else v for v in row] for row in grid[direction]], dtype=float)
+                im = ax.imshow(mat, vmin=0, vmax=max(0.05, np.nanmax(mat) if mat.size else 0.05), cmap="Reds", aspect="auto")
+                for i in range(mat.shape[0]):
+                    for j in range(mat.shape[1]):
+                        ax.text(j, i, f"{mat[i, j]:.2f}", ha="center", va="center", fontsize=8)
+                ax.set_xticks(range(len(grid["tau"])), [str(t) for t in grid["tau"]])
+                ax.set_yticks(range(len(grid["rho"])), [f"{v:g}" for v in grid["rho"]])
+                ax.set_xlabel(f"τ (models of {len(models)})")
+                ax.set_ylabel("ρ (AP threshold)")
+                ax.set_title(f"{direction.replace('_', ' ')}, {CORPUS_TITLES[corpus]}", fontsize=9)
+                fig.colorbar(im, ax=ax, shrink=0.8)
+        fig.suptitle(f"{lang.upper()}: share of pairs excluded by ≥ τ models (k = {s['k']})", fontsize=10)
+        fig.tight_layout()
+        path = folder / f"exclusion_{lang}.png"
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
+        written.append(path)
+
+        if "mitigation" not in block:
+            continue
+        mit = block["mitigation"]
+        rbo = f"RBO(p={doc['eval_settings']['rbo_p']:g})"
+        fig, axes = plt.subplots(1, 2, figsize=(11, 4.2), sharey=True)
+        for col, corpus in enumerate(("masculine", "feminine")):
+            ax = axes[col]
+            labels, vals, errs = [], [], []
+            for metric in ("AO", rbo):
+                for phase in ("before", "after"):
+                    labels.append(f"{metric}\n{phase}")
+                    row_v, row_e = [], []
+                    for name in models:
+                        f = mit["models"][name][corpus]["still_different"][metric][phase]
+                        v = np.nan if f["value"] is None else f["value"]
+                        row_v.append(v)
+                        row_e.append((0.0, 0.0) if f["value"] is None else (v - f["ci95"][0], f["ci95"][1] - v))
+                    vals.append(row_v)
+                    errs.append(row_e)
+            x = np.arange(len(labels))
+            width = 0.8 / len(models)
+            for i, name in enumerate(models):
+                ax.bar(x + i * width - 0.4 + width / 2, [v[i] for v in vals], width,
+                       yerr=np.array([e[i] for e in errs]).T, capsize=3, label=name)
+            ax.set_xticks(x, labels, fontsize=8)
+            ax.set_ylim(0, 1.05)
+            ax.grid(axis="y", alpha=0.3)
+            n_diff = mit["pairs"] - mit["pairs_identical_after"]
+            ax.set_title(f"{CORPUS_TITLES[corpus]}: {n_diff} pairs still different\n"
+                         f"({mit['pairs_identical_after']} made identical: 1.0 by construction, not shown)", fontsize=9)
+        axes[0].legend(fontsize=8, loc="lower left")
+        fig.suptitle(f"{lang.upper()}: symmetry before/after normalisation (95% bootstrap CI)", fontsize=10)
+        fig.tight_layout()
+        path = folder / f"mitigation_{lang}.png"
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
+        written.append(path)
+    return written
