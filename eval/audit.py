@@ -455,13 +455,13 @@ def query_texts(ts: TestSet) -> tuple[dict[str, str], dict[str, list[str]]]:
 
 
 def run_audit(
-    data, langs: Sequence[str], model_names: Sequence[str], cache, eval_settings, settings: AuditSettings, *,
+    data, langs: Sequence[str], models: Sequence, cache, eval_settings, settings: AuditSettings, *,
     mitigation: bool = True, progress: bool = True,
 ) -> tuple[dict, list[dict]]:
     """Score every model on every language (before and, with ``mitigation``, after normalisation) and audit.
 
-    Returns the audit document and the per-model results documents (as ``python -m eval run`` writes them,
-    on the original test set)."""
+    ``models``: names for ``eval.models.load_model`` or loaded models. Returns the audit document and the
+    per-model results documents (as ``python -m eval run`` writes them, on the original test set)."""
     import hashlib
 
     import eval as eval_pkg
@@ -470,7 +470,7 @@ def run_audit(
     from eval.models import load_model
     from eval.testset import read_testset
 
-    names = list(dict.fromkeys(model_names))
+    names = list(dict.fromkeys(m if isinstance(m, str) else m.meta.name for m in models))
     if len(names) < 2:
         raise AuditError(f"an audit across models needs at least two different models, got {names}")
     check_tau(settings.tau, len(names))
@@ -487,8 +487,8 @@ def run_audit(
     before: dict[str, dict[str, dict]] = {lang: {} for lang in langs}
     after: dict[str, dict[str, dict]] = {lang: {} for lang in langs}
     metas = []
-    for name in names:
-        model = load_model(name)
+    for spec in models:
+        model = load_model(spec) if isinstance(spec, str) else spec
         metas.append(model.meta.to_dict())
         for lang, ts in testsets.items():
             before[lang][model.meta.name], _ = evaluate_language(ts, model, cache, eval_settings, progress=progress)

@@ -58,7 +58,7 @@ def audit_markdown(doc: dict) -> str:
                 f"{n} {v['masculine']:.3f} / {v['feminine']:.3f}" for n, v in ex["served_share_per_model"].items()
                 if v["masculine"] is not None) + ".\n")
             grid = ex["grid"]
-            out.append(f"\nFeminine-excluded share over ρ (rows) × τ (columns), k = {grid['k']}:\n\n")
+            out.append(f"\nFeminine-excluded share (in brackets: masculine-excluded) over ρ (rows) × τ (columns), k = {grid['k']}:\n\n")
             out.append("| ρ \\ τ | " + " | ".join(str(t) for t in grid["tau"]) + " |\n|---|" + "---|" * len(grid["tau"]) + "\n")
             for rho, row_f, row_m in zip(grid["rho"], grid["feminine_excluded"], grid["masculine_excluded"]):
                 cells = [f"{f:.3f} (M {m:.3f})" if f is not None else "–" for f, m in zip(row_f, row_m)]

@@ -1,0 +1,230 @@
+"""Audit across models: correlations, systemic exclusion, the audit of real tfidf-char runs, the CLI."""
+
+import json
+import subprocess
+import sys
+import warnings
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from eval.audit import (
+    AuditError,
+    AuditSettings,
+    PairMatrix,
+    audit_corpus,
+    check_tau,
+    correlation_with_ci,
+    exclusion,
+    pair_matrix,
+    pearson,
+    run_audit,
+    served,
+    spearman,
+)
+from eval.audit_report import audit_markdown, write_audit_plots
+from eval.evaluate import EvalSettings, evaluate_language
+from eval.models import CharTfidf, EmbeddingCache
+from eval.testset import read_testset
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+class CharTfidf512(CharTfidf):
+    """A second lexical model: the same n-grams hashed into 512 buckets (more collisions)."""
+
+    def __init__(self) -> None:
+        super().__init__(dimension=512)
+
+    def _make_meta(self):
+        return replace(super()._make_meta(), name="tfidf-char-512")
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "eval", *args], cwd=REPO, capture_output=True, text=True, timeout=600)
+
+
+# --- correlation --------------------------------------------------------------------------------------
+
+
+def test_correlations_equal_scipy_including_ties():
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=40)
+    y = 0.5 * x + rng.normal(size=40)
+    y_ties = np.round(y, 0)  # many ties: Spearman uses average ranks
+    assert pearson(x, y)[0] == pytest.approx(stats.pearsonr(x, y)[0], abs=1e-12)
+    assert spearman(x, y_ties)[0] == pytest.approx(stats.spearmanr(x, y_ties)[0], abs=1e-12)
+    assert pearson([1, 2, 3], [3, 2, 1]) == (pytest.approx(-1.0), None)
+
+
+def test_constant_vector_gives_nan_with_a_reason_not_a_crash():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no RuntimeWarning either
+        value, reason = pearson([0.0, 0.0, 0.0], [0.1, 0.5, 0.2], names=("never-fails", "other"))
+        assert np.isnan(value) and "never-fails is constant (every pair 0)" in reason
+        assert np.isnan(spearman([1, 2, 3], [2, 2, 2])[0])
+        ci = correlation_with_ci([0.0, 0.0, 0.0], [0.1, 0.5, 0.2], "spearman", names=("a", "b"))
+        assert ci["value"] is None and ci["ci95"] == [None, None] and "a is constant" in ci["reason"]
+        assert "fewer than 2 pairs" in pearson([1.0], [2.0])[1]
+
+
+def test_bootstrap_resamples_the_same_pairs_for_both_vectors():
+    x = np.arange(20, dtype=float)
+    same = correlation_with_ci(x, x, "pearson", resamples=200)
+    assert same["value"] == pytest.approx(1.0) and same["ci95"] == [pytest.approx(1.0), pytest.approx(1.0)]
+    # x and -x resampled together stay perfectly anti-correlated; independent draws would not.
+    anti = correlation_with_ci(x, -x, "spearman", resamples=200)
+    assert anti["ci95"] == [pytest.approx(-1.0), pytest.approx(-1.0)]
+    noisy = correlation_with_ci(x, np.sin(x), "pearson", resamples=500)
+    assert noisy["ci95"][0] < noisy["value"] < noisy["ci95"][1]
+
+
+# --- served and exclusion -----------------------------------------------------------------------------
+
+
+def test_served_needs_a_hit_in_top_k_and_ap_at_least_rho():
+    hit = np.array([1.0, 1.0, 0.0, 1.0])
+    ap = np.array([0.5, 0.05, 0.3, 0.1])
+    assert served(hit, ap, 0.0).tolist() == [True, True, False, True]
+    assert served(hit, ap, 0.1).tolist() == [True, False, False, True]  # AP >= rho, inclusive
+    with pytest.raises(ValueError, match="without relevant titles"):
+        served(np.array([np.nan]), np.array([np.nan]), 0.1)
+
+
+# Hand-computed case: 4 pairs x 3 models. Model 0 never fails.
+SERVED_M = np.array([[1, 1, 1], [1, 1, 1], [1, 0, 0], [1, 0, 0]], dtype=bool)
+SERVED_F = np.array([[1, 0, 0], [1, 1, 0], [1, 1, 1], [1, 0, 0]], dtype=bool)
+
+
+def test_exclusion_counts_hand_computed():
+    e = exclusion(SERVED_M, SERVED_F, tau=2)
+    assert e["feminine_count"].tolist() == [2, 1, 0, 0]
+    assert e["masculine_count"].tolist() == [0, 0, 2, 0]
+    assert e["both_failed_count"].tolist() == [0, 0, 0, 2]
+    assert e["feminine"].tolist() == [True, False, False, False]
+    assert e["masculine"].tolist() == [False, False, True, False]
+    assert e["both_failed"].tolist() == [False, False, False, True]  # failing both forms is no gender gap
+    e1 = exclusion(SERVED_M, SERVED_F, tau=1)
+    assert e1["feminine"].tolist() == [True, True, False, False]
+    assert exclusion(SERVED_M, SERVED_F, tau=3)["feminine"].sum() == 0  # model 0 never fails
+
+
+def test_all_models_failing_is_not_exclusion():
+    none = np.zeros((3, 3), dtype=bool)
+    e = exclusion(none, none, tau=3)
+    assert not e["feminine"].any() and not e["masculine"].any() and e["both_failed"].all()
+
+
+def test_tau_larger_than_the_number_of_models_is_a_clear_error():
+    with pytest.raises(AuditError, match=r"tau = 4 is larger than the number of models \(3\)"):
+        exclusion(SERVED_M, SERVED_F, tau=4)
+    with pytest.raises(AuditError, match="at least 1"):
+        check_tau(0, 3)
+    with pytest.raises(AuditError, match="whole number"):
+        check_tau(1.5, 3)
+
+
+def _matrix() -> PairMatrix:
+    """The hand case as AP and hit arrays: served = hit and AP >= 0.1; model 2's asymmetry is constant."""
+    ap_m = np.where(SERVED_M, 0.5, 0.05)
+    ap_f = np.where(SERVED_F, 0.4, 0.02)
+    ones = np.ones_like(ap_m)
+    asym = np.array([[0.1, 0.2, 0.3], [0.2, 0.1, 0.3], [0.3, 0.4, 0.3], [0.4, 0.3, 0.3]])
+    keys = [(f"p{i}", f"m{i}", f"f{i}") for i in range(4)]
+    return PairMatrix("masculine", ["never-fails", "b", "c"], keys,
+                      {"1-AO": asym, "1-RBO": asym * 2, "AP_M-AP_F": ap_m - ap_f}, ap_m, ap_f, ones, ones)
+
+
+def test_audit_corpus_hand_computed():
+    pm = _matrix()
+    texts = {f"m{i}": f"masc{i}" for i in range(4)} | {f"f{i}": f"fem{i}" for i in range(4)}
+    settings = AuditSettings(k=10, rho=0.1, tau=2, rho_grid=(0.0, 0.1, 0.6), bootstrap_resamples=200)
+    out = audit_corpus(pm, texts, settings, "RBO(p=0.98)")
+    ex = out["exclusion"]
+    assert ex["feminine_excluded"]["value"] == 0.25 and ex["feminine_excluded"]["count"] == 1
+    assert ex["masculine_excluded"]["value"] == 0.25 and ex["both_failed"]["value"] == 0.25
+    assert ex["difference_F-M"]["value"] == 0.0
+    assert "k=10" in ex["definition"] and "rho=0.1" in ex["definition"] and "tau=2" in ex["definition"]
+    assert ex["served_share_per_model"]["never-fails"] == {"masculine": 1.0, "feminine": 1.0}
+    grid = ex["grid"]
+    assert grid["tau"] == [1, 2, 3] and len(grid["feminine_excluded"]) == 3
+    # rho = 0: every query is served (all hits); 0.1: the hand case; 0.6: nothing served, nothing excluded.
+    assert grid["feminine_excluded"][0] == [0.0, 0.0, 0.0]
+    assert grid["feminine_excluded"][1] == [0.5, 0.25, 0.0]
+    assert grid["feminine_excluded"][2] == [0.0, 0.0, 0.0]
+    top = out["most_excluded"]["feminine"]
+    assert top[0]["feminine"] == "fem0" and top[0]["masculine"] == "masc0" and top[0]["models_excluding"] == 2
+    assert top[0]["models"] == ["b", "c"]
+    # correlations: the third model's asymmetry is constant -> NaN with the reason, not a crash
+    by_pair = {(e["a"], e["b"]): e for e in out["correlation"]["1-AO"]}
+    assert by_pair[("never-fails", "c")]["pearson"]["reason"].startswith("c is constant")
+    assert by_pair[("never-fails", "b")]["pearson"]["value"] == pytest.approx(stats.pearsonr(pm.values["1-AO"][:, 0], pm.values["1-AO"][:, 1])[0])
+    assert "1-RBO(p=0.98)" in out["correlation"]
+    with pytest.raises(AuditError, match="tau = 5"):
+        audit_corpus(pm, texts, replace(settings, tau=5), "RBO(p=0.98)")
+
+
+# --- real runs ----------------------------------------------------------------------------------------
+
+
+def test_pair_matrix_from_real_tfidf_runs(tmp_path, small_data):
+    ts = read_testset(small_data, "pt")
+    cache = EmbeddingCache(tmp_path / "cache")
+    settings = EvalSettings(bootstrap_resamples=100, permutation_resamples=100)
+    blocks = {m.meta.name: evaluate_language(ts, m, cache, settings, progress=False)[0] for m in (CharTfidf(), CharTfidf512())}
+    pm = pair_matrix(blocks, "masculine", 10, "RBO(p=0.98)")
+    assert pm.models == ["tfidf-char", "tfidf-char-512"] and len(pm.pairs) == 4
+    rows = {(r["pair_id"], r["m_id"], r["f_id"]): r for r in blocks["tfidf-char"]["per_pair"] if r["corpus"] == "masculine"}
+    for i, key in enumerate(pm.pairs):
+        assert pm.values["1-AO"][i, 0] == pytest.approx(1 - rows[key]["AO"])
+        assert pm.values["AP_M-AP_F"][i, 0] == pytest.approx(rows[key]["AP_M"] - rows[key]["AP_F"])
+    with pytest.raises(AuditError, match="acc@3"):
+        pair_matrix(blocks, "masculine", 3, "RBO(p=0.98)")
+
+
+def test_run_audit_on_inline_sets_writes_tables_and_plots(tmp_path, small_data):
+    doc, runs = run_audit(small_data, ["pt", "es"], [CharTfidf(), CharTfidf512()], EmbeddingCache(tmp_path / "c"),
+                          EvalSettings(bootstrap_resamples=100, permutation_resamples=100),
+                          AuditSettings(tau=1, bootstrap_resamples=100), progress=False)
+    assert [m["name"] for m in doc["models"]] == ["tfidf-char", "tfidf-char-512"] and len(runs) == 2
+    pt = doc["languages"]["pt"]
+    assert set(pt["corpora"]) == {"masculine", "feminine"}
+    assert pt["corpora"]["masculine"]["exclusion"]["tau"] == 1
+    assert pt["mitigation"]["pairs"] == 4
+    text = audit_markdown(doc)
+    assert "k = 10, ρ = 0.1, τ = 1" in text and "by construction" in text and "tfidf-char × tfidf-char-512" in text
+    plots = write_audit_plots(doc, tmp_path / "plots")
+    assert {p.name for p in plots} == {f"{k}_{lang}.png" for k in ("correlation", "exclusion", "mitigation") for lang in ("pt", "es")}
+    assert all(p.stat().st_size > 0 for p in plots)
+
+
+def test_cli_refuses_bad_parameters_clearly(tmp_path, small_data):
+    r = run_cli("audit", "--data", str(small_data), "--models", "tfidf-char,m-use,m-e5-small-q4", "--tau", "4",
+                "--out", str(tmp_path / "o"))
+    assert r.returncode == 2 and "error: tau = 4 is larger than the number of models (3)" in r.stderr
+    assert "Traceback" not in r.stderr
+    r = run_cli("audit", "--data", str(small_data), "--models", "tfidf-char", "--out", str(tmp_path / "o"))
+    assert r.returncode == 2 and "at least two different models" in r.stderr
+    r = run_cli("audit", "--data", str(small_data), "--models", "tfidf-char,m-use", "--lang", "xx", "--out", str(tmp_path / "o"))
+    assert r.returncode == 2 and "no test set for ['xx']" in r.stderr
+
+
+@pytest.mark.slow
+def test_cli_audit_with_m_use_and_tfidf(tmp_path, small_data):
+    out = tmp_path / "audit"
+    r = run_cli("audit", "--data", str(small_data), "--models", "tfidf-char,m-use", "--tau", "1", "--rho", "0.2",
+                "--out", str(out), "--cache", str(tmp_path / "cache"), "--quiet")
+    assert r.returncode == 0, r.stderr
+    assert "k=10" in r.stdout and "rho=0.2" in r.stdout and "tau=1" in r.stdout
+    (doc_file,) = out.glob("audit__*.json")
+    doc = json.loads(doc_file.read_text())
+    assert doc["audit_settings"]["rho"] == 0.2 and doc["audit_settings"]["tau"] == 1
+    es = doc["languages"]["es"]["corpora"]["masculine"]
+    assert es["exclusion"]["pairs_scored"] + es["exclusion"]["pairs_left_out"] == es["pairs"] == 3
+    assert {p.name for p in (out / "runs").iterdir()} == {f"tfidf-char__{doc['testset']['version']}.json",
+                                                          f"m-use__{doc['testset']['version']}.json"}
+    assert (out / "plots" / "exclusion_pt.png").stat().st_size > 0
+    assert "became identical strings" in r.stdout
