@@ -14,6 +14,7 @@ Every figure is ``{"value", "ci95", "n"}`` with a percentile bootstrap over quer
 from __future__ import annotations
 
 import hashlib
+import json
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -102,6 +103,15 @@ def testset_digest(root: str | Path, lang: str) -> str:
 
 
 def testset_version(ts: TestSet, root: str | Path) -> str:
+    """The release's version (its manifest.json), else stats.json's, else a content digest."""
+    manifest = Path(root) / "manifest.json"
+    if manifest.is_file():
+        try:
+            version = json.loads(manifest.read_text(encoding="utf-8")).get("version")
+        except (json.JSONDecodeError, AttributeError):
+            raise EvalError(f"{manifest}: not a valid release manifest (run `python -m releases verify {root}`)") from None
+        if version:
+            return f"v{version}"
     return str(ts.stats.get("version") or f"sha-{testset_digest(root, ts.lang)}")
 
 
