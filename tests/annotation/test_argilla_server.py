@@ -53,10 +53,11 @@ class Annotator:
         return next(d["id"] for d in items if d["name"] == name)
 
     def queue(self, dataset_name: str) -> dict[str, dict]:
-        """external id -> record, from the annotator's own queue."""
+        """external id -> record, from the annotator's own queue, oldest first (sorted by insertion time)."""
         ds = self.dataset_id(dataset_name)
+        oldest_first = {"sort": [{"scope": {"entity": "record", "property": "inserted_at"}, "order": "asc"}]}
         resp = self.http.post(f"/api/v1/me/datasets/{ds}/records/search",
-                              params={"include": "responses,suggestions", "limit": 1000}, json={})
+                              params={"include": "responses,suggestions", "limit": 1000}, json=oldest_first)
         return {it["record"]["external_id"]: it["record"] for it in resp.raise_for_status().json()["items"]}
 
     def submit(self, record: dict, values: dict) -> None:
@@ -108,7 +109,10 @@ def test_round_trip_push_annotate_pull_rebuild(argilla_env, tmp_path, capsys):
     rui = Annotator(stack, create_annotator(stack, "rui", "round-trip"))
     queue = ana.queue("pt-translations-t1")
     assert len(queue) == n_sources
-    # flagged records come first in the queue: the first record needs review
+    # records the check flagged come first in the annotator's queue, and the verdict is there to filter on
+    order = [r["metadata"]["needs_review"] for r in queue.values()]
+    assert order == sorted(order, key=lambda v: v != "yes") and order[0] == "yes" and "no" in order
+    assert all("verdict" in r["metadata"] for r in queue.values())
     baker = queue["pt-translation-Baker"]
     assert suggestion_values(ana, baker) == {"masculine": "padeiro", "feminine": "padaria", "gender_marking": "gendered"}
     # Baker: 'padaria' is a bakery; both annotators correct it -> decided
