@@ -84,7 +84,7 @@ PT = LanguageRules(
     suffixes=(("a", "o"), ("ora", "or"), ("eira", "eiro"), ("ã", "ão"), ("triz", "tor")),
     lexicon={"presidenta": "presidente", "poetisa": "poeta", "sacerdotisa": "sacerdote", "condessa": "conde",
              "duquesa": "duque", "princesa": "príncipe", "baronesa": "barão", "governanta": "governante",
-             "embaixatriz": "embaixador", "imperatriz": "imperador", "rainha": "rei", "mulher": "homem", "patroa": "patrão"},
+             "embaixatriz": "embaixador", "imperatriz": "imperador", "rainha": "rei", "mulher": "homem", "patroa": "patrão", "atriz": "ator"},
     keep_words=_GREEK_MA | {"guarda", "colega", "atleta", "pirata", "polícia", "java", "multimídia", "multimédia",
                             "agora", "mba"},
     feminine_nouns=frozenset({"hora", "pessoa", "equipa", "equipe", "empresa", "área", "loja", "escola", "fábrica",
