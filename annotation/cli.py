@@ -77,7 +77,11 @@ def pull(lang: str, params: AnnotationParams, out: str | Path | None = None) -> 
                 decided_lines.append(to_line(record, lang, decided))
     merged = merge(old, decided_lines)
     write_jsonl_atomic(merged, out)
-    write_jsonl_atomic(ties, out.with_suffix(".ties.jsonl"))
+    ties_path = out.with_suffix(".ties.jsonl")
+    if ties:
+        write_jsonl_atomic(ties, ties_path)
+    else:
+        ties_path.unlink(missing_ok=True)  # a stale list would send reviewers to settled records
     return {"out": out, "decided": len(decided_lines), "ties": ties, "total": len(merged), "agreement": agreements}
 
 
