@@ -125,6 +125,15 @@ def _unit(x):
     return x / np.where(norms > 0, norms, 1.0)
 
 
+def _english(items: pl.DataFrame) -> dict[str, str]:
+    """English source id -> English title."""
+    return {
+        sid: text
+        for ids, texts in items.select("source_ids", "source_texts").iter_rows()
+        for sid, text in zip(ids, texts)
+    }
+
+
 def _display(ts_items: pl.DataFrame) -> dict[str, str]:
     """English source id -> its translated forms, e.g. 'advogado (masculine) · advogada (feminine)'."""
     forms: dict[str, list[str]] = {}
@@ -154,8 +163,7 @@ def settings(min_submitted: int = 1):
 
 
 def record_specs(ts: TestSet, candidates: list[Candidate]) -> list[RecordSpec]:
-    q_text = dict(zip(*[sum(ts.queries[c].to_list(), []) for c in ("source_ids", "source_texts")]))
-    d_text = dict(zip(*[sum(ts.corpus[c].to_list(), []) for c in ("source_ids", "source_texts")]))
+    q_text, d_text = _english(ts.queries), _english(ts.corpus)
     q_forms, d_forms = _display(ts.queries), _display(ts.corpus)
     specs = []
     for c in candidates:
