@@ -152,3 +152,16 @@ def test_testset_version_comes_from_a_release_manifest(tmp_path, small_data):
     (Path(small_data) / "manifest.json").write_text("{not json")
     with pytest.raises(EvalError, match="manifest.json: not a valid release manifest"):
         testset_version(ts, small_data)
+
+
+def test_identical_query_embeddings_get_bit_identical_scores():
+    from eval.evaluate import similarity_scores
+
+    rng = np.random.default_rng(0)
+    queries = rng.standard_normal((300, 384)).astype(np.float32)
+    queries[257] = queries[3]  # the same text at two positions of one batch
+    docs = rng.standard_normal((1000, 384)).astype(np.float32)
+    scores = similarity_scores(queries, docs)
+    assert scores.shape == (300, 1000)
+    assert np.array_equal(scores[3], scores[257])
+    np.testing.assert_allclose(scores, queries.astype(np.float64) @ docs.T.astype(np.float64), rtol=1e-4, atol=1e-4)
