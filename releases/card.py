@@ -8,6 +8,7 @@ import json
 import polars as pl
 import yaml
 
+from builder.summary import PAPER_TABLE1
 from eval.testset import FEMININE, MASCULINE, NEUTRAL, STATUS_CORRECTED, TestSet
 
 SOURCE_DATASET = {
@@ -26,6 +27,9 @@ METHOD_PAPER = (
     "García-Sardiña, Fabregat, Deniz and Zbib (2025), *Measuring Gender Bias in Job Title Matching for "
     "Grammatical Gender Languages*"
 )
+
+# The translator the paper used; counts from any other translator are not expected to match its Table 1.
+PAPER_TRANSLATOR = "google"
 
 LANGUAGE_NAMES = {"de": "German", "es": "Spanish", "fr": "French", "it": "Italian", "pt": "Portuguese"}
 
@@ -79,7 +83,8 @@ def _language_section(ts: TestSet) -> str:
         f"the other {items.height - corrected} are machine translation as output by the translator.",
         f"- Grammatical-gender check: decided by {methods or 'nothing'}; "
         f"{check_failed} items where the check does not agree with the gender label (`check_ok = false`).",
-        f"- Self-match policy recorded by the build: `{s.get('self_match_policy', 'not recorded')}`.",
+        f"- Self-match policy recorded by the build: `{s.get('self_match_policy', 'not recorded')}`"
+        + (f" ({s['self_match_policy_meaning']})." if s.get("self_match_policy_meaning") else "."),
     ]
     corrections = s.get("corrections")
     if isinstance(corrections, dict):
@@ -102,6 +107,7 @@ def _uninflected_line(testsets: list[TestSet]) -> str:
 
 
 def _table1(testsets: list[TestSet]) -> str:
+    """This release's counts, each language followed by the paper's row for it (where the paper has one)."""
     rows = [
         "| set | queries M/F | N | T | corpus M/F | N | T | qrels |",
         "|---|---|---|---|---|---|---|---|",
@@ -110,7 +116,33 @@ def _table1(testsets: list[TestSet]) -> str:
         q, c = ts.stats["queries"], ts.stats["corpus"]
         rows.append(f"| {ts.lang.upper()} | {q['pairs']} | {q['neutral']} | {q['titles']} | "
                     f"{c['pairs']} | {c['neutral']} | {c['titles']} | {ts.stats['qrels']} |")
+        if ts.lang in PAPER_TABLE1:
+            paper = " | ".join(str(n) for n in PAPER_TABLE1[ts.lang])
+            rows.append(f"| {ts.lang.upper()}, paper (Google Translate) | {paper} | not given |")
     return "\n".join(rows)
+
+
+def _unpaired_note(testsets: list[TestSet]) -> str:
+    """T counts every unique title; titles whose other form is missing make T exceed 2 x M/F + N."""
+    parts = []
+    for ts in testsets:
+        for part in ("queries", "corpus"):
+            n = ts.stats[part]
+            unpaired = n["titles"] - 2 * n["pairs"] - n["neutral"]
+            if unpaired:
+                parts.append(f"{unpaired} {part} titles in `{ts.lang}`")
+    if not parts:
+        return ""
+    return ("\nT also counts titles without their other form (" + ", ".join(parts) + "): a form the translator "
+            "failed or did not inflect leaves the other one unpaired, so T exceeds 2 × M/F + N.\n")
+
+
+def _translator_note(testsets: list[TestSet]) -> str:
+    others = sorted({str(ts.stats.get("translator")) for ts in testsets} - {PAPER_TRANSLATOR})
+    if not others:
+        return "The translator is the paper's (Google Translate), but its output changes over time."
+    return (f"The translators ({', '.join(f'`{t}`' for t in others)}) are not the paper's (Google Translate), so "
+            "counts differ from the paper's Table 1.")
 
 
 def render_card(version: str, tag: str, testsets: list[TestSet], commit: str, commit_date: str,
@@ -154,10 +186,11 @@ translator and templates). The format is described in `docs/FORMAT.md` of the to
 
 ## Counts (the paper's Table 1)
 
-M/F = masculine/feminine pairs, N = neutral titles (both forms identical), T = unique titles.
+M/F = masculine/feminine pairs, N = neutral titles (both forms identical), T = unique titles; the paper's
+rows are its Table 1 (García-Sardiña et al. 2025), built with Google Translate and, for ES, human review.
 
 {_table1(testsets)}
-
+{_unpaired_note(testsets)}
 ## How each language was built
 
 {per_language}
@@ -183,8 +216,7 @@ Rank the whole corpus for each masculine and each feminine query of a pair, over
   gender-inclusive forms (e.g. German *Ingenieur\\*in*, Spanish *-e*) are represented.
 - **Machine translation where not corrected**: {", ".join(f"`{lang}`" for lang in machine_langs) or "no language"}
   contain machine-translated items that no person reviewed (see the corrections per language above);
-  expect wrong senses, untranslated English and uninflected feminines among them. The translators are not
-  the paper's (Google Translate), so counts differ from the paper's Table 1.
+  expect wrong senses, untranslated English and uninflected feminines among them. {_translator_note(testsets)}
 {_uninflected_line(testsets)}- The gender of each title was checked automatically (spaCy morphology or documented rules); the check
   can be wrong, and items where it disagrees are kept and marked `check_ok = false`.
 - Relevance labels are carried over from the English dataset (binary, relevant pairs only) unless a person

@@ -1,3 +1,4 @@
+import dataclasses
 import hashlib
 import json
 import os
@@ -10,7 +11,7 @@ import yaml
 from eval.testset import read_testset, write_testset
 from releases import ReleaseError, make_release, verify_release
 from releases.__main__ import main
-from releases.card import SOURCE_DATASET
+from releases.card import SOURCE_DATASET, render_card
 
 from .conftest import git, small_testset
 
@@ -69,9 +70,28 @@ def test_card_states_provenance_counts_metrics_limitations_and_citation(project)
     assert "1 translation corrections, 0 relevance labels" in card
     assert "flagged for review: 3 (uninflected feminine: 2)" in card
     assert "| PT | 2 | 1 | 5 | 3 | 2 | 8 | 7 |" in card
+    # The paper's Table 1 (García-Sardiña et al. 2025) right under each language's row.
+    rows = card.splitlines()
+    assert rows[rows.index("| PT | 2 | 1 | 5 | 3 | 2 | 8 | 7 |") + 1] == \
+        "| PT, paper (Google Translate) | 75 | 29 | 179 | 1703 | 899 | 4305 | not given |"
+    assert "| ES, paper (Google Translate) | 81 | 23 | 185 | 2052 | 557 | 4661 | not given |" in card
+    assert "The translators (`fxtranslate`) are not the paper's" in card
+    assert "T also counts" not in card  # every fixture title is paired or neutral
     assert "RBO_ext(p=0.98)" in card and "MAP" in card and "AO" in card
     assert "Binary gender forms only" in card and "(2 in `pt`, 2 in `es`), the occupation is kept" in card and "Machine translation where not corrected" in card
     assert "@misc{garcia-sardina2025gendered" in card and "testset@v0.1.0" in card
+
+
+def test_card_explains_unpaired_titles_and_names_the_papers_translator():
+    es = small_testset("es")
+    stats = {**es.stats, "translator": "google", "queries": {**es.stats["queries"], "pairs": 1, "titles": 4, "feminine": 1}}
+    # an uninflected feminine, dropped: its masculine stays unpaired
+    unpaired = dataclasses.replace(es, queries=es.queries.filter(pl.col("id") != "q-f2"), stats=stats)
+    card = render_card("0.1.0", "testset@v0.1.0", [unpaired], "c0ffee", "2025-01-01T00:00:00", "0.1.0")
+    assert "| ES | 1 | 1 | 4 | 3 | 2 | 8 | 7 |" in card
+    assert "T also counts titles without their other form (1 queries titles in `es`)" in card
+    assert "The translator is the paper's (Google Translate)" in card and "are not the paper's" not in card
+    assert "`pt`" not in card.split("## Counts")[1]  # a language not in the release gets no paper row
 
 
 def test_refuses_a_missing_language(project):
