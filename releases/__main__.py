@@ -18,9 +18,20 @@ from .manifest import ReleaseError, verify_release
 
 
 def _release_params(params_path: Path) -> dict:
+    """The `release:` section, for the flags' defaults; make_release reads and checks the whole file again."""
     if not params_path.is_file():
         return {}
-    return (yaml.safe_load(params_path.read_text(encoding="utf-8")) or {}).get("release", {}) or {}
+    try:
+        params = yaml.safe_load(params_path.read_text(encoding="utf-8")) or {}
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f":{mark.line + 1}" if mark is not None else ""
+        raise ReleaseError(f"{params_path}{where}: not valid YAML ({getattr(exc, 'problem', None) or exc}); "
+                           "fix the file") from None
+    section = params.get("release") if isinstance(params, dict) else None
+    if section is not None and not isinstance(section, dict):
+        raise ReleaseError(f"{params_path}: 'release' must be a mapping (data, out, version, tracked_inputs)")
+    return section or {}
 
 
 def _parser(defaults: dict) -> argparse.ArgumentParser:
@@ -29,12 +40,12 @@ def _parser(defaults: dict) -> argparse.ArgumentParser:
 
     make = sub.add_parser("make", help="package every built language into a release folder")
     make.add_argument("--params", default="params.yaml", help="params file (languages, release section)")
-    make.add_argument("--data", default=defaults.get("data"), required=defaults.get("data") is None,
-                      help="the builder's output folder, one sub-folder per language")
-    make.add_argument("--version", default=defaults.get("version"), required=defaults.get("version") is None,
-                      help="release version X.Y.Z (git tag testset@vX.Y.Z)")
-    make.add_argument("--out", default=defaults.get("out"), required=defaults.get("out") is None,
-                      help="the release folder to write")
+    make.add_argument("--data", default=defaults.get("data"),
+                      help="the builder's output folder, one sub-folder per language (default: release.data)")
+    make.add_argument("--version", default=defaults.get("version"),
+                      help="release version X.Y.Z, git tag testset@vX.Y.Z (default: release.version)")
+    make.add_argument("--out", default=defaults.get("out"),
+                      help="the release folder to write (default: release.out)")
     make.add_argument("--push-to-hub", metavar="REPO_ID",
                       help="also upload the release to this Hugging Face dataset repository (token: HF_TOKEN)")
     make.add_argument("--hub-revision", default="main", help="branch of the Hub repository")
@@ -59,9 +70,16 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     pre = argparse.ArgumentParser(add_help=False)
     pre.add_argument("--params", default="params.yaml", type=Path)
-    args = _parser(_release_params(pre.parse_known_args(argv)[0].params)).parse_args(argv)
+    params_path = pre.parse_known_args(argv)[0].params
     try:
+        args = _parser(_release_params(params_path)).parse_args(argv)
         if args.command == "make":
+            unset = [flag for flag in ("data", "version", "out") if getattr(args, flag) is None]
+            if unset:
+                lacks = (f"has no {', '.join('release.' + f for f in unset)}" if params_path.is_file()
+                         else "does not exist")
+                raise ReleaseError(f"{', '.join('--' + f for f in unset)} not given and {params_path} {lacks}; "
+                                   "pass the flag(s), or run from the repository root (or pass --params)")
             if args.dry_run and not args.push_to_hub:
                 raise ReleaseError("--dry-run only applies with --push-to-hub REPO_ID")
             start = time.perf_counter()

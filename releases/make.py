@@ -68,6 +68,8 @@ def check_version_is_new(repo: Path, version: str, out: Path) -> None:
     if done.returncode == 0:
         raise ReleaseError(f"version {version} was already released (git tag {tag} exists at "
                            f"{done.stdout.strip()[:12]}); choose a new version number")
+    if out.exists() and not out.is_dir():
+        raise ReleaseError(f"{out} exists and is a file, not a folder; choose another --out")
     if (out / MANIFEST_NAME).is_file():
         existing = read_manifest(out).get("version")
         if existing == version:
@@ -158,6 +160,17 @@ def check_counts(ts: TestSet, stats_path: Path) -> None:
                            + "; rebuild the language (the stats and files must come from the same build)")
 
 
+def check_stats_file(path: Path) -> None:
+    if not path.is_file():
+        raise ReleaseError(f"{path}: file missing; the release card needs the build's counts (rebuild the language)")
+    try:
+        stats = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise ReleaseError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg}); rebuild the language") from None
+    if not isinstance(stats, dict):
+        raise ReleaseError(f"{path}: not a JSON object of counts; rebuild the language")
+
+
 def read_languages(data: Path, languages: list[str]) -> list[TestSet]:
     built = list_languages(data)
     missing = [lang for lang in languages if lang not in built]
@@ -167,12 +180,11 @@ def read_languages(data: Path, languages: list[str]) -> list[TestSet]:
                            "or remove them from 'languages'")
     testsets = []
     for lang in languages:
+        check_stats_file(data / lang / "stats.json")
         try:
             ts = read_testset(data, lang)
         except TestSetError as exc:
             raise ReleaseError(str(exc)) from None
-        if not (data / lang / "stats.json").is_file():
-            raise ReleaseError(f"{data / lang / 'stats.json'}: file missing; the release card needs the build's counts")
         check_counts(ts, data / lang / "stats.json")
         testsets.append(ts)
     return testsets

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import polars as pl
 
@@ -65,9 +66,31 @@ def read_manifest(root: Path) -> dict:
         manifest = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
         raise ReleaseError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})") from None
-    if manifest.get("format") != MANIFEST_FORMAT or not isinstance(manifest.get("files"), list):
+    if not isinstance(manifest, dict) or manifest.get("format") != MANIFEST_FORMAT \
+            or not isinstance(manifest.get("files"), list):
         raise ReleaseError(f"{path}: not a release manifest of format {MANIFEST_FORMAT!r}")
+    for number, entry in enumerate(manifest["files"], start=1):
+        problem = _entry_problem(entry)
+        if problem:
+            raise ReleaseError(f"{path}: files entry {number} {problem}; the manifest was edited or damaged, "
+                               "get the release again (dvc pull)")
     return manifest
+
+
+def _entry_problem(entry: object) -> str | None:
+    if not isinstance(entry, dict):
+        return "is not an object"
+    rel = entry.get("path")
+    if not isinstance(rel, str) or not rel:
+        return "has no 'path'"
+    parts = PurePosixPath(rel).parts
+    if PurePosixPath(rel).is_absolute() or ".." in parts or "\\" in rel:
+        return f"({rel!r}) points outside the release folder"
+    if not isinstance(entry.get("sha256"), str) or not re.fullmatch(r"[0-9a-f]{64}", entry["sha256"]):
+        return f"({rel}) has no valid 'sha256'"
+    if "rows" in entry and entry["rows"] is not None and not isinstance(entry["rows"], int):
+        return f"({rel}) has a 'rows' that is not a number"
+    return None
 
 
 @dataclass

@@ -2,6 +2,7 @@ import dataclasses
 import hashlib
 import json
 import os
+import re
 import subprocess
 
 import polars as pl
@@ -191,3 +192,62 @@ def test_cli_takes_defaults_from_the_release_params(project, capsys, monkeypatch
     assert main(["make"]) == 0
     assert "release 0.3.0 (pt, es) written to release" in capsys.readouterr().out
     assert verify_release(project.root / "release").version == "0.3.0"
+
+
+def _stats(project, lang="pt"):
+    path = project.data / lang / "stats.json"
+    return path, json.loads(path.read_text())
+
+
+def _counts_disagree(project):
+    path, stats = _stats(project)
+    stats["queries"]["titles"] = 6
+    path.write_text(json.dumps(stats))
+
+
+def _uncommitted_params(project):
+    project.params.write_text(project.params.read_text() + "# edited\n")
+
+
+def _existing_folder(project):
+    make(project, "0.1.0")
+
+
+def _out_is_a_file(project):
+    (project.root / "release").write_text("not a folder\n")
+
+
+def _invalid_params(project):
+    project.params.write_text("languages: [pt, es\n")
+
+
+def _invalid_stats(project):
+    (project.data / "es" / "stats.json").write_text('{"lang": "es",\n')
+
+
+# Every refusal through the CLI: `error: ...` naming what is wrong, exit status 2, no traceback.
+@pytest.mark.parametrize("spoil, message", [
+    (lambda p: subprocess.run(["rm", "-r", str(p.data / "es")], check=True), r"language\(s\) es missing"),
+    (_counts_disagree, r"pt/stats\.json: counts disagree with the test set: queries\.titles is 6 but the files hold 5"),
+    (_uncommitted_params, r"uncommitted changes to tracked inputs.*\n.*params\.yaml"),
+    (lambda p: git(p.root, "tag", "testset@v0.1.0"), r"version 0\.1\.0 was already released"),
+    (_existing_folder, r"release already holds release 0\.1\.0"),
+    (_out_is_a_file, r"release exists and is a file, not a folder"),
+    (_invalid_params, r"params\.yaml:2: not valid YAML"),
+    (_invalid_stats, r"es/stats\.json:2: not valid JSON"),
+], ids=["missing-language", "counts", "uncommitted", "tagged-version", "released-folder", "out-is-file",
+        "params-yaml", "stats-json"])
+def test_cli_refusals_print_error_and_exit_2(project, capsys, spoil, message):
+    spoil(project)
+    capsys.readouterr()
+    code = main(["make", "--params", str(project.params), "--data", str(project.data),
+                 "--version", "0.1.0", "--out", str(project.root / "release")])
+    captured = capsys.readouterr()
+    assert code == 2 and captured.err.startswith("error: ") and "Traceback" not in captured.err
+    assert re.search(message, captured.err), captured.err
+
+
+def test_cli_names_the_flags_that_have_no_value(tmp_path, capsys):
+    code = main(["make", "--params", str(tmp_path / "missing.yaml"), "--version", "0.1.0"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith("error: --data, --out not given") and "missing.yaml does not exist" in err

@@ -56,3 +56,19 @@ def test_a_corrupt_manifest_is_an_error_naming_the_line(release):
     (release / "manifest.json").write_text('{\n  "format": \n')
     with pytest.raises(ReleaseError, match=r"manifest\.json:3: not valid JSON"):
         verify_release(release)
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda files: files[0].pop("sha256"), r"files entry 1 \(README\.md\) has no valid 'sha256'"),
+    (lambda files: files[2].update(path="../../outside.txt"), r"files entry 3 \('\.\./\.\./outside\.txt'\) points outside"),
+    (lambda files: files[1].update(path="/etc/hostname"), r"files entry 2 \('/etc/hostname'\) points outside"),
+    (lambda files: files.append("pt/extra.tsv"), r"files entry 12 is not an object"),
+])
+def test_a_damaged_manifest_entry_is_an_error_not_a_traceback(release, capsys, edit, message):
+    manifest = json.loads((release / "manifest.json").read_text())
+    edit(manifest["files"])
+    (release / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(ReleaseError, match=message):
+        verify_release(release)
+    assert main(["verify", str(release)]) == 2
+    assert capsys.readouterr().err.startswith("error: ")
