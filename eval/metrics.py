@@ -182,62 +182,87 @@ def cumulative_overlap_batch(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, 
     rows, n = a.shape
     if rows == 0 or n == 0:
         return np.zeros((rows, n), dtype=np.int64), len_a
+    # All rows live in one flat array, row r at offset r * width: one scatter and one gather for the whole
+    # batch. Slot n_items of each row takes the padding (-1), so padding never needs a boolean mask.
     n_items = int(max(a.max(), b.max())) + 1
-    # Position of every item in each row; n means "not in this ranking". Padding (-1) writes into an
-    # extra last column that is never read.
-    columns = np.broadcast_to(np.arange(n, dtype=np.int32), (rows, n))
-    join_depth = None
+    width = n_items + 1
+    offsets = np.arange(rows, dtype=np.int64)[:, None] * width
+    padded = bool(np.any(len_a < n))
+    columns = np.tile(np.arange(n, dtype=np.int32), rows)
+    positions = {}
     for name, ranking in (("a", a), ("b", b)):
-        idx = np.where(ranking >= 0, ranking, n_items)
-        pos = np.full((rows, n_items + 1), n, dtype=np.int32)
-        np.put_along_axis(pos, idx, columns, axis=1)
+        idx = ((np.where(ranking >= 0, ranking, n_items) if padded else ranking) + offsets).ravel()
+        # Position of every item in its row; n means "not in this ranking".
+        pos = np.full(rows * width, n, dtype=np.int32)
+        pos[idx] = columns
         # A repeated item keeps only its last position, so a mismatch on read-back reveals it.
-        if np.any((np.take_along_axis(pos, idx, axis=1) != columns) & (ranking >= 0)):
+        mismatch = pos[idx] != columns
+        if padded:
+            mismatch &= ranking.ravel() >= 0
+        if mismatch.any():
             raise ValueError(f"{name}: a row repeats an item")
-        join_depth = pos[:, :n_items] if join_depth is None else np.maximum(join_depth, pos[:, :n_items])
-    # Each item joins the overlap at depth max(pos_a, pos_b) + 1 (n: missing from either row).
-    flat = (np.arange(rows, dtype=np.int64)[:, None] * (n + 1) + join_depth).ravel()
-    counts = np.bincount(flat, minlength=rows * (n + 1)).reshape(rows, n + 1)[:, :n]
+        positions[name] = (idx, pos)
+    # An item at position i in a and j in b joins the overlap at depth max(i, j) + 1; depth n + 1 (index
+    # n: the item is missing from b, or a's slot is padding) lies beyond every row and is cut off.
+    idx_a, _ = positions["a"]
+    _, pos_b = positions["b"]
+    join_depth = pos_b[idx_a].reshape(rows, n)
+    np.maximum(join_depth, columns[:n], out=join_depth)
+    if padded:
+        join_depth[a < 0] = n
+    join_index = join_depth + np.arange(rows, dtype=np.int64)[:, None] * (n + 1)
+    counts = np.bincount(join_index.ravel(), minlength=rows * (n + 1)).reshape(rows, n + 1)[:, :n]
     return np.cumsum(counts, axis=1), len_a
+
+
+def _agreement(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(A, lengths)`` with ``A[r, d-1] = X_d / d``, the agreement at depth d that AO and RBO weigh.
+
+    Division (not multiplication by 1/d) keeps A exactly 1 where the lists agree, so identical rankings
+    score exactly 1.
+    """
+    x, lengths = cumulative_overlap_batch(a, b)
+    return x / np.arange(1, x.shape[1] + 1, dtype=np.float64), lengths
 
 
 def average_overlap_batch(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """AO at full depth for each row pair (rows, n) -> (rows,); empty rows score 1."""
-    return _average_overlap_from_counts(*cumulative_overlap_batch(a, b))
-
-
-def symmetry_batch(a: np.ndarray, b: np.ndarray, p: float) -> tuple[np.ndarray, np.ndarray]:
-    """``(average_overlap_batch(a, b), rbo_batch(a, b, p))`` from one pass of overlap counting."""
-    _check_p(p)
-    x, lengths = cumulative_overlap_batch(a, b)
-    return _average_overlap_from_counts(x, lengths), _rbo_from_counts(x, lengths, p)
-
-
-def _average_overlap_from_counts(x: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    n = x.shape[1]
-    d = np.arange(1, n + 1)
-    inside = d[None, :] <= lengths[:, None]
-    sums = np.sum(np.where(inside, x / d, 0.0), axis=1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(lengths > 0, sums / np.maximum(lengths, 1), 1.0)
+    return _average_overlap_from_agreement(*_agreement(a, b))
 
 
 def rbo_batch(a: np.ndarray, b: np.ndarray, p: float) -> np.ndarray:
     """RBO_ext for each row pair of equal length (eq. 32 with s = l): (rows, n) -> (rows,)."""
     _check_p(p)
-    return _rbo_from_counts(*cumulative_overlap_batch(a, b), p)
+    return _rbo_from_agreement(*_agreement(a, b), p)
 
 
-def _rbo_from_counts(x: np.ndarray, lengths: np.ndarray, p: float) -> np.ndarray:
-    rows, n = x.shape
+def symmetry_batch(a: np.ndarray, b: np.ndarray, p: float) -> tuple[np.ndarray, np.ndarray]:
+    """``(average_overlap_batch(a, b), rbo_batch(a, b, p))`` from one pass of overlap counting."""
+    _check_p(p)
+    agreement, lengths = _agreement(a, b)
+    return _average_overlap_from_agreement(agreement, lengths), _rbo_from_agreement(agreement, lengths, p)
+
+
+def _average_overlap_from_agreement(agreement: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    rows, n = agreement.shape
+    if np.all(lengths == n):  # full rankings, the common case: no mask
+        return agreement.sum(axis=1) / n if n else np.ones(rows)
+    sums = np.sum(agreement, axis=1, where=np.arange(n)[None, :] < lengths[:, None])
+    return np.where(lengths > 0, sums / np.maximum(lengths, 1), 1.0)
+
+
+def _rbo_from_agreement(agreement: np.ndarray, lengths: np.ndarray, p: float) -> np.ndarray:
+    rows, n = agreement.shape
     if n == 0:
         return np.ones(rows)
     d = np.arange(1, n + 1, dtype=np.float64)
     weights = p**d
-    inside = d[None, :] <= lengths[:, None]
-    frac = x / d
-    total = np.sum(np.where(inside, frac * weights, 0.0), axis=1)
-    last = frac[np.arange(rows), np.maximum(lengths, 1) - 1]
+    if np.all(lengths == n):
+        total = agreement @ weights
+    else:
+        # Depths beyond a row's length carry no weight (eq. 32 with s = l).
+        total = np.where(d[None, :] <= lengths[:, None], agreement, 0.0) @ weights
+    last = agreement[np.arange(rows), np.maximum(lengths, 1) - 1]
     out = (1 - p) / p * total + last * p ** lengths.astype(np.float64)
     return np.where(lengths > 0, out, 1.0)
 

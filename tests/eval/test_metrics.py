@@ -241,3 +241,34 @@ def test_symmetry_batch_is_ao_and_rbo_together():
     b[0, 1] = b[0, 0]
     with pytest.raises(ValueError, match="repeats an item"):
         symmetry_batch(a, b, 0.9)
+
+
+def test_batch_on_top_k_lists_of_different_items():
+    """Rows that are not permutations of one item set (top-k lists from a larger universe, some padded):
+    the batch path equals the scalar definitions and the `rbo` package."""
+    rng = np.random.default_rng(8)
+    k, rows = 30, 12
+    a = np.full((rows, k), -1)
+    b = np.full((rows, k), -1)
+    for i in range(rows):
+        length = k if i % 3 else int(rng.integers(1, k))  # every third row is padded
+        a[i, :length] = rng.permutation(1000)[:length]
+        b[i, :length] = np.concatenate([rng.permutation(a[i, :length])[: length // 2],
+                                        rng.permutation(np.arange(1000, 2000))[: length - length // 2]])
+    ao, r = average_overlap_batch(a, b), rbo_batch(a, b, 0.9)
+    for i in range(rows):
+        x, y = [v for v in a[i] if v >= 0], [v for v in b[i] if v >= 0]
+        assert ao[i] == pytest.approx(average_overlap(x, y), abs=1e-12)
+        assert r[i] == pytest.approx(RankingSimilarity(x, y).rbo_ext(p=0.9), abs=1e-9)
+    a[4, 7] = a[4, 3]
+    with pytest.raises(ValueError, match="a: a row repeats an item"):
+        average_overlap_batch(a, b)
+
+
+def test_identical_batch_rankings_score_exactly_one():
+    rng = np.random.default_rng(9)
+    a = np.array([rng.permutation(4700) for _ in range(3)])
+    a[2, 4000:] = -1  # a padded row
+    ao, r = average_overlap_batch(a, a.copy()), rbo_batch(a, a.copy(), 0.98)
+    assert np.all(ao == 1.0)
+    assert r == pytest.approx(np.ones(3), abs=1e-12)
