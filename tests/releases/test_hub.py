@@ -56,3 +56,15 @@ def test_a_push_without_token_is_refused_before_any_request(release, monkeypatch
     monkeypatch.delenv("HF_TOKEN", raising=False)
     with pytest.raises(ReleaseError, match="set HF_TOKEN"):
         push_to_hub(plan_hub_upload(release, "example-org/gendered-job-titles"))
+
+
+def test_the_dry_run_never_prints_the_token(project, tmp_path):
+    secret = "hf_" + "x7Qk2" * 6
+    env = {**os.environ, "HF_HOME": str(tmp_path / "hf"), "HF_HUB_OFFLINE": "1", "HF_TOKEN": secret}
+    done = subprocess.run([sys.executable, "-m", "releases", "make", "--params", str(project.params),
+                           "--data", str(project.data), "--version", "0.1.0", "--out", str(project.root / "release"),
+                           "--push-to-hub", "example-org/gendered-job-titles", "--dry-run"],
+                          cwd=project.root, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert secret not in done.stdout + done.stderr and secret[:8] not in done.stdout + done.stderr
+    assert not any(secret in p.read_text(errors="ignore") for p in (project.root / "release").rglob("*") if p.is_file())
