@@ -71,25 +71,32 @@ def maintainer_repo(root: Path) -> Path:
 
 
 class HttpServer:
-    """python -m http.server over a folder on 127.0.0.1, on a port the OS picks; stopped by PID."""
+    """python -m http.server over a folder on 127.0.0.1, on a port the OS picks; stopped by PID. Its log goes
+    to a file (a pipe nobody reads while DVC pulls could fill up and stall the server)."""
 
-    def __init__(self, folder: Path):
-        self.proc = subprocess.Popen([sys.executable, "-u", "-m", "http.server", "0", "--bind", "127.0.0.1",
-                                      "--directory", str(folder)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        line = self.proc.stdout.readline()
-        match = re.search(r"port (\d+)", line)
-        if not match:
-            self.stop()
-            raise RuntimeError(f"http.server did not start: {line!r}")
+    def __init__(self, folder: Path, log: Path):
+        self.log = log
+        with open(log, "w") as fh:
+            self.proc = subprocess.Popen([sys.executable, "-u", "-m", "http.server", "0", "--bind", "127.0.0.1",
+                                          "--directory", str(folder)], stdout=fh, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 30
+        while not (match := re.search(r"port (\d+)", log.read_text())):
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError(f"http.server did not start: {log.read_text()!r}")
+            time.sleep(0.05)
         self.url = f"http://127.0.0.1:{match.group(1)}/"
 
     def stop(self) -> str:
         """Stop the server; return its request log."""
-        self.proc.terminate()
-        self.proc.wait(timeout=10)
-        log = self.proc.stdout.read()
-        self.proc.stdout.close()
-        return log
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        return self.log.read_text()
 
 
 def evaluate(repo: Path, timings: list) -> dict:
@@ -128,13 +135,16 @@ def test_release_round_trip_through_a_dvc_remote_over_http(tmp_path):
     clone = tmp_path / "researcher"
     run(tmp_path, "git", "clone", "-q", "--branch", "testset@v0.1.0", str(repo), str(clone), timings=timings)
     assert not (clone / "release").exists()
-    server = HttpServer(remote)
+    # Only the HTTP server can give the bytes: the folder the committed config names is moved away.
+    served = tmp_path / "served"
+    remote.rename(served)
+    server = HttpServer(served, tmp_path / "http.log")
     try:
         dvc(clone, "remote", "add", "--local", "-d", "http", server.url)
         dvc(clone, "pull", "release", timings=timings)
     finally:
         requests = server.stop()
-    # The bytes came over HTTP, not from the maintainer's remote folder that the committed config names.
+    assert not remote.exists()
     assert re.search(r'"GET /files/md5/[0-9a-f]{2}/[0-9a-f]+\.dir HTTP/1\.[01]" 200', requests), requests
     out = run(clone, str(BIN / "python"), "-m", "releases", "verify", "release", timings=timings)
     assert "release 0.1.0 verified, 11 files match the manifest" in out
