@@ -200,7 +200,10 @@ def make_release(data: str | Path, version: str, out: str | Path, params_path: s
     languages = [str(lang) for lang in params["languages"]]
     repo = git_root(params_path.resolve().parent)
     check_version_is_new(repo, version, out)
-    inputs = [str(p) for p in params.get("release", {}).get("tracked_inputs", [params_path.name])]
+    section = params.get("release") or {}
+    if not isinstance(section, dict):
+        raise ReleaseError(f"{params_path}: 'release' must be a mapping (data, out, version, tracked_inputs)")
+    inputs = [str(p) for p in section.get("tracked_inputs", [params_path.name])]
     check_inputs_committed(repo, inputs, data)
     testsets = read_languages(data, languages)
 

@@ -235,8 +235,9 @@ def _invalid_stats(project):
     (_out_is_a_file, r"release exists and is a file, not a folder"),
     (_invalid_params, r"params\.yaml:2: not valid YAML"),
     (_invalid_stats, r"es/stats\.json:2: not valid JSON"),
+    (lambda p: p.params.write_text("languages: [pt, es]\nrelease: [data]\n"), r"'release' must be a mapping"),
 ], ids=["missing-language", "counts", "uncommitted", "tagged-version", "released-folder", "out-is-file",
-        "params-yaml", "stats-json"])
+        "params-yaml", "stats-json", "release-not-mapping"])
 def test_cli_refusals_print_error_and_exit_2(project, capsys, spoil, message):
     spoil(project)
     capsys.readouterr()
@@ -251,3 +252,14 @@ def test_cli_names_the_flags_that_have_no_value(tmp_path, capsys):
     code = main(["make", "--params", str(tmp_path / "missing.yaml"), "--version", "0.1.0"])
     err = capsys.readouterr().err
     assert code == 2 and err.startswith("error: --data, --out not given") and "missing.yaml does not exist" in err
+
+
+def test_an_empty_release_section_takes_the_defaults(project):
+    project.params.write_text("languages: [pt, es]\nrelease:\n")
+    project.commit("no release settings")
+    manifest = make(project)
+    assert manifest["git"]["tracked_inputs"] == ["params.yaml"]
+    with pytest.raises(ReleaseError, match=r"'release' must be a mapping"):
+        project.params.write_text("languages: [pt, es]\nrelease: 3\n")
+        project.commit("release is a number")
+        make(project, "0.2.0")
