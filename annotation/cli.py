@@ -9,12 +9,13 @@ from pathlib import Path
 
 from annotation import AnnotationError, relevance, translations
 from annotation.corrections import KIND_RELEVANCE, merge, read_corrections, write_jsonl_atomic
-from annotation.params import AnnotationParams, load_params
+from annotation.params import AnnotationParams, check_params, load_params
 from annotation.pull import (
     agreement, decide, fetch_submitted, relevance_answers, relevance_line, translation_answers, translation_line,
 )
 from annotation.push import PushReport, get_or_create_dataset, sync_records
 from annotation.server import connect, ensure_workspace, server_errors
+from eval.errors import EvalError
 from eval.testset import TestSetError, read_testset
 
 
@@ -31,13 +32,17 @@ def push_relevance(data: str | Path, lang: str, models: list[str], params: Annot
     ts = read_testset(data, lang)
     known = {
         (c["query_source_id"], c["doc_source_id"])
-        for c in read_corrections(corrections or corrections_path(params, lang)) if c["kind"] == KIND_RELEVANCE
+        for c in read_corrections(corrections or corrections_path(params, lang), lang) if c["kind"] == KIND_RELEVANCE
     }
-    rankings = relevance.model_rankings(ts, models, params.pool_depth)
+    # Check the server and the key before minutes of ranking, not after.
+    server = connect()
+    try:
+        rankings = relevance.model_rankings(ts, models, params.pool_depth)
+    except EvalError as exc:
+        raise AnnotationError(f"--models: {exc}") from None
     pooled = relevance.pool_candidates(ts, rankings, params.pool_depth, known)
     audit = relevance.audit_candidates(ts, params.audit_sample, params.seed)
     specs = relevance.record_specs(ts, pooled + audit)
-    server = connect()
     dataset = get_or_create_dataset(server, params.workspace, relevance.dataset_name(lang, params.dataset_version),
                                     relevance.settings(params.min_submitted))
     report = sync_records(server, dataset, specs, params.batch_size)
@@ -53,7 +58,7 @@ def corrections_path(params: AnnotationParams, lang: str) -> Path:
 def pull(lang: str, params: AnnotationParams, out: str | Path | None = None) -> dict:
     """Write decided responses to the corrections file (merged with what it held); return a summary."""
     out = Path(out or corrections_path(params, lang))
-    old = read_corrections(out)  # fail on a broken file before any work
+    old = read_corrections(out, lang)  # fail on a broken file (or another language's) before any work
     server = connect()
     workspace = ensure_workspace(server, params.workspace)
     decided_lines, ties, agreements = [], [], {}
@@ -105,6 +110,12 @@ def _print_pull(summary: dict) -> None:
             print(f"  {t['record_id']}: tied on {', '.join(t['questions'])}")
 
 
+def _positive_int(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of 1 or more")
+    return int(text)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m annotation", description=__doc__)
     parser.add_argument("--params", default="params.yaml", help="params file (annotation: section)")
@@ -120,7 +131,7 @@ def build_parser() -> argparse.ArgumentParser:
     pr.add_argument("--data", required=True, help="root of the built test sets")
     pr.add_argument("--lang", required=True)
     pr.add_argument("--models", nargs="+", help="ranking models to pool (default: params)")
-    pr.add_argument("--depth", type=int, help="pool depth k (default: params)")
+    pr.add_argument("--depth", type=_positive_int, help="pool depth k (default: params)")
     pl = sub.add_parser("pull", help="write submitted responses to corrections/<lang>.jsonl")
     pl.add_argument("--lang", required=True)
     pl.add_argument("--out", help="corrections file (default: <corrections_dir>/<lang>.jsonl)")
@@ -132,9 +143,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         params = load_params(args.params)
         overrides = {k: v for k, v in (("workspace", args.workspace), ("dataset_version", args.dataset_version)) if v}
-        if args.command == "push" and args.what == "relevance" and args.depth:
+        if args.command == "push" and args.what == "relevance" and args.depth is not None:
             overrides["pool_depth"] = args.depth
         params = AnnotationParams(**{**params.__dict__, **overrides})
+        check_params(params, args.params)
         if args.command == "push" and args.what == "translations":
             print(push_translations(args.data, args.lang, params))
         elif args.command == "push":

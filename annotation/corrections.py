@@ -12,7 +12,7 @@ from annotation import AnnotationError
 KIND_TRANSLATION = "translation"
 KIND_RELEVANCE = "relevance"
 FLAGS = (None, "not_a_job_title", "wrong_sense", "untranslatable")
-GENDER_MARKINGS = ("gendered", "neutral")
+GENDER_MARKINGS = ("gendered", "neutral", "masculine_only", "feminine_only")  # see translations.GENDER_MARKING_LABELS
 REQUIRED = {
     KIND_TRANSLATION: ("lang", "source_id", "record_id", "masculine", "feminine", "gender_marking", "flag",
                        "annotators", "submitted_at"),
@@ -27,9 +27,12 @@ def key_of(line: dict) -> tuple:
     return (KIND_RELEVANCE, line["query_source_id"], line["doc_source_id"])
 
 
-def validate_line(line: object, where: str) -> dict:
+def validate_line(line: object, where: str, lang: str | None = None) -> dict:
     if not isinstance(line, dict):
         raise AnnotationError(f"{where}: expected a JSON object")
+    if lang is not None and line.get("lang") != lang:
+        raise AnnotationError(f"{where}: lang {line.get('lang')!r} in the corrections file of {lang!r}; "
+                              f"pass the file of that language (--out)")
     kind = line.get("kind")
     if kind not in REQUIRED:
         raise AnnotationError(f"{where}: kind {kind!r} is neither {KIND_TRANSLATION!r} nor {KIND_RELEVANCE!r}")
@@ -46,7 +49,8 @@ def validate_line(line: object, where: str) -> dict:
     return line
 
 
-def read_corrections(path: str | Path) -> list[dict]:
+def read_corrections(path: str | Path, lang: str | None = None) -> list[dict]:
+    """The lines of a corrections file ([] when there is none); with ``lang``, every line must be of it."""
     path = Path(path)
     if not path.is_file():
         return []
@@ -59,7 +63,7 @@ def read_corrections(path: str | Path) -> list[dict]:
                 obj = json.loads(text)
             except json.JSONDecodeError as exc:
                 raise AnnotationError(f"{path}:{lineno}: not valid JSON ({exc.msg})") from None
-            lines.append(validate_line(obj, f"{path}:{lineno}"))
+            lines.append(validate_line(obj, f"{path}:{lineno}", lang))
     return lines
 
 

@@ -37,7 +37,7 @@ def load_params(path: str | Path = "params.yaml") -> AnnotationParams:
     relevance = section.get("relevance") or {}
     defaults = AnnotationParams()
     try:
-        return AnnotationParams(
+        params = AnnotationParams(
             workspace=str(section.get("workspace", defaults.workspace)),
             dataset_version=str(section.get("dataset_version", defaults.dataset_version)),
             batch_size=int(section.get("batch_size", defaults.batch_size)),
@@ -50,3 +50,15 @@ def load_params(path: str | Path = "params.yaml") -> AnnotationParams:
         )
     except (TypeError, ValueError) as exc:
         raise AnnotationError(f"{path}: bad value in the annotation: section ({exc})") from None
+    check_params(params, str(path))
+    return params
+
+
+def check_params(params: AnnotationParams, where: str) -> None:
+    """Counts that make no sense would push an empty pool or fail deep inside the SDK: refuse them here."""
+    for name, least in (("batch_size", 1), ("min_submitted", 1), ("pool_depth", 1), ("audit_sample", 0)):
+        value = getattr(params, name)
+        if value < least:
+            raise AnnotationError(f"{where}: annotation {name} is {value}; it must be {least} or more")
+    if not params.relevance_models:
+        raise AnnotationError(f"{where}: annotation relevance.models is empty; name at least one model")
