@@ -23,9 +23,13 @@ FLAG_LABELS = {
     "wrong_sense": "wrong sense",
     "untranslatable": "untranslatable",
 }
+# The masculine / feminine / neutral: a pair of forms, one form for both, or a title that exists in
+# one gender only (the other box is then ignored). The keys are what corrections/<lang>.jsonl carries.
 GENDER_MARKING_LABELS = {
     "gendered": "masculine / feminine (the two forms differ)",
     "neutral": "neutral (one form for both)",
+    "masculine_only": "masculine only (no feminine form in use)",
+    "feminine_only": "feminine only (no masculine form in use)",
 }
 
 
