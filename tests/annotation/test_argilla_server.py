@@ -60,6 +60,17 @@ class Annotator:
                               params={"include": "responses,suggestions", "limit": 1000}, json=oldest_first)
         return {it["record"]["external_id"]: it["record"] for it in resp.raise_for_status().json()["items"]}
 
+    def pending(self, dataset_name: str, **body) -> list[dict]:
+        """The annotator's pending records as the UI asks for them (its filters, no sort unless given)."""
+        ds = self.dataset_id(dataset_name)
+        ui = {"query": {}, "filters": {"and": [
+            {"type": "terms", "scope": {"entity": "response", "property": "status"}, "values": ["pending"]},
+            {"type": "terms", "scope": {"entity": "record", "property": "status"}, "values": ["pending"]},
+            *body.pop("filters", []),
+        ]}, **body}
+        resp = self.http.post(f"/api/v1/me/datasets/{ds}/records/search", params={"limit": 1000}, json=ui)
+        return [it["record"] for it in resp.raise_for_status().json()["items"]]
+
     def submit(self, record: dict, values: dict) -> None:
         body = {"values": {q: {"value": v} for q, v in values.items() if v is not None}, "status": "submitted"}
         self.http.post(f"/api/v1/records/{record['id']}/responses", json=body).raise_for_status()
@@ -113,6 +124,22 @@ def test_round_trip_push_annotate_pull_rebuild(argilla_env, tmp_path, capsys):
     order = [r["metadata"]["needs_review"] for r in queue.values()]
     assert order == sorted(order, key=lambda v: v != "yes") and order[0] == "yes" and "no" in order
     assert all("verdict" in r["metadata"] for r in queue.values())
+    # The UI sends no sort by default and argilla-server then shuffles each annotator's queue, so "flagged
+    # first" is the sort the guidelines name: metadata priority, ascending.
+    by_priority = ana.pending("pt-translations-t1",
+                              sort=[{"scope": {"entity": "metadata", "metadata_property": "priority"}, "order": "asc"}])
+    needs = [r["metadata"]["needs_review"] for r in by_priority]
+    assert len(needs) == n_sources and needs == sorted(needs, key=lambda v: v != "yes") and needs[0] == "yes"
+    # filtering by the check's verdict gives exactly the records with that verdict
+    for verdict in {r["metadata"]["verdict"] for r in queue.values()}:
+        only = ana.pending("pt-translations-t1", filters=[
+            {"type": "terms", "scope": {"entity": "metadata", "metadata_property": "verdict"}, "values": [verdict]}])
+        assert sorted(r["external_id"] for r in only) == sorted(
+            k for k, r in queue.items() if r["metadata"]["verdict"] == verdict)
+    questions = ana.http.get(f"/api/v1/datasets/{ana.dataset_id('pt-translations-t1')}/questions").json()["items"]
+    marking = next(q for q in questions if q["name"] == "gender_marking")
+    assert {o["value"] for o in marking["settings"]["options"]} == {
+        "gendered", "neutral", "masculine_only", "feminine_only"}  # the issue's masculine / feminine / neutral
     baker = queue["pt-translation-Baker"]
     assert suggestion_values(ana, baker) == {"masculine": "padeiro", "feminine": "padaria", "gender_marking": "gendered"}
     # Baker: 'padaria' is a bakery; both annotators correct it -> decided
@@ -284,3 +311,19 @@ def test_wrong_key_and_down_server_keep_the_corrections_file(argilla_env, tmp_pa
     monkeypatch.delenv("ARGILLA_API_URL")
     rc, _, err = run_cli(["--params", str(params), "pull", "--lang", "pt", "--out", str(corrections)], capsys)
     assert rc == 2 and "ARGILLA_API_URL is not set" in err
+
+
+def test_push_relevance_bad_model_and_bad_depth_are_clear_errors(argilla_env, tmp_path, capsys):
+    from tests.annotation.conftest import write_tiny_testset
+
+    write_tiny_testset(tmp_path / "data")
+    params = write_params(tmp_path / "params.yaml", "bad-input")
+    push = ["--params", str(params), "push", "relevance", "--data", str(tmp_path / "data"), "--lang", "pt"]
+    rc, _, err = run_cli([*push, "--models", "tfidf-char", "no-such-model"], capsys)
+    assert rc == 2 and err.startswith("error: --models: unknown model 'no-such-model'") and "Traceback" not in err
+    write_params(params, "bad-input", relevance={"pool_depth": 0})
+    rc, _, err = run_cli(push, capsys)
+    assert rc == 2 and err == f"error: {params}: annotation pool_depth is 0; it must be 1 or more\n"
+    with pytest.raises(SystemExit) as stop:
+        main([*push, "--depth", "0"])
+    assert stop.value.code == 2 and "--depth: '0' is not a whole number of 1 or more" in capsys.readouterr().err

@@ -116,3 +116,45 @@ def test_model_rankings_with_tfidf_char_feed_the_pool(tmp_path):
     assert rankings["q-Nurse-feminine"][0] != "d-Nurse-feminine" and len(rankings["q-Nurse-feminine"]) == 3
     assert all(not d.endswith("-masculine") for d in rankings["q-Nurse-feminine"])
     assert all(not d.startswith("d-Nurse-") for d in rankings["q-Nurse-masculine"])
+
+
+def test_gender_marking_offers_the_issues_three_values_and_the_file_carries_them(tmp_path):
+    from annotation.corrections import GENDER_MARKINGS
+    from annotation.translations import GENDER_MARKING_LABELS
+
+    # masculine / feminine (a pair), neutral, and a title in one gender only; the file carries the same keys
+    assert tuple(GENDER_MARKING_LABELS) == GENDER_MARKINGS
+    assert set(GENDER_MARKINGS) == {"gendered", "neutral", "masculine_only", "feminine_only"}
+    path = tmp_path / "pt.jsonl"
+    lines = [dict(_t("A", "2026-01-01T00:00:00Z"), gender_marking="masculine_only"),
+             dict(_t("B", "2026-01-01T00:00:00Z"), gender_marking="feminine_only")]
+    write_jsonl_atomic(lines, path)
+    assert [x["gender_marking"] for x in read_corrections(path, "pt")] == ["masculine_only", "feminine_only"]
+    write_jsonl_atomic([dict(lines[0], gender_marking="masculine")], path)
+    with pytest.raises(AnnotationError, match=r"pt.jsonl:1: gender_marking 'masculine' not one of"):
+        read_corrections(path)
+
+
+def test_pull_line_carries_the_marking_and_nulls_unchanged_titles():
+    from annotation.pull import PulledRecord, Vote, decide, translation_answers, translation_line
+
+    record = PulledRecord("pt-translation-Midwife", {"machine_masculine": "parteiro", "machine_feminine": "parteira"},
+                          {"source_id": "Midwife"}, [
+                              Vote("ana", {"masculine": "parteiro", "feminine": " Parteira", "gender_marking": "feminine_only"},
+                                   "2026-01-01T10:00:00Z"),
+                              Vote("rui", {"masculine": "Parteiro", "feminine": "parteira", "gender_marking": "feminine_only"},
+                                   "2026-01-02T10:00:00Z"),
+                          ])
+    decided, tied = decide(record, translation_answers)
+    assert tied == []
+    line = translation_line(record, "pt", decided)
+    assert (line["masculine"], line["feminine"], line["gender_marking"]) == (None, None, "feminine_only")
+    assert line["annotators"] == ["ana", "rui"] and line["submitted_at"] == "2026-01-02T10:00:00Z"
+
+
+def test_corrections_file_of_another_language_is_refused(tmp_path):
+    path = tmp_path / "pt.jsonl"
+    write_jsonl_atomic([dict(_t("A", "2026-01-01T00:00:00Z"), lang="es")], path)
+    assert read_corrections(path)[0]["lang"] == "es"
+    with pytest.raises(AnnotationError, match=r"pt.jsonl:1: lang 'es' in the corrections file of 'pt'"):
+        read_corrections(path, "pt")
