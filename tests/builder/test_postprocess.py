@@ -162,14 +162,14 @@ def test_qrels_map_through_source_ids():
     rows = [
         ("Lawyer", "Lawyer", "Es un abogado .", "Es una abogada ."),
         ("Attorney", "Attorney", "Es un procurador .", "Es una abogada ."),
-        ("Paralegal", "Paralegal", "Es un asistente jurídico .", "Es una asistente jurídico ."),
+        ("Paralegal", "Paralegal", "Es un asistente legal .", "Es una asistente legal ."),
     ]
     queries, corpus, _ = build("es", rows, queries={"Lawyer"})
     qrels, info = derive_qrels(queries, corpus, [("Lawyer", "Attorney"), ("Lawyer", "Paralegal")])
     got = set(qrels.select("query_id", "doc_id").iter_rows())
     assert got == {
-        ("m:abogado", "m:procurador"), ("m:abogado", "f:abogada"), ("m:abogado", "n:asistente_jurídico"),
-        ("f:abogada", "m:procurador"), ("f:abogada", "f:abogada"), ("f:abogada", "n:asistente_jurídico"),
+        ("m:abogado", "m:procurador"), ("m:abogado", "f:abogada"), ("m:abogado", "n:asistente_legal"),
+        ("f:abogada", "m:procurador"), ("f:abogada", "f:abogada"), ("f:abogada", "n:asistente_legal"),
     }
     # The feminine query is identical to a relevant document (via Attorney): recorded, kept under keep_derived.
     assert info["identical_text_pairs"] == 1
@@ -202,3 +202,56 @@ def test_corrections_override_text_marking_and_relevance():
     qrels, info = derive_qrels(queries, corpus, [("Waiter", "Baker")], corr)
     assert set(qrels.select("query_id", "doc_id").iter_rows()) == {("m:garçom", "n:balconista"), ("f:garçonete", "n:balconista")}
     assert info["removed_by_annotators"] == 4
+
+
+# The agreement-aware check (builder.gender's precedence): the head noun's ending, the words agreeing with it,
+# and the article the translator chose.
+@pytest.mark.parametrize("lang, title, article, gender, method", [
+    ("pt", "piloto corporativa", "uma", "feminine", "rule:pt-agreement"),  # common-gender noun, the adjective decides
+    ("pt", "piloto corporativo", "um", "masculine", "rule:pt-agreement"),
+    ("pt", "banqueiro privada", "uma", "masculine", "rule:pt-suffix"),  # a marked noun left uninflected decides
+    ("pt", "analista financeiro", "um", "masculine", "rule:pt-agreement"),
+    ("pt", "arquiteto paisagista", "um", "masculine", "rule:pt-suffix"),  # a common-gender adjective says nothing
+    ("pt", "caixa", "um", "neutral", "rule:pt-article"),  # an -a noun after "um": common gender
+    ("pt", "caixa", "uma", "feminine", "rule:pt-suffix"),
+    ("pt", "advogado", "uma", "masculine", "rule:pt-suffix"),  # the pronoun's article copied, noun not inflected
+    ("pt", "terapeuta", None, "neutral", "rule:pt-suffix"),
+    ("es", "terapeuta educativa", "una", "feminine", "spacy:es_core_news_sm(agreement)"),
+    ("es", "terapeuta clínico", "un", "masculine", "spacy:es_core_news_sm(agreement)"),
+    ("es", "3d artista", "un", "neutral", "rule:es-suffix"),  # words with digits are not the head
+    ("es", "java desarrollador", "un", "feminine", "spacy:es_core_news_sm"),  # a gendered noun beside it: not common gender
+    ("it", "terapeuta specializzata", "una", "feminine", "rule:it-agreement"),
+    ("it", "avvocato", "una", "masculine", "rule:it-suffix"),
+    ("fr", "pilote professionnel", None, "masculine", "spacy:fr_core_news_sm(agreement)"),
+    ("fr", "secrétaire médicale", None, "feminine", "spacy:fr_core_news_sm(agreement)"),
+    ("fr", "pilote professionnelle", None, "feminine", "rule:fr-agreement"),  # the pipeline gives it no Gender
+    ("de", "leitende angestellte", None, "feminine", "rule:de-agreement"),
+    ("de", "leitender angestellter", None, "masculine", "rule:de-agreement"),
+    ("de", "leitende fachkraft", None, "neutral", "rule:de-suffix"),  # Kraft keeps its own grammatical gender
+    ("de", "leitende ingenieur", None, "masculine", "rule:de-suffix"),
+])
+def test_agreement_aware_gender_check(lang, title, article, gender, method):
+    from builder.gender import check_many
+
+    assert check_many(lang, [(title, article)]) == [(gender, method)]
+
+
+@pytest.mark.parametrize("lang, masculine, feminine, expected", [
+    ("pt", "Ele é um piloto corporativo.", "Ela é uma piloto corporativa.", "gendered"),
+    ("pt", "Ele é um terapeuta clínico.", "Ela é uma terapeuta clínica.", "gendered"),
+    ("pt", "Ele é um caixa.", "Ela é uma caixa.", "neutral"),
+    ("pt", "Ele é um analista financeiro.", "Ela é uma analista financeiro.", "uninflected_feminine"),
+    ("pt", "Ele é um banqueiro privado.", "Ela é uma banqueiro privada.", "wrong_gender_form"),
+    ("es", "Es un terapeuta educativo .", "Es una terapeuta educativa .", "gendered"),
+    ("es", "Es un guía turístico .", "Es una guía turístico .", "uninflected_feminine"),
+    ("es", "Es un 3D Artista .", "Es una 3D Artista .", "neutral"),
+    ("es", "Es un Java Desarrollador.", "Es una Java Desarrollador.", "masculine_is_feminine"),
+    ("it", "Lui è un terapeuta specializzato.", "Lei è una terapeuta specializzata.", "gendered"),
+    ("it", "Lui è un pilota professionista.", "Lei è una pilota professionista.", "neutral"),
+    ("fr", "Il est pilote professionnel.", "Elle est pilote professionnelle.", "gendered"),
+    ("fr", "Il est secrétaire médical.", "Elle est secrétaire médical.", "uninflected_feminine"),
+    ("de", "Er ist leitender Angestellter.", "Sie ist leitende Angestellte.", "gendered"),
+    ("de", "Er ist eine leitende Fachkraft.", "Sie ist eine leitende Fachkraft.", "neutral"),
+])
+def test_correct_pairs_are_kept_and_uninflected_feminines_never_merge(lang, masculine, feminine, expected):
+    assert verdicts(lang, [("X", "X", masculine, feminine)]) == {"X": expected}
