@@ -67,16 +67,19 @@ def cmd_run(args: argparse.Namespace) -> int:
     missing = [lang for lang in langs if lang not in available]
     if missing:
         raise EvalError(f"{data}: no test set for {missing} (found: {available or 'nothing'})")
-    settings = EvalSettings(
-        rbo_p=args.rbo_p if args.rbo_p is not None else float(params["rbo_p"]),
-        self_match=args.self_match or params["self_match"],
-        accuracy_k=tuple(int(k) for k in params["accuracy_k"]),
-        bootstrap_resamples=int(params["bootstrap_resamples"]),
-        permutation_resamples=int(params["permutation_resamples"]),
-        seed=int(params["seed"]),
-        worst_pairs=int(params["worst_pairs"]),
-        list_depth=int(params["list_depth"]),
-    )
+    try:
+        settings = EvalSettings(
+            rbo_p=args.rbo_p if args.rbo_p is not None else float(params["rbo_p"]),
+            self_match=args.self_match or params["self_match"],
+            accuracy_k=tuple(int(k) for k in params["accuracy_k"]),
+            bootstrap_resamples=int(params["bootstrap_resamples"]),
+            permutation_resamples=int(params["permutation_resamples"]),
+            seed=int(params["seed"]),
+            worst_pairs=int(params["worst_pairs"]),
+            list_depth=int(params["list_depth"]),
+        )
+    except (TypeError, ValueError) as exc:  # a wrong type or value in params.yaml's eval: section
+        raise EvalError(f"{args.params}: eval: {exc}") from None
     cache = EmbeddingCache(args.cache or params["cache"])
     out = Path(args.out)
     docs = []
@@ -126,23 +129,28 @@ def cmd_audit(args: argparse.Namespace) -> int:
 
     params, audit = read_params(Path(args.params)), read_audit_params(Path(args.params))
     data = Path(args.data)
+    if not data.is_dir():
+        raise EvalError(f"{data}: no such folder; build a test set first (python -m builder ...) or dvc pull a release")
     available = list_languages(data)
     langs = args.lang or audit["languages"] or available
     missing = [lang for lang in langs if lang not in available]
     if not data.is_dir() or missing or not langs:
         raise EvalError(f"{data}: no test set for {missing or langs or 'any language'} (found: {available or 'nothing'})")
     models = [m.strip() for m in args.models.split(",") if m.strip()] if args.models else audit["models"]
-    settings = AuditSettings(
-        k=args.k or int(audit["k"]), rho=args.rho if args.rho is not None else float(audit["rho"]),
-        tau=args.tau if args.tau is not None else audit["tau"], rho_grid=tuple(float(r) for r in audit["rho_grid"]),
-        most_excluded=int(audit["most_excluded"]), bootstrap_resamples=int(params["bootstrap_resamples"]), seed=int(params["seed"]),
-    )
-    eval_settings = EvalSettings(
-        rbo_p=float(params["rbo_p"]), self_match=params["self_match"],
-        accuracy_k=tuple(sorted({1, settings.k, *(int(k) for k in params["accuracy_k"])})),
-        bootstrap_resamples=int(params["bootstrap_resamples"]), permutation_resamples=int(params["permutation_resamples"]),
-        seed=int(params["seed"]), worst_pairs=int(params["worst_pairs"]), list_depth=int(params["list_depth"]),
-    )
+    try:
+        settings = AuditSettings(
+            k=args.k if args.k is not None else int(audit["k"]), rho=args.rho if args.rho is not None else float(audit["rho"]),
+            tau=args.tau if args.tau is not None else audit["tau"], rho_grid=tuple(float(r) for r in audit["rho_grid"]),
+            most_excluded=int(audit["most_excluded"]), bootstrap_resamples=int(params["bootstrap_resamples"]), seed=int(params["seed"]),
+        )
+        eval_settings = EvalSettings(
+            rbo_p=float(params["rbo_p"]), self_match=params["self_match"],
+            accuracy_k=tuple(sorted({1, settings.k, *(int(k) for k in params["accuracy_k"])})),
+            bootstrap_resamples=int(params["bootstrap_resamples"]), permutation_resamples=int(params["permutation_resamples"]),
+            seed=int(params["seed"]), worst_pairs=int(params["worst_pairs"]), list_depth=int(params["list_depth"]),
+        )
+    except (TypeError, ValueError) as exc:  # a wrong type or value in params.yaml's eval: or audit: section
+        raise EvalError(f"{args.params}: eval:/audit: {exc}") from None
     doc, runs = run_audit(data, langs, models, EmbeddingCache(args.cache or params["cache"]), eval_settings, settings,
                           mitigation=audit["mitigation"] and not args.no_mitigation, progress=not args.quiet)
     out = Path(args.out)

@@ -6,7 +6,11 @@ For each corpus variant (masculine = masculine + neutral titles, feminine = femi
   items) and accuracy@k; MAP is reported per query gender;
 - every masculine x feminine query pair (``TestSet.query_pairs``) is ranked over the same items (self-matches
   of either query dropped under ``drop``), and the two rankings give AO, RBO_ext(p) and identical top-1;
-- parity: the mean paired difference AP_M - AP_F and acc@1_M - acc@1_F, with a paired randomisation test.
+- parity: ``MAP_M-MAP_F`` and ``acc@1_M-acc@1_F``, the differences of the per-gender figures above (all
+  masculine vs all feminine queries with relevant items; interval from resampling each gender's queries),
+  and their paired forms ``paired_AP_M-AP_F`` / ``paired_acc@1_M-acc@1_F``: the mean over query pairs of
+  the masculine minus the feminine query's value, with a two-sided paired randomisation test. The two agree
+  when every gendered query is in exactly one pair and both queries of every pair have relevant items.
 
 Every figure is ``{"value", "ci95", "n"}`` with a percentile bootstrap over queries or pairs.
 """
@@ -32,7 +36,7 @@ from eval.metrics import (
 )
 from eval.models import EmbeddingCache, EmbeddingModel
 from eval.ranking import TIE_BREAK, check_policy, rank_corpus, self_match_mask
-from eval.stats import bootstrap_ci, paired_randomization_test
+from eval.stats import bootstrap_ci, bootstrap_ci_difference, paired_randomization_test
 from eval.testset import FEMININE, MASCULINE, NEUTRAL, TestSet
 
 CORPORA = (MASCULINE, FEMININE)
@@ -70,7 +74,12 @@ class EvalSettings:
                 "MAP": "mean AP over queries with >= 1 relevant item in the corpus variant",
                 **{f"acc@{k}": f"share of queries with a relevant item in the top {k}" for k in self.accuracy_k},
                 "identical_top1": "share of pairs whose masculine and feminine rankings put the same item first",
-                "gap": "mean over pairs of (masculine - feminine); paired randomisation test, two-sided",
+                "MAP_M-MAP_F": "MAP of masculine queries minus MAP of feminine queries (the MAP figures' difference); "
+                "interval: each gender's queries resampled on their own",
+                "acc@1_M-acc@1_F": "acc@1 of masculine queries minus acc@1 of feminine queries (same interval)",
+                "paired_AP_M-AP_F": "mean over query pairs (both with relevant items) of AP_M - AP_F; "
+                "paired randomisation (sign-flip) test, two-sided",
+                "paired_acc@1_M-acc@1_F": "mean over query pairs of acc@1_M - acc@1_F; paired randomisation test, two-sided",
             },
             "tie_break": TIE_BREAK,
             "interval": f"percentile bootstrap 95% over queries or pairs, {self.bootstrap_resamples} resamples, seed {self.seed}",
@@ -92,6 +101,24 @@ def _figure(values: np.ndarray, settings: EvalSettings) -> dict:
         return {"value": None, "ci95": [None, None], "n": 0}
     lo, hi = bootstrap_ci(values, resamples=settings.bootstrap_resamples, seed=settings.seed)
     return {"value": float(values.mean()), "ci95": [lo, hi], "n": int(values.size)}
+
+
+def _difference(masculine: np.ndarray, feminine: np.ndarray, settings: EvalSettings) -> dict:
+    """mean(masculine) - mean(feminine) of two independent groups of queries, with its interval."""
+    if masculine.size == 0 or feminine.size == 0:
+        return {"value": None, "ci95": [None, None], "n": 0, "n_masculine": int(masculine.size), "n_feminine": int(feminine.size)}
+    lo, hi = bootstrap_ci_difference(masculine, feminine, resamples=settings.bootstrap_resamples, seed=settings.seed)
+    return {
+        "value": float(masculine.mean() - feminine.mean()), "ci95": [lo, hi],
+        "n": int(masculine.size + feminine.size), "n_masculine": int(masculine.size), "n_feminine": int(feminine.size),
+    }
+
+
+def _paired(differences: np.ndarray, settings: EvalSettings) -> dict:
+    return {
+        **_figure(differences, settings),
+        "p_value": paired_randomization_test(differences, resamples=settings.permutation_resamples, seed=settings.seed),
+    }
 
 
 def similarity_scores(q_emb: np.ndarray, d_emb: np.ndarray) -> np.ndarray:
@@ -170,6 +197,7 @@ def evaluate_language(
     q_ids = queries["id"].to_list()
     q_index = {q: i for i, q in enumerate(q_ids)}
     q_gender = np.array(queries["gender"].to_list())
+    is_m, is_f = q_gender == MASCULINE, q_gender == FEMININE
     pairs = ts.query_pairs()
     m_idx = np.array([q_index[q] for q in pairs["m_id"].to_list()], dtype=np.int64)
     f_idx = np.array([q_index[q] for q in pairs["f_id"].to_list()], dtype=np.int64)
@@ -237,14 +265,10 @@ def evaluate_language(
                 for k, v in acc.items()
             },
             "parity": {
-                "MAP_M-MAP_F": {
-                    **_figure(ap_gap, settings),
-                    "p_value": paired_randomization_test(ap_gap, resamples=settings.permutation_resamples, seed=settings.seed),
-                },
-                "acc@1_M-acc@1_F": {
-                    **_figure(acc1_gap, settings),
-                    "p_value": paired_randomization_test(acc1_gap, resamples=settings.permutation_resamples, seed=settings.seed),
-                },
+                "MAP_M-MAP_F": _difference(ap[is_m & has_relevant], ap[is_f & has_relevant], settings),
+                "acc@1_M-acc@1_F": _difference(acc[1][is_m & has_relevant], acc[1][is_f & has_relevant], settings),
+                "paired_AP_M-AP_F": _paired(ap_gap, settings),
+                "paired_acc@1_M-acc@1_F": _paired(acc1_gap, settings),
             },
             "queries_without_relevant": int((~has_relevant).sum()),
         }

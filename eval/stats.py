@@ -34,6 +34,20 @@ def bootstrap_ci(values: np.ndarray, *, resamples: int = 1000, seed: int = 0, le
     return float(lo), float(hi)
 
 
+def bootstrap_ci_difference(
+    a: np.ndarray, b: np.ndarray, *, resamples: int = 1000, seed: int = 0, level: float = 0.95
+) -> tuple[float, float]:
+    """Percentile bootstrap interval of ``mean(a) - mean(b)`` for two independent groups (e.g. the
+    masculine and the feminine queries of a MAP gap): each group is resampled on its own."""
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    if a.size == 0 or b.size == 0:
+        return (float("nan"), float("nan"))
+    draws_a = resample_indices(a.size, resamples=resamples, seed=seed)
+    draws_b = resample_indices(b.size, resamples=resamples, seed=seed + 1)
+    return percentile_interval(a[draws_a].mean(axis=1) - b[draws_b].mean(axis=1), level=level)
+
+
 def paired_randomization_test(differences: np.ndarray, *, resamples: int = 10000, seed: int = 0) -> float:
     """Two-sided p-value that the mean paired difference is 0: flip each pair's sign at random and count
     how often the flipped mean is at least as far from 0 as the observed one (with the +1 correction)."""

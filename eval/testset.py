@@ -164,7 +164,13 @@ def read_testset(root: str | Path, lang: str) -> TestSet:
         path = folder / f"{name}.parquet"
         if not path.is_file():
             raise TestSetError(f"{path}: file missing")
-        parts[name] = validate_items(pl.read_parquet(path), str(path))
+        try:
+            frame = pl.read_parquet(path)
+        except Exception as exc:  # polars raises several error types for unreadable files
+            raise TestSetError(
+                f"{path}: not a readable Parquet file ({type(exc).__name__}: {exc}); rebuild the language or re-pull the release"
+            ) from None
+        parts[name] = validate_items(frame, str(path))
     qrels_path = folder / "qrels.tsv"
     if not qrels_path.is_file():
         raise TestSetError(f"{qrels_path}: file missing")
@@ -177,7 +183,10 @@ def read_testset(root: str | Path, lang: str) -> TestSet:
             f"queries {sorted(unknown_q)[:5]} docs {sorted(unknown_d)[:5]}"
         )
     stats_path = folder / "stats.json"
-    stats = json.loads(stats_path.read_text(encoding="utf-8")) if stats_path.is_file() else {}
+    try:
+        stats = json.loads(stats_path.read_text(encoding="utf-8")) if stats_path.is_file() else {}
+    except json.JSONDecodeError as exc:
+        raise TestSetError(f"{stats_path}: not valid JSON ({exc}); rebuild the language or re-pull the release") from None
     return TestSet(lang=lang, queries=parts["queries"], corpus=parts["corpus"], qrels=qrels, stats=stats)
 
 

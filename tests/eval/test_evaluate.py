@@ -165,3 +165,99 @@ def test_identical_query_embeddings_get_bit_identical_scores():
     assert scores.shape == (300, 1000)
     assert np.array_equal(scores[3], scores[257])
     np.testing.assert_allclose(scores, queries.astype(np.float64) @ docs.T.astype(np.float64), rtol=1e-4, atol=1e-4)
+
+
+def test_parity_states_the_map_difference_and_the_paired_gap(tmp_path, small_data):
+    ts = read_testset(small_data, "pt")
+    result, _ = evaluate_language(ts, CharTfidf(), EmbeddingCache(tmp_path / "c"), EvalSettings(), progress=False)
+    for corpus in ("masculine", "feminine"):
+        block = result["corpora"][corpus]
+        par = block["parity"]
+        # MAP_M - MAP_F is the difference of the two MAP figures of the same block
+        assert par["MAP_M-MAP_F"]["value"] == pytest.approx(
+            block["MAP"]["masculine"]["value"] - block["MAP"]["feminine"]["value"], abs=1e-12)
+        assert par["MAP_M-MAP_F"]["n_masculine"] == block["MAP"]["masculine"]["n"]
+        assert par["MAP_M-MAP_F"]["n_feminine"] == block["MAP"]["feminine"]["n"]
+        acc1 = block["accuracy"]["acc@1"]
+        assert par["acc@1_M-acc@1_F"]["value"] == pytest.approx(acc1["masculine"]["value"] - acc1["feminine"]["value"], abs=1e-12)
+        # the paired figure is the mean over pairs of AP_M - AP_F, recomputed from the per-pair rows
+        rows = [r for r in result["per_pair"] if r["corpus"] == corpus and r["AP_M"] is not None and r["AP_F"] is not None]
+        assert par["paired_AP_M-AP_F"]["n"] == len(rows) == 4
+        assert par["paired_AP_M-AP_F"]["value"] == pytest.approx(np.mean([r["AP_M"] - r["AP_F"] for r in rows]), abs=1e-12)
+        assert 0 < par["paired_AP_M-AP_F"]["p_value"] <= 1 and 0 < par["paired_acc@1_M-acc@1_F"]["p_value"] <= 1
+        for fig in par.values():
+            lo, hi = fig["ci95"]
+            assert lo - 1e-12 <= fig["value"] <= hi + 1e-12
+
+
+def test_direct_and_paired_gaps_differ_when_a_query_has_no_partner(tmp_path):
+    """An extra feminine query outside every pair moves MAP_F (and MAP_M - MAP_F) but not the paired gap."""
+    ts = make_testset("pt")
+    extra = ts.queries.filter(pl.col("id") == "ptq-Lawyer-f").with_columns(
+        id=pl.lit("ptq-Lawyer2-f"), text=pl.lit("advogada criminalista"), pair_id=pl.lit("ptq-Lawyer2"))
+    queries = pl.concat([ts.queries, extra])
+    qrels = pl.concat([ts.qrels, pl.DataFrame({"query_id": ["ptq-Lawyer2-f"], "doc_id": ["ptc-Driver-n"], "relevance": [1]})])
+    write_testset(testset.TestSet("pt", queries, ts.corpus, qrels, ts.stats), tmp_path / "data")
+    result, _ = evaluate_language(read_testset(tmp_path / "data", "pt"), CharTfidf(), EmbeddingCache(tmp_path / "c"),
+                                  EvalSettings(), progress=False)
+    par = result["corpora"]["masculine"]["parity"]
+    assert par["MAP_M-MAP_F"]["n_feminine"] == par["MAP_M-MAP_F"]["n_masculine"] + 1
+    assert par["paired_AP_M-AP_F"]["n"] == 4
+    assert abs(par["MAP_M-MAP_F"]["value"] - par["paired_AP_M-AP_F"]["value"]) > 1e-6
+
+
+def test_tables_put_models_in_rows_and_languages_in_columns(tmp_path, small_data):
+    from eval.report import summary_metrics, tables_markdown
+
+    cache = EmbeddingCache(tmp_path / "c")
+    docs = []
+    for name, dim in (("tfidf-char", 4096), ("tfidf-char-512", 512)):
+        doc = evaluate(small_data, ["es", "pt"], CharTfidf(dimension=dim), cache, EvalSettings(), progress=False)
+        doc["model"]["name"] = name
+        docs.append(doc)
+    text = tables_markdown(docs)
+    sections = {s.split("\n", 1)[0]: s for s in text.split("\n## ")[1:]}
+    table2a = next(v for k, v in sections.items() if k.startswith("Table 2a: AO"))
+    assert "| model | ES | PT |" in table2a
+    es_ao = docs[1]["languages"]["es"]["corpora"]["masculine"]["symmetry"]["AO"]
+    assert f"| tfidf-char-512 | {es_ao['value']:.3f} [{es_ao['ci95'][0]:.3f}, {es_ao['ci95'][1]:.3f}] |" in table2a
+    for key in ("Table 2b: RBO(p=0.98)", "Table 3a: AO", "Table 3b: RBO(p=0.98)", "Table 4: MAP over masculine", "Table 5: MAP over feminine"):
+        (section,) = [v for k, v in sections.items() if k.startswith(key)]
+        assert section.count("| tfidf-char |") == 1 and section.count("| tfidf-char-512 |") == 1, key
+    table5 = next(v for k, v in sections.items() if k.startswith("Table 5"))
+    assert "| model | ES F | ES M | ES N | PT F | PT M | PT N |" in table5
+    pt_map_f = docs[0]["languages"]["pt"]["corpora"]["feminine"]["MAP"]["feminine"]["value"]
+    row = next(line for line in table5.splitlines() if line.startswith("| tfidf-char |"))
+    assert row.split(" | ")[4].startswith(f"{pt_map_f:.3f} [")
+    parity = next(v for k, v in sections.items() if k.startswith("Parity over masculine"))
+    assert parity.count("| tfidf-char | PT |") == 1 and "MAP_M − MAP_F" in parity
+    summary = summary_metrics(docs)
+    m = docs[0]["languages"]["pt"]["corpora"]["masculine"]
+    assert summary["tfidf-char"]["pt"]["masculine"]["MAP_M-MAP_F"] == pytest.approx(
+        m["MAP"]["masculine"]["value"] - m["MAP"]["feminine"]["value"])
+
+
+def test_corrupt_files_and_bad_params_are_clear_errors(tmp_path, small_data):
+    out = str(tmp_path / "o")
+    qrels = small_data / "pt" / "qrels.tsv"
+    lines = qrels.read_text().splitlines()
+    qrels.write_text("\n".join(lines[:2] + ["ptq-Lawyer-m\t0\tptc-Attorney-m"] + lines[2:]) + "\n")
+    r = run_cli("run", "--data", str(small_data), "--lang", "pt", "--model", "tfidf-char", "--out", out)
+    assert r.returncode == 2 and f"{qrels}:3: expected 4 fields" in r.stderr and "Traceback" not in r.stderr
+
+    corpus = small_data / "es" / "corpus.parquet"
+    corpus.write_bytes(corpus.read_bytes()[:200])
+    r = run_cli("run", "--data", str(small_data), "--lang", "es", "--model", "tfidf-char", "--out", out)
+    assert r.returncode == 2 and f"error: {corpus}: not a readable Parquet file" in r.stderr and "Traceback" not in r.stderr
+
+    write_testset(make_testset("es"), small_data)
+    (small_data / "es" / "stats.json").write_text("{broken")
+    r = run_cli("run", "--data", str(small_data), "--lang", "es", "--model", "tfidf-char", "--out", out)
+    assert r.returncode == 2 and "stats.json: not valid JSON" in r.stderr and "Traceback" not in r.stderr
+
+    write_testset(make_testset("es"), small_data)
+    params = tmp_path / "params.yaml"
+    for bad, says in (("self_match: ignore", "self-match policy"), ("bootstrap_resamples: many", "many")):
+        params.write_text(f"eval:\n  {bad}\n")
+        r = run_cli("run", "--data", str(small_data), "--lang", "es", "--model", "tfidf-char", "--out", out, "--params", str(params))
+        assert r.returncode == 2 and r.stderr.startswith(f"error: {params}: eval:") and says in r.stderr, r.stderr
