@@ -86,7 +86,10 @@ def run_postprocess(source: EnglishSource, lang: str, out: Path, params: dict, c
         "corpus": table1_counts(corpus),
         "qrels": qrels.height,
         "qrels_identical_text": qrels_info["identical_text_pairs"],
-        "english": {"queries": len(source.queries), "corpus": len(source.corpus), "qrels": len(source.qrels)},
+        "english": {"queries": len(source.queries), "corpus": len(source.corpus), "qrels": len(source.qrels),
+                    # relevant pairs whose query or document title gave no item (failed or dropped translations)
+                    "qrels_lost": len(qrels_info["english_pairs_lost"]),
+                    "qrels_lost_examples": [f"{q} -> {d}" for q, d in qrels_info["english_pairs_lost"][:10]]},
         "verdicts": verdicts,
         "needs_review": sum(n for v, n in verdicts.items() if v in NEEDS_REVIEW),
         "uninflected_feminine": verdicts.get("uninflected_feminine", 0),

@@ -370,7 +370,9 @@ def derive_qrels(queries: pl.DataFrame, corpus: pl.DataFrame, english_qrels: lis
     qrels = pl.DataFrame(sorted(pairs), schema={"query_id": pl.String, "doc_id": pl.String}, orient="row").with_columns(
         relevance=pl.lit(1, pl.Int64)
     )
-    info = {"identical_text_pairs": len(identical), "removed_by_annotators": len(removed)}
+    # English relevant pairs that no qrel can carry because the query or the document title produced no item.
+    lost = sorted((qs, ds) for qs, ds in english_qrels if not q_items.get(qs) or not d_items.get(ds))
+    info = {"identical_text_pairs": len(identical), "removed_by_annotators": len(removed), "english_pairs_lost": lost}
     return qrels, info
 
 

@@ -120,6 +120,8 @@ WEB_BACKENDS = {
     "libre": {"cls": "LibreTranslator", "key_env": "LIBRE_API_KEY"},
     "mymemory": {"cls": "MyMemoryTranslator", "key_env": None},
 }
+# Optional: MyMemory's daily quota grows when the requests carry the user's e-mail address.
+MYMEMORY_EMAIL_ENV = "MYMEMORY_EMAIL"
 MYMEMORY_CODES = {"pt": "pt-PT", "es": "es-ES", "fr": "fr-FR", "de": "de-DE", "it": "it-IT"}
 
 
@@ -156,6 +158,13 @@ class WebTranslator:
             self._key = os.environ.get(key_env)
             if not self._key:
                 raise TranslationError(f"{self.name}: API key missing; set the environment variable {key_env}")
+        # Constructing a client sends nothing; it checks the language pair before any work starts.
+        from deep_translator import exceptions as dx
+
+        try:
+            self._new_client()
+        except (dx.LanguageNotSupportedException, dx.InvalidSourceOrTargetLanguage) as exc:
+            raise TranslationError(f"{self.name}: language pair en->{self.target} not supported: {exc}") from None
 
     def _libre_url(self) -> str:
         url = self.settings.libre_url or os.environ.get("LIBRE_URL") or "https://libretranslate.com/"
@@ -169,10 +178,12 @@ class WebTranslator:
         if self.name == "google":
             return cls(source=SOURCE_LANG, target=self.target)
         if self.name == "deepl":
-            return cls(api_key=self._key, source=SOURCE_LANG, target=self.target, use_free_api=True)
+            # DeepL's free-plan keys end in ":fx" and are served by api-free.deepl.com; paid keys by api.deepl.com.
+            return cls(api_key=self._key, source=SOURCE_LANG, target=self.target, use_free_api=self._key.endswith(":fx"))
         if self.name == "libre":
             return cls(api_key=self._key, source=SOURCE_LANG, target=self.target, custom_url=self._libre_url())
-        return cls(source="en-GB", target=MYMEMORY_CODES.get(self.target, self.target))
+        return cls(source="en-GB", target=MYMEMORY_CODES.get(self.target, self.target),
+                   email=os.environ.get(MYMEMORY_EMAIL_ENV) or None)
 
     def _call_once(self, sentence: str) -> str:
         """One request, abandoned after timeout_s (deep-translator sets no timeout of its own)."""

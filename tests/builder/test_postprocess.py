@@ -255,3 +255,15 @@ def test_agreement_aware_gender_check(lang, title, article, gender, method):
 ])
 def test_correct_pairs_are_kept_and_uninflected_feminines_never_merge(lang, masculine, feminine, expected):
     assert verdicts(lang, [("X", "X", masculine, feminine)]) == {"X": expected}
+
+
+def test_english_pairs_whose_title_gave_no_item_are_counted_as_lost():
+    rows = [
+        ("Lawyer", "Lawyer", "Es un abogado .", "Es una abogada ."),
+        ("Attorney", "Attorney", "Es un procurador .", "Es una abogada ."),
+        ("Pilot", "Airline Pilot", "Airline Pilot.", "Airline Pilot."),  # both outputs failed: no item
+    ]
+    queries, corpus, _ = build("es", rows, queries={"Lawyer"})
+    qrels, info = derive_qrels(queries, corpus, [("Lawyer", "Attorney"), ("Lawyer", "Pilot")])
+    assert info["english_pairs_lost"] == [("Lawyer", "Pilot")]
+    assert {d for _, d in qrels.select("query_id", "doc_id").iter_rows()} == {"m:procurador", "f:abogada"}

@@ -163,3 +163,38 @@ def test_a_killed_run_resumes_without_translating_anything_twice(source_dir, par
     assert asked_again | done_before == set(table)
     resumed, fresh = read_set(tmp_path / "out"), read_set(tmp_path / "clean")
     assert resumed[0].equals(fresh[0]) and resumed[1].equals(fresh[1]) and resumed[2] == fresh[2]
+
+
+@pytest.mark.parametrize("lang", ["pt", "es", "fr", "de", "it"])
+def test_google_deepl_and_mymemory_are_deep_translator_clients_configured_from_the_environment(lang, monkeypatch):
+    # Constructing a client sends nothing: these are the production clients, checked without the network.
+    import deep_translator
+
+    from builder.translators import WebSettings, WebTranslator
+
+    google = WebTranslator("google", lang, WebSettings())._new_client()
+    assert isinstance(google, deep_translator.GoogleTranslator) and (google.source, google.target) == ("en", lang)
+    monkeypatch.setenv("MYMEMORY_EMAIL", "maintainer@example.org")
+    mymemory = WebTranslator("mymemory", lang, WebSettings())._new_client()
+    assert isinstance(mymemory, deep_translator.MyMemoryTranslator) and mymemory.email == "maintainer@example.org"
+    assert mymemory.source == "en-GB" and mymemory.target.startswith(lang + "-")
+    monkeypatch.setenv("DEEPL_API_KEY", "secret:fx")
+    free = WebTranslator("deepl", lang, WebSettings())
+    client = free._new_client()
+    assert isinstance(client, deep_translator.DeeplTranslator) and client.api_key == "secret:fx"
+    assert "api-free.deepl.com" in client._base_url and "secret" not in free.version
+    monkeypatch.setenv("DEEPL_API_KEY", "secret")
+    assert "//api.deepl.com" in WebTranslator("deepl", lang, WebSettings())._new_client()._base_url
+
+
+def test_missing_deepl_key_and_unsupported_language_are_clear_cli_errors(source_dir, tmp_path, monkeypatch, capsys):
+    from builder.__main__ import main
+
+    monkeypatch.delenv("DEEPL_API_KEY", raising=False)
+    argv = ["translate", "--source", str(source_dir), "--out", str(tmp_path), "--cache", str(tmp_path / "c"), "--quiet"]
+    assert main([*argv, "--lang", "pt", "--translator", "deepl"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: deepl: API key missing; set the environment variable DEEPL_API_KEY") and "Traceback" not in err
+    assert main([*argv, "--lang", "xx", "--translator", "google"]) == 2
+    assert "error: google: language pair en->xx not supported" in capsys.readouterr().err
+    assert not (tmp_path / "pt").exists()
