@@ -58,9 +58,13 @@ QRELS_COLUMNS = ("query_id", "iteration", "doc_id", "relevance")
 class TestSetError(ValueError):
     """A test set on disk does not follow the format; the message names the file and what is wrong."""
 
+    __test__ = False  # not a pytest test class, despite the name
+
 
 @dataclass(frozen=True)
 class TestSet:
+    __test__ = False  # not a pytest test class, despite the name
+
     lang: str
     queries: pl.DataFrame
     corpus: pl.DataFrame

@@ -5,7 +5,7 @@ import pytest
 
 from eval.testset import (
     ITEM_SCHEMA,
-    TestSet as _TestSet,  # aliased: pytest would try to collect a class named Test*
+    TestSet as _TestSet,
     TestSetError,
     list_languages,
     read_testset,
