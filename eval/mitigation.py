@@ -9,7 +9,9 @@ docs/audit.md. Each one rewrites the words of the title's head phrase, word by w
 3. the first matching suffix rule, longest suffix first (``-ora -> -or`` before ``-a -> -o``).
 
 The head phrase ends at the first preposition: in ``chefe de cozinha`` or ``gerente de loja`` the words
-after ``de`` are feminine nouns, not feminine forms of the occupation, and are never touched.
+after ``de`` are feminine nouns, not feminine forms of the occupation, and are never touched. It also ends
+after a grammatically feminine noun (``gerente planificación estratégica``): the adjectives after it agree
+with that noun, whoever holds the job.
 
 Applied to the queries and the corpus of a test set (``normalise_testset``), the same model re-ranks the
 normalised texts. A pair whose two normalised forms are the same string gets symmetry 1.0 by
@@ -78,20 +80,24 @@ class LanguageRules:
 _GREEK_MA = frozenset({"sistema", "sistemas", "programa", "problema", "tema", "esquema", "diagrama", "idioma", "diploma",
                        "clima", "dilema", "lema", "drama", "poema", "teorema", "axioma", "organigrama", "cinema",
                        "plasma", "trauma", "aroma", "panorama", "emblema", "dia", "día", "mapa", "planeta", "cometa"})
+# English words and acronyms left in machine translations (java developer, mba, scada engineer).
+_ENGLISH = frozenset({"java", "mba", "scada"})
+# Epicene nouns in -a that name a person of either gender (estratega, cineasta, caposquadra).
+_EPICENE_A = frozenset({"colega", "atleta", "pirata", "estratega", "stratega", "cineasta", "entusiasta", "âncora", "ancla",
+                        "ancora", "caixa", "copilota"})
 
 PT = LanguageRules(
     "pt",
-    suffixes=(("a", "o"), ("ora", "or"), ("eira", "eiro"), ("ã", "ão"), ("triz", "tor")),
+    suffixes=(("a", "o"), ("ora", "or"), ("eira", "eiro"), ("ã", "ão"), ("triz", "tor"), ("presidenta", "presidente")),
     lexicon={"presidenta": "presidente", "poetisa": "poeta", "sacerdotisa": "sacerdote", "condessa": "conde",
              "duquesa": "duque", "princesa": "príncipe", "baronesa": "barão", "governanta": "governante",
              "embaixatriz": "embaixador", "imperatriz": "imperador", "rainha": "rei", "mulher": "homem", "patroa": "patrão", "atriz": "ator"},
-    keep_words=_GREEK_MA | {"guarda", "colega", "atleta", "pirata", "polícia", "java", "multimídia", "multimédia",
-                            "agora", "mba"},
-    feminine_nouns=frozenset({"hora", "pessoa", "equipa", "equipe", "empresa", "área", "loja", "escola", "fábrica",
+    keep_words=_GREEK_MA | _ENGLISH | _EPICENE_A | {"guarda", "guia", "polícia", "multimídia", "multimédia", "agora"},
+    feminine_nouns=frozenset({"hora", "pessoa", "linha", "licença", "reserva", "cômoda", "equipa", "equipe", "empresa", "área", "loja", "escola", "fábrica",
                               "cozinha", "oficina", "obra", "mesa", "vida", "terra", "língua", "pintura", "estrutura",
                               "cultura", "agricultura", "câmera", "câmara", "companhia", "marinha", "rede", "carta"}),
     feminine_noun_suffixes=("ção", "são", "dade", "agem", "aria", "eria", "oria", "gia", "fia", "nomia", "metria", "mia",
-                            "nhia", "ência", "ância", "ácia"),
+                            "nhia", "ência", "ância", "ácia", "ança", "ença"),
     # Abstract nouns in -ia (engenharia, padaria, auditoria, companhia) but not the forms in -ária, -cia
     # (estagiária, secretária, sócia), which are feminine forms of -ário, -cio.
     keep_suffixes=("ista", "cida", "iatra", "crata", "ema", "grama", "euta", "ícola"),
@@ -101,19 +107,21 @@ PT = LanguageRules(
 
 ES = LanguageRules(
     "es",
-    suffixes=(("a", "o"), ("ora", "or"), ("triz", "tor"), ("esa", "és")),
+    suffixes=(("a", "o"), ("ora", "or"), ("triz", "tor"), ("esa", "és"), ("presidenta", "presidente")),
     lexicon={"jefa": "jefe", "presidenta": "presidente", "clienta": "cliente", "dependienta": "dependiente",
              "asistenta": "asistente", "sirvienta": "sirviente", "poetisa": "poeta", "sacerdotisa": "sacerdote",
-             "alcaldesa": "alcalde", "duquesa": "duque", "princesa": "príncipe", "condesa": "conde",
+             "alcaldesa": "alcalde", "bailarina": "bailarín", "duquesa": "duque", "princesa": "príncipe", "condesa": "conde",
              "baronesa": "barón", "reina": "rey", "mujer": "hombre", "heroína": "héroe", "emperatriz": "emperador"},
-    keep_words=_GREEK_MA | {"guarda", "colega", "atleta", "pirata", "policía", "guía", "java", "multimedia", "ahora",
-                            "mba"},
+    # 'asocia' is a verb (Apertium's word-by-word 'Associate'), never the feminine of 'asociado' (asociada).
+    keep_words=_GREEK_MA | _ENGLISH | _EPICENE_A | {"guarda", "policía", "guía", "multimedia", "ahora", "asocia",
+                                                    "cerca", "practica"},
     feminine_nouns=frozenset({"persona", "empresa", "mesa", "área", "tienda", "escuela", "fábrica", "cocina", "oficina",
                               "obra", "vida", "tierra", "lengua", "pintura", "estructura", "cultura", "agricultura",
                               "hora", "defensa", "despensa", "prensa", "dehesa", "sorpresa", "represa", "cámara",
-                              "ventaja", "estrategia", "compañía", "red", "carta"}),
+                              "ventaja", "estrategia", "compañía", "red", "carta", "carpeta", "junta", "bodega",
+                              "cómoda"}),
     feminine_noun_suffixes=("ción", "sión", "dad", "tud", "ía", "encia", "ancia", "acia", "icia", "emia", "oria", "stria",
-                            "gia"),
+                            "gia", "anza", "eria"),
     # Stressed -ía (ingeniería, panadería) and -encia, -ancia, -acia, -icia, -emia, -oria, -stria nouns; unstressed
     # -aria, -cia are feminine forms (secretaria, becaria, socia).
     keep_suffixes=("ista", "cida", "iatra", "crata", "ema", "grama", "euta", "ícola"),
@@ -128,18 +136,20 @@ IT = LanguageRules(
              "presidentessa": "presidente", "poetessa": "poeta", "principessa": "principe", "contessa": "conte",
              "avvocatessa": "avvocato", "regina": "re", "donna": "uomo", "ostessa": "oste", "sacerdotessa": "sacerdote"},
     # -essa is a suffix only through the lexicon: commessa, professa, promessa are -a / -o words.
-    keep_words=_GREEK_MA | {"collega", "atleta", "pilota", "java", "multimedia"},
+    keep_words=_GREEK_MA | _ENGLISH | _EPICENE_A | {"collega", "pilota", "caposquadra", "multimedia", "media"},
     feminine_nouns=frozenset({"guardia", "guida", "spia", "vittima", "persona", "azienda", "impresa", "area", "scuola",
                               "fabbrica", "cucina", "officina", "opera", "vita", "terra", "lingua", "pittura",
-                              "struttura", "cultura", "agricoltura", "ora", "sala", "camera", "promessa", "rete"}),
+                              "struttura", "cultura", "agricoltura", "ora", "sala", "camera", "promessa", "rete",
+                              "testa", "raccolta", "logistica", "stampa", "ricerca", "linea", "posta", "telecamera",
+                              "spazzola", "testata", "vendita", "squadra", "post-laurea"}),
     feminine_noun_suffixes=("zione", "sione", "tà", "tù", "eria", "zia", "gia", "fia", "nomia", "metria", "sofia",
-                            "terapia", "scopia", "iatria", "acia", "mia"),
+                            "terapia", "scopia", "iatria", "acia", "mia", "anza", "enza"),
     # Stressed -ìa nouns (ingegneria, polizia, energia, economia); -aria, -aia, -cia are feminine forms
     # (segretaria, operaia, socia).
     keep_suffixes=("ista", "cida", "iatra", "crata", "ema", "gramma", "euta", "icola"),
     stop_words=frozenset({"di", "del", "della", "dello", "dei", "degli", "delle", "dell", "d", "da", "dal", "dalla", "dall",
                           "in", "nel", "nella", "nell", "a", "al", "alla", "all", "per", "con", "su", "sul", "sulla",
-                          "sull", "tra", "fra"}),
+                          "sull", "tra", "fra", "senza"}),
 )
 
 FR = LanguageRules(
@@ -152,7 +162,7 @@ FR = LanguageRules(
              "la": "le", "une": "un", "reine": "roi", "femme": "homme", "princesse": "prince", "duchesse": "duc",
              "comtesse": "comte", "doctoresse": "docteur", "poétesse": "poète",
              "ambassadrice": "ambassadeur", "pécheresse": "pécheur", "vengeresse": "vengeur"},
-    keep_words=frozenset({"diplomate", "acrobate", "automate", "pirate", "java", "multimédia"}),
+    keep_words=_ENGLISH | {"diplomate", "acrobate", "automate", "pirate", "détective", "multimédia"},
     feminine_noun_suffixes=("tion", "sion", "té"),
     feminine_nouns=frozenset({"heure", "demeure", "vente", "attente", "rente",
                           "plante", "tante", "pente", "entente", "fente", "date", "carte", "porte", "sorte", "perte",
@@ -160,7 +170,8 @@ FR = LanguageRules(
                           "scène", "chaîne", "salle", "école", "usine", "cuisine", "ferme", "terre", "banque", "agence",
                           "mère", "père", "frère", "matière", "carrière", "lumière", "bière", "misère", "manière",
                           "filière", "frontière", "première", "dernière", "rivière", "barrière", "lycée", "musée",
-                          "trophée", "journée", "année", "entrée", "idée", "arrivée", "armée", "durée", "pensée"}),
+                          "trophée", "journée", "année", "entrée", "idée", "arrivée", "armée", "durée", "pensée",
+                          "levée"}),
     keep_suffixes=("iste", "logue", "crate", "iatre", "aire"),
     stop_words=frozenset({"de", "du", "des", "d", "à", "au", "aux", "en", "pour", "chez", "avec", "sur", "sous", "dans",
                           "par", "entre", "sans", "l"}),
@@ -168,7 +179,9 @@ FR = LanguageRules(
 
 DE = LanguageRules(
     "de",
-    suffixes=(("in", ""), ("innen", ""), ("frau", "mann"), ("frauen", "männer")),
+    # Umlaut stems as suffixes too, so compounds follow their head (notfallärztin -> notfallarzt).
+    suffixes=(("in", ""), ("innen", ""), ("frau", "mann"), ("frauen", "männer"), ("ärztin", "arzt"), ("ärztinnen", "ärzte"),
+              ("anwältin", "anwalt"), ("anwältinnen", "anwälte"), ("köchin", "koch"), ("bäuerin", "bauer")),
     lexicon={"ärztin": "arzt", "köchin": "koch", "anwältin": "anwalt", "bäuerin": "bauer", "rätin": "rat",
              "beamtin": "beamter", "ärztinnen": "ärzte", "anwältinnen": "anwälte", "köchinnen": "köche",
              "krankenschwester": "krankenpfleger", "hebamme": "entbindungspfleger", "frau": "mann",
@@ -198,6 +211,12 @@ def _apply(text: str, rules: LanguageRules) -> tuple[str, list[int]]:
     for i, match in enumerate(words):
         w = match.group(0)
         if w in rules.stop_words:
+            break
+        if rules.is_feminine_noun(w):
+            # Later words agree with this noun, not with the person: 'gerente planificación estratégica',
+            # 'responsabile progettazione meccanica'. The noun itself is kept by ``word``.
+            out.append(text[last:match.end()])
+            last = match.end()
             break
         new = rules.word(w)
         if new != w:

@@ -27,11 +27,13 @@ CASES = {
         ("diretora escolar", "diretor escolar"), ("estagiária jurídica", "estagiário jurídico"), ("secretária", "secretário"),
         ("cirurgiã", "cirurgião"), ("sócia", "sócio"), ("atriz", "ator"), ("presidenta", "presidente"),
         ("assistente jurídica", "assistente jurídico"), ("analista financeira", "analista financeiro"),
+        ("vice-presidenta executiva", "vice-presidente executivo"), ("bailarina", "bailarino"),
     ],
     normalise_es: [
         ("abogada", "abogado"), ("ingeniera aeroespacial", "ingeniero aeroespacial"), ("conductora", "conductor"),
         ("jefa de ventas", "jefe de ventas"), ("secretaria", "secretario"), ("becaria jurídica", "becario jurídico"),
         ("agrónoma", "agrónomo"), ("actriz", "actor"), ("enfermera", "enfermero"), ("socia", "socio"),
+        ("vicepresidenta asistente", "vicepresidente asistente"), ("bailarina", "bailarín"),
     ],
     normalise_it: [
         ("avvocata", "avvocato"), ("infermiera", "infermiere"), ("direttrice", "direttore"), ("dottoressa", "dottore"),
@@ -49,6 +51,7 @@ CASES = {
         ("kauffrau", "kaufmann"), ("ingenieurinnen", "ingenieur"), ("ingenieur*in", "ingenieur"),
         ("ingenieur:in", "ingenieur"), ("ingenieur/-in", "ingenieur"), ("ingenieur(in)", "ingenieur"),
         ("leitende ärztin", "leitender arzt"), ("technische zeichnerin", "technischer zeichner"),
+        ("notfallärztin", "notfallarzt"), ("fachanwältin", "fachanwalt"),
     ],
 }
 
@@ -56,12 +59,20 @@ CASES = {
 UNCHANGED = {
     normalise_pt: ["analista", "dentista", "guarda", "motorista", "chefe de cozinha", "gerente de loja", "engenharia",
                    "auxiliar de enfermagem", "analista de dados", "psiquiatra", "terapeuta", "sistema", "porta-voz",
-                   "comunicação estratégica"],
+                   "comunicação estratégica", "cineasta", "caixa de banco", "âncora", "liderança da equipe",
+                   "linha de produção", "guia turístico", "engenheiro scada", "policial reserva"],
     normalise_es: ["analista", "dentista", "guarda", "policía", "guía", "ingeniería", "pediatra", "programa",
-                   "asistente de cocina", "atleta", "colega"],
-    normalise_it: ["analista", "giornalista", "collega", "pilota", "ingegneria", "guida turistica", "psichiatra"],
+                   "asistente de cocina", "atleta", "colega", "estratega de marketing",
+                   # Apertium's word-by-word 'Associate' is the verb 'asocia', in masculine and neutral items too.
+                   "apoyo técnico asocia", "carpeta asocia", "vicepresidente junta directiva",
+                   # adjectives after a feminine noun agree with that noun, not with the person
+                   "gerente planificación estratégica", "profesor lengua extranjera inglesa",
+                   "director efectividad organizativa", "ingenieria eléctrica"],
+    normalise_it: ["analista", "giornalista", "collega", "pilota", "ingegneria", "guida turistica", "psichiatra",
+                   "ingegnere senza fili", "responsabile progettazione meccanica", "stagista direzione artistica",
+                   "addetto stampa", "candidato mba", "copilota", "capo squadra", "ingegnere ricerca e sviluppo"],
     normalise_fr: ["secrétaire", "diplomate", "architecte", "pilote", "journaliste", "psychologue", "responsable de vente",
-                   "bibliothécaire"],
+                   "bibliothécaire", "détective privé", "levée de fonds"],
     normalise_de: ["medizin", "verein", "ingenieur", "arzt"],
 }
 
@@ -126,7 +137,16 @@ def test_tautology_is_separated_from_the_real_effect(tmp_path):
 
     same, diff = m["identical_after_normalisation"], m["still_different"]
     assert same["n"] == 4 and same["symmetry_by_construction"] is True
-    assert same["AO_after"]["value"] == 1.0 and same["RBO(p=0.98)_after"]["value"] == pytest.approx(1.0)
+    assert same["AO_after"]["value"] == 1.0 and same["RBO(p=0.98)_after"]["value"] == pytest.approx(1.0, abs=1e-12)
+    # Per pair, on both corpus variants: one string, one score row, one ranking -> AO exactly 1 (a sum of ones
+    # divided by its count) and RBO_ext 1 up to the rounding of its geometric sum.
+    identical = {(p, mi, fi) for p, mi, fi, x in split.select("pair_id", "m_id", "f_id", "identical_after").iter_rows() if x}
+    rows = [r for r in after["per_pair"] if (r["pair_id"], r["m_id"], r["f_id"]) in identical]
+    assert len(rows) == 8
+    for r in rows:
+        assert r["AO"] == 1.0, r
+        assert abs(r["RBO(p=0.98)"] - 1.0) <= 1e-12, r
+        assert r["identical_top1"] == 1.0 and r["AP_M"] == r["AP_F"], r
     assert "by construction" in m["note"] and "tautology" in m["note"]
     # The effect estimate uses the one pair that still differs, with its own before/after from the runs.
     assert diff["n"] == 1 and diff["AO"]["before"]["n"] == 1
