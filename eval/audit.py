@@ -64,6 +64,10 @@ class AuditSettings:
         for r in (self.rho, *self.rho_grid):
             if not 0.0 <= r <= 1.0:
                 raise AuditError(f"audit rho must be in [0, 1] (AP threshold), got {r}")
+        if not self.rho_grid:
+            raise AuditError("audit.rho_grid needs at least one rho for the exclusion heatmap")
+        if self.most_excluded < 0:
+            raise AuditError(f"audit.most_excluded must be >= 0, got {self.most_excluded}")
 
     def served_definition(self, n_models: int) -> str:
         return (
@@ -472,7 +476,10 @@ def run_audit(
 
     names = list(dict.fromkeys(m if isinstance(m, str) else m.meta.name for m in models))
     if len(names) < 2:
-        raise AuditError(f"an audit across models needs at least two different models, got {names}")
+        raise AuditError(
+            f"an audit across models needs at least two different models, got {names}: correlations between models "
+            "and exclusion by tau models are undefined for one model; give two or more (--models A,B) or score a single "
+            "model with `python -m eval run`")
     check_tau(settings.tau, len(names))
     if settings.k not in eval_settings.accuracy_k:
         raise AuditError(f"audit k={settings.k} must be one of the evaluated accuracy cut-offs {eval_settings.accuracy_k}")

@@ -65,7 +65,8 @@ def audit_markdown(doc: dict) -> str:
                 out.append(f"| {rho:g} | " + " | ".join(cells) + " |\n")
             for direction in ("feminine", "masculine"):
                 rows = c["most_excluded"][direction]
-                out.append(f"\nMost often {direction}-excluded occupations (k = {ex['k']}, ρ = {ex['rho']:g}):")
+                out.append(f"\nMost often {direction}-excluded occupations (k = {ex['k']}, ρ = {ex['rho']:g}; ordered by the "
+                           f"number of models excluding the pair, τ = {ex['tau']} marks a systemic exclusion):")
                 if not rows:
                     out.append(" none.\n")
                     continue
@@ -89,8 +90,9 @@ def mitigation_markdown(lang: str, mit: dict, es: dict) -> str:
         f"{ch['corpus']['feminine']['changed']}/{ch['corpus']['feminine']['items']}, M "
         f"{ch['corpus']['masculine']['changed']}/{ch['corpus']['masculine']['items']}, N "
         f"{ch['corpus']['neutral']['changed']}/{ch['corpus']['neutral']['items']} (a changed masculine or neutral text is "
-        "an over-normalisation). Duplicate texts after normalisation: "
-        f"{ch['corpus_duplicate_texts']}.\n\n",
+        "an over-normalisation or the repair of a translation's agreement error). Duplicate texts after normalisation: "
+        f"masculine corpus {ch['corpus_duplicate_texts']['masculine']}, feminine corpus "
+        f"{ch['corpus_duplicate_texts']['feminine']}.\n\n",
         f"**{mit['pairs_identical_after']} of {mit['pairs']} query pairs became identical strings.** Their symmetry "
         "after normalisation is 1.0 *by construction* (one string, one embedding, one ranking): that is a "
         "tautology, not an effect of the mitigation, and they are left out of the effect estimate. Only the "
@@ -141,7 +143,8 @@ def write_audit_plots(doc: dict, folder: str | Path) -> list[Path]:
     for lang, block in sorted(doc["languages"].items()):
         corpora = list(block["corpora"])
         measures = list(block["corpora"][corpora[0]]["correlation"])
-        fig, axes = plt.subplots(len(corpora), len(measures), figsize=(4.2 * len(measures), 3.8 * len(corpora)), squeeze=False)
+        fig, axes = plt.subplots(len(corpora), len(measures), figsize=(5.2 * len(measures), 4.2 * len(corpora)), squeeze=False,
+                                 layout="constrained")
         for r, corpus in enumerate(corpora):
             for col, measure in enumerate(measures):
                 ax = axes[r, col]
@@ -158,7 +161,8 @@ def write_audit_plots(doc: dict, folder: str | Path) -> list[Path]:
                 ax.set_yticks(range(len(models)), models, fontsize=7)
                 ax.set_title(f"{measure}, {CORPUS_TITLES[corpus]}", fontsize=9)
         fig.colorbar(im, ax=axes.ravel().tolist(), shrink=0.6)
-        fig.suptitle(f"{lang.upper()}: correlation of per-pair vectors between models (upper: Pearson, lower: Spearman)", fontsize=10)
+        fig.suptitle(f"{lang.upper()}: correlation of per-pair vectors between models (upper: Pearson, lower: Spearman; "
+                     f"n = {block['corpora'][corpora[0]]['pairs']} pairs; independent of k, ρ, τ)", fontsize=10)
         path = folder / f"correlation_{lang}.png"
         fig.savefig(path, dpi=110)
         plt.close(fig)
@@ -174,13 +178,17 @@ def write_audit_plots(doc: dict, folder: str | Path) -> list[Path]:
                 for i in range(mat.shape[0]):
                     for j in range(mat.shape[1]):
                         ax.text(j, i, f"{mat[i, j]:.2f}", ha="center", va="center", fontsize=8)
+                if s["rho"] in grid["rho"] and s["tau"] in grid["tau"]:  # the reported setting, outlined
+                    i, j = grid["rho"].index(s["rho"]), grid["tau"].index(s["tau"])
+                    ax.add_patch(plt.Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, edgecolor="black", linewidth=2))
                 ax.set_xticks(range(len(grid["tau"])), [str(t) for t in grid["tau"]])
                 ax.set_yticks(range(len(grid["rho"])), [f"{v:g}" for v in grid["rho"]])
                 ax.set_xlabel(f"τ (models of {len(models)})")
                 ax.set_ylabel("ρ (AP threshold)")
                 ax.set_title(f"{direction.replace('_', ' ')}, {CORPUS_TITLES[corpus]}", fontsize=9)
                 fig.colorbar(im, ax=ax, shrink=0.8)
-        fig.suptitle(f"{lang.upper()}: share of pairs excluded by ≥ τ models (k = {s['k']})", fontsize=10)
+        fig.suptitle(f"{lang.upper()}: share of pairs excluded by ≥ τ models (k = {s['k']}; reported setting "
+                     f"ρ = {s['rho']:g}, τ = {s['tau']} outlined)", fontsize=10)
         fig.tight_layout()
         path = folder / f"exclusion_{lang}.png"
         fig.savefig(path, dpi=110)
@@ -218,7 +226,8 @@ def write_audit_plots(doc: dict, folder: str | Path) -> list[Path]:
             ax.set_title(f"{CORPUS_TITLES[corpus]}: {n_diff} pairs still different\n"
                          f"({mit['pairs_identical_after']} made identical: 1.0 by construction, not shown)", fontsize=9)
         axes[0].legend(fontsize=8, loc="lower left")
-        fig.suptitle(f"{lang.upper()}: symmetry before/after normalisation (95% bootstrap CI)", fontsize=10)
+        fig.suptitle(f"{lang.upper()}: symmetry before/after normalisation, only the pairs that still differ "
+                     "(95% bootstrap CI; independent of k, ρ, τ)", fontsize=10)
         fig.tight_layout()
         path = folder / f"mitigation_{lang}.png"
         fig.savefig(path, dpi=110)

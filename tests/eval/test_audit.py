@@ -118,6 +118,15 @@ def test_all_models_failing_is_not_exclusion():
     assert not e["feminine"].any() and not e["masculine"].any() and e["both_failed"].all()
 
 
+def test_audit_settings_refuse_out_of_range_k_and_rho():
+    with pytest.raises(AuditError, match="audit.k must be >= 1, got 0"):
+        AuditSettings(k=0)
+    with pytest.raises(AuditError, match=r"rho must be in \[0, 1\].*got 1.5"):
+        AuditSettings(rho=1.5)
+    with pytest.raises(AuditError, match="got -0.2"):
+        AuditSettings(rho_grid=(0.0, -0.2))
+
+
 def test_tau_larger_than_the_number_of_models_is_a_clear_error():
     with pytest.raises(AuditError, match=r"tau = 4 is larger than the number of models \(3\)"):
         exclusion(SERVED_M, SERVED_F, tau=4)
@@ -207,7 +216,19 @@ def test_cli_refuses_bad_parameters_clearly(tmp_path, small_data):
     assert r.returncode == 2 and "error: tau = 4 is larger than the number of models (3)" in r.stderr
     assert "Traceback" not in r.stderr
     r = run_cli("audit", "--data", str(small_data), "--models", "tfidf-char", "--out", str(tmp_path / "o"))
-    assert r.returncode == 2 and "at least two different models" in r.stderr
+    assert r.returncode == 2 and "at least two different models" in r.stderr and "undefined for one model" in r.stderr
+    # k = 0 must not fall back to the default silently; rho outside [0, 1] is refused
+    for flag, value, message in (("--k", "0", "audit.k must be >= 1, got 0"), ("--rho", "1.5", "rho must be in [0, 1]"),
+                                 ("--rho", "-0.1", "rho must be in [0, 1]")):
+        r = run_cli("audit", "--data", str(small_data), "--models", "tfidf-char,m-use", flag, value, "--out", str(tmp_path / "o"))
+        assert r.returncode == 2 and message in r.stderr and "Traceback" not in r.stderr, (flag, value, r.stderr)
+    r = run_cli("audit", "--data", str(tmp_path / "missing"), "--models", "tfidf-char,m-use", "--out", str(tmp_path / "o"))
+    assert r.returncode == 2 and "missing: no such folder" in r.stderr
+    params = tmp_path / "params.yaml"
+    params.write_text("audit:\n  k: ten\n", encoding="utf-8")
+    r = run_cli("audit", "--data", str(small_data), "--params", str(params), "--models", "tfidf-char,m-use", "--out", str(tmp_path / "o"))
+    assert r.returncode == 2 and f"error: {params}: eval:/audit:" in r.stderr and "ten" in r.stderr and "Traceback" not in r.stderr
+    assert not (tmp_path / "o").exists()  # refused before any scoring
     r = run_cli("audit", "--data", str(small_data), "--models", "tfidf-char,m-use", "--lang", "xx", "--out", str(tmp_path / "o"))
     assert r.returncode == 2 and "no test set for ['xx']" in r.stderr
 
