@@ -47,14 +47,19 @@ def cmd_source(args, params) -> None:
     print(f"source ok: {len(src.queries)} queries, {len(src.corpus)} corpus titles, {len(src.qrels)} qrels -> {args.out}")
 
 
+def _stage_source(args, params):
+    """--source, else the copy `python -m builder source` made, else source.dir / $JOBTITLES_SOURCE_DIR / ../shared."""
+    return load_source(args.source or (SOURCE_COPY if SOURCE_COPY.is_dir() else _source_dir(args, params)))
+
+
 def cmd_translate(args, params) -> None:
-    src = load_source(args.source or SOURCE_COPY)
+    src = _stage_source(args, params)
     run_translate(src, args.lang, _translator_for(params, args.lang, args.translator), Path(args.out),
                   Path(args.cache), params, args.libre_url, progress=not args.quiet)
 
 
 def cmd_postprocess(args, params) -> None:
-    src = load_source(args.source or SOURCE_COPY)
+    src = _stage_source(args, params)
     corrections = Path(args.corrections) if args.corrections else default_corrections(args.lang)
     stats = run_postprocess(src, args.lang, Path(args.out), params, corrections)
     if not args.quiet:

@@ -119,3 +119,18 @@ def test_unknown_translator_pair_is_a_clear_error(tmp_path, capsys):
     src = tiny_source(tmp_path / "en")
     rc = main(["build", "--source", str(src), "--lang", "de", "--translator", "bergamot", "--out", str(tmp_path / "out"), "--quiet"])
     assert rc == 2 and "bergamot: no offline model for en->de" in capsys.readouterr().err
+
+
+def test_translate_and_postprocess_standalone_equal_build(tmp_path, monkeypatch):
+    if not offline_available("apertium", "es"):
+        pytest.skip("apertium-eng-spa not installed")
+    src = tiny_source(tmp_path / "en")
+    assert main(["build", "--source", str(src), "--lang", "es", "--out", str(tmp_path / "built"), "--cache", str(tmp_path / "c1"), "--quiet"]) == 0
+    # Standalone stages in a folder without data/source: the English folder comes from $JOBTITLES_SOURCE_DIR.
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("JOBTITLES_SOURCE_DIR", str(src))
+    assert main(["translate", "--lang", "es", "--out", "staged", "--cache", "c2", "--quiet"]) == 0
+    assert sorted(p.name for p in (tmp_path / "staged" / "es").iterdir()) == ["raw_translations.parquet", "templates.json"]
+    assert main(["postprocess", "--lang", "es", "--out", "staged", "--quiet"]) == 0
+    for name in ("queries.parquet", "corpus.parquet", "qrels.tsv", "stats.json"):
+        assert (tmp_path / "staged" / "es" / name).read_bytes() == (tmp_path / "built" / "es" / name).read_bytes()
