@@ -125,9 +125,9 @@ def test_translate_and_postprocess_standalone_equal_build(tmp_path, monkeypatch)
     if not offline_available("apertium", "es"):
         pytest.skip("apertium-eng-spa not installed")
     src = tiny_source(tmp_path / "en")
-    assert main(["build", "--source", str(src), "--lang", "es", "--out", str(tmp_path / "built"), "--cache", str(tmp_path / "c1"), "--quiet"]) == 0
-    # Standalone stages in a folder without data/source: the English folder comes from $JOBTITLES_SOURCE_DIR.
-    monkeypatch.chdir(tmp_path)
+    monkeypatch.chdir(tmp_path)  # no corrections/ folder, no data/source here
+    assert main(["build", "--source", str(src), "--lang", "es", "--out", "built", "--cache", "c1", "--quiet"]) == 0
+    # Standalone stages: the English folder comes from $JOBTITLES_SOURCE_DIR.
     monkeypatch.setenv("JOBTITLES_SOURCE_DIR", str(src))
     assert main(["translate", "--lang", "es", "--out", "staged", "--cache", "c2", "--quiet"]) == 0
     assert sorted(p.name for p in (tmp_path / "staged" / "es").iterdir()) == ["raw_translations.parquet", "templates.json"]
