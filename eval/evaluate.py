@@ -3,7 +3,8 @@
 For each corpus variant (masculine = masculine + neutral titles, feminine = feminine + neutral):
 
 - every query's ranking (``eval.ranking.rank_corpus``) gives AP (relevance restricted to the variant's
-  items) and accuracy@k; MAP is reported per query gender;
+  items, and under ``drop`` to the items left in the query's ranking) and accuracy@k; MAP is reported per
+  query gender;
 - every masculine x feminine query pair (``TestSet.query_pairs``) is ranked over the same items (self-matches
   of either query dropped under ``drop``), and the two rankings give AO, RBO_ext(p) and identical top-1;
 - parity: ``MAP_M-MAP_F`` and ``acc@1_M-acc@1_F``, the differences of the per-gender figures above (all
@@ -35,7 +36,7 @@ from eval.metrics import (
     symmetry_batch,
 )
 from eval.models import EmbeddingCache, EmbeddingModel
-from eval.ranking import TIE_BREAK, check_policy, rank_corpus, self_match_mask
+from eval.ranking import SELF_MATCH_DROP, TIE_BREAK, check_policy, rank_corpus, self_match_mask
 from eval.stats import bootstrap_ci, bootstrap_ci_difference, paired_randomization_test
 from eval.testset import FEMININE, MASCULINE, NEUTRAL, TestSet
 
@@ -232,6 +233,11 @@ def evaluate_language(
         for q, d in relevant_pairs.select("query_id", "doc_id").iter_rows():
             if q in q_index and d in doc_index:
                 relevant[q_index[q], doc_index[d]] = True
+        if settings.self_match == SELF_MATCH_DROP:
+            # A dropped self-match leaves the query's corpus, so it leaves its relevant set too: a title merged
+            # from the query's own source and a relevant one would otherwise count as a relevant item that can
+            # never be retrieved.
+            relevant &= ~self_matches
         has_relevant = relevant.any(axis=1)
 
         ranking = rank_corpus(scores, doc_ids, self_matches=self_matches, policy=settings.self_match)

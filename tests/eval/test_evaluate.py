@@ -261,3 +261,32 @@ def test_corrupt_files_and_bad_params_are_clear_errors(tmp_path, small_data):
         params.write_text(f"eval:\n  {bad}\n")
         r = run_cli("run", "--data", str(small_data), "--lang", "es", "--model", "tfidf-char", "--out", out, "--params", str(params))
         assert r.returncode == 2 and r.stderr.startswith(f"error: {params}: eval:") and says in r.stderr, r.stderr
+
+
+def test_a_dropped_self_match_leaves_the_relevant_set(tmp_path):
+    """A corpus title merged from the query's own source and a relevant one (Lawyer + Attorney -> advogado)
+    is dropped from the query's ranking under `drop`, so it must not count as a relevant item it can never
+    retrieve; under `keep` it is ranked and counts."""
+    ts = make_testset("pt")
+    corpus = ts.corpus.with_columns(
+        source_ids=pl.when(pl.col("id").is_in(["ptc-Lawyer-m", "ptc-Lawyer-f"])).then(pl.lit(["Lawyer", "Attorney"]))
+        .otherwise(pl.col("source_ids")))
+    qrels = pl.concat([ts.qrels, pl.DataFrame({"query_id": ["ptq-Lawyer-m", "ptq-Lawyer-f"],
+                                               "doc_id": ["ptc-Lawyer-m", "ptc-Lawyer-f"], "relevance": [1, 1]})])
+    write_testset(testset.TestSet("pt", ts.queries, corpus, qrels, ts.stats), tmp_path / "data")
+    merged = read_testset(tmp_path / "data", "pt")
+    model, cache = CharTfidf(), EmbeddingCache(tmp_path / "c")
+    for policy in ("drop", "keep"):
+        result, _ = evaluate_language(merged, model, cache, EvalSettings(self_match=policy), progress=False)
+        row = next(r for r in result["per_query"] if r["corpus"] == "masculine" and r["query_id"] == "ptq-Lawyer-m")
+        docs = merged.corpus_for("masculine")
+        ids, texts = docs["id"].to_list(), docs["text"].to_list()
+        s = model.encode(texts) @ model.encode(["advogado"], role="query")[0]
+        ranked = sorted(ids, key=lambda d: (-s[ids.index(d)], [-ord(c) for c in d]))
+        relevant = {"ptc-Attorney-m", "ptc-Paralegal-m", "ptc-Legal_Intern-m", "ptc-Lawyer-m"}
+        if policy == "drop":
+            ranked.remove("ptc-Lawyer-m")
+            # the penalised reading: the dropped title still in the denominator
+            assert row["AP"] > average_precision(ranked, relevant) + 0.05
+            relevant.remove("ptc-Lawyer-m")
+        assert row["AP"] == pytest.approx(average_precision(ranked, relevant), abs=1e-6), policy
