@@ -320,7 +320,7 @@ def test_push_relevance_bad_model_and_bad_depth_are_clear_errors(argilla_env, tm
     params = write_params(tmp_path / "params.yaml", "bad-input")
     push = ["--params", str(params), "push", "relevance", "--data", str(tmp_path / "data"), "--lang", "pt"]
     rc, _, err = run_cli([*push, "--models", "tfidf-char", "no-such-model"], capsys)
-    assert rc == 2 and err.startswith("error: --models: unknown model 'no-such-model'") and "Traceback" not in err
+    assert rc == 2 and "error: --models: unknown model 'no-such-model'" in err and "Traceback" not in err
     write_params(params, "bad-input", relevance={"pool_depth": 0})
     rc, _, err = run_cli(push, capsys)
     assert rc == 2 and err == f"error: {params}: annotation pool_depth is 0; it must be 1 or more\n"
