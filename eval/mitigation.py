@@ -114,12 +114,12 @@ ES = LanguageRules(
              "baronesa": "barón", "reina": "rey", "mujer": "hombre", "heroína": "héroe", "emperatriz": "emperador"},
     # 'asocia' is a verb (Apertium's word-by-word 'Associate'), never the feminine of 'asociado' (asociada).
     keep_words=_GREEK_MA | _ENGLISH | _EPICENE_A | {"guarda", "policía", "guía", "multimedia", "ahora", "asocia",
-                                                    "cerca", "practica"},
+                                                    "cerca", "practica", "apoya", "encima"},
     feminine_nouns=frozenset({"persona", "empresa", "mesa", "área", "tienda", "escuela", "fábrica", "cocina", "oficina",
                               "obra", "vida", "tierra", "lengua", "pintura", "estructura", "cultura", "agricultura",
                               "hora", "defensa", "despensa", "prensa", "dehesa", "sorpresa", "represa", "cámara",
                               "ventaja", "estrategia", "compañía", "red", "carta", "carpeta", "junta", "bodega",
-                              "cómoda"}),
+                              "cómoda", "póliza", "belleza", "carga"}),
     feminine_noun_suffixes=("ción", "sión", "dad", "tud", "ía", "encia", "ancia", "acia", "icia", "emia", "oria", "stria",
                             "gia", "anza", "eria"),
     # Stressed -ía (ingeniería, panadería) and -encia, -ancia, -acia, -icia, -emia, -oria, -stria nouns; unstressed

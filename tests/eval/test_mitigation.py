@@ -64,7 +64,8 @@ UNCHANGED = {
     normalise_es: ["analista", "dentista", "guarda", "policía", "guía", "ingeniería", "pediatra", "programa",
                    "asistente de cocina", "atleta", "colega", "estratega de marketing",
                    # Apertium's word-by-word 'Associate' is the verb 'asocia', in masculine and neutral items too.
-                   "apoyo técnico asocia", "carpeta asocia", "vicepresidente junta directiva",
+                   "apoyo técnico asocia", "carpeta asocia", "vicepresidente junta directiva", "apoya especialista",
+                   "encima aire announcer", "póliza advisor", "belleza advisor", "carga broker",
                    # adjectives after a feminine noun agree with that noun, not with the person
                    "gerente planificación estratégica", "profesor lengua extranjera inglesa",
                    "director efectividad organizativa", "ingenieria eléctrica"],
