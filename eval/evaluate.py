@@ -36,7 +36,7 @@ from eval.metrics import (
     symmetry_batch,
 )
 from eval.models import EmbeddingCache, EmbeddingModel
-from eval.ranking import SELF_MATCH_DROP, TIE_BREAK, check_policy, rank_corpus, self_match_mask
+from eval.ranking import SELF_MATCH_DROP, SELF_MATCH_RULES, TIE_BREAK, check_policy, rank_corpus, self_match_mask
 from eval.stats import bootstrap_ci, bootstrap_ci_difference, paired_randomization_test
 from eval.testset import FEMININE, MASCULINE, NEUTRAL, TestSet
 
@@ -82,6 +82,7 @@ class EvalSettings:
                 "paired randomisation (sign-flip) test, two-sided",
                 "paired_acc@1_M-acc@1_F": "mean over query pairs of acc@1_M - acc@1_F; paired randomisation test, two-sided",
             },
+            "self_match_rule": SELF_MATCH_RULES[self.self_match],
             "tie_break": TIE_BREAK,
             "interval": f"percentile bootstrap 95% over queries or pairs, {self.bootstrap_resamples} resamples, seed {self.seed}",
         }
@@ -116,6 +117,8 @@ def _difference(masculine: np.ndarray, feminine: np.ndarray, settings: EvalSetti
 
 
 def _paired(differences: np.ndarray, settings: EvalSettings) -> dict:
+    if differences.size == 0:  # no pair with relevant items on both sides: no test (and no NaN in the JSON)
+        return {**_figure(differences, settings), "p_value": None}
     return {
         **_figure(differences, settings),
         "p_value": paired_randomization_test(differences, resamples=settings.permutation_resamples, seed=settings.seed),

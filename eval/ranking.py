@@ -22,10 +22,16 @@ TIE_BREAK = "score descending, then document id descending (trec_eval)"
 SELF_MATCH_DROP = "drop"
 SELF_MATCH_KEEP = "keep"
 SELF_MATCH_POLICIES = (SELF_MATCH_DROP, SELF_MATCH_KEEP)
+SELF_MATCH_RULES = {
+    SELF_MATCH_DROP: "a corpus item sharing an English source id with the query (its own title translated) leaves "
+    "that query's ranking and relevant set; a pair is ranked without the self-matches of either form",
+    SELF_MATCH_KEEP: "a query's own translated title is ranked like any other item",
+}
 
 __all__ = [
     "TIE_BREAK",
     "SELF_MATCH_POLICIES",
+    "SELF_MATCH_RULES",
     "SELF_MATCH_DROP",
     "SELF_MATCH_KEEP",
     "rank_corpus",

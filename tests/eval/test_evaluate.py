@@ -290,3 +290,18 @@ def test_a_dropped_self_match_leaves_the_relevant_set(tmp_path):
             assert row["AP"] > average_precision(ranked, relevant) + 0.05
             relevant.remove("ptc-Lawyer-m")
         assert row["AP"] == pytest.approx(average_precision(ranked, relevant), abs=1e-6), policy
+
+
+def test_results_document_names_versions_metrics_and_rules(tmp_path, small_data):
+    import eval as eval_pkg
+
+    (Path(small_data) / "manifest.json").write_text(json.dumps({"version": "2.0.1"}))
+    doc = evaluate(small_data, ["es", "pt"], CharTfidf(), EmbeddingCache(tmp_path / "c"), EvalSettings(rbo_p=0.9), progress=False)
+    assert doc["toolkit"]["version"] == eval_pkg.__version__
+    assert doc["testset"]["version"] == "v2.0.1" and doc["testset"]["languages"] == {"es": "v2.0.1", "pt": "v2.0.1"}
+    settings = doc["settings"]
+    assert {"AO", "RBO(p=0.9)", "MAP", "acc@1", "MAP_M-MAP_F", "paired_AP_M-AP_F"} <= set(settings["metrics"])
+    assert "RBO(p=0.9)" in doc["languages"]["pt"]["corpora"]["feminine"]["symmetry"]
+    assert settings["self_match"] == "drop" and "relevant set" in settings["self_match_rule"]
+    assert settings["tie_break"].startswith("score descending, then document id descending")
+    json.dumps(doc, allow_nan=False)  # strict JSON: no NaN anywhere
