@@ -19,6 +19,7 @@ from eval.metrics import (
     mean_average_precision,
     rbo,
     rbo_batch,
+    symmetry_batch,
 )
 
 
@@ -272,3 +273,25 @@ def test_identical_batch_rankings_score_exactly_one():
     ao, r = average_overlap_batch(a, a.copy()), rbo_batch(a, a.copy(), 0.98)
     assert np.all(ao == 1.0)
     assert r == pytest.approx(np.ones(3), abs=1e-12)
+
+
+def test_batch_spanning_several_row_blocks_equals_scalar():
+    """Batches are scored in blocks of rows; rows on both sides of a block boundary, padded or not, keep
+    their values, and an error names the row in the whole batch."""
+    rng = np.random.default_rng(10)
+    rows, n = 30, 3000  # 21 rows per block at n = 3000
+    a = np.array([rng.permutation(n) for _ in range(rows)])
+    b = np.array([np.concatenate([x[:100], rng.permutation(x[100:])]) for x in a])
+    for i in (20, 25):  # drop the same 7 items from both rankings of a row
+        gone = set(rng.permutation(n)[:7].tolist())
+        a[i] = np.concatenate([[x for x in a[i] if x not in gone], -np.ones(7, int)])
+        b[i] = np.concatenate([[x for x in b[i] if x not in gone], -np.ones(7, int)])
+    ao, r = symmetry_batch(a, b, 0.98)
+    for i in (0, 20, 21, 25, 29):
+        x, y = [v for v in a[i] if v >= 0], [v for v in b[i] if v >= 0]
+        assert ao[i] == pytest.approx(average_overlap(x, y), abs=1e-12)
+        assert r[i] == pytest.approx(rbo(x, y, 0.98), abs=1e-12)
+    assert r[25] == pytest.approx(RankingSimilarity([v for v in a[25] if v >= 0], [v for v in b[25] if v >= 0]).rbo_ext(p=0.98), abs=1e-9)
+    b[27, -1] = -1
+    with pytest.raises(ValueError, match="row 27: rankings have different lengths"):
+        symmetry_batch(a, b, 0.98)
