@@ -5,8 +5,8 @@
 1. AO + RBO_ext(p=0.98) for 200 pairs of full rankings of a 4,700-title corpus: eval.metrics' batch
    functions vs the `rbo` package (target >= 20x faster, same values to 1e-9); once for full permutations
    and once as eval ranks a pair (self-matches dropped, rows padded). Best of 3 runs on both sides.
-2. MAP for 200 queries x 4,700 documents with tied scores: eval.ranking + eval.metrics vs `ir-measures`
-   (target >= 5x faster, identical values).
+2. MAP for 200 queries x 4,700 documents with tied float32 scores: eval.ranking + eval.metrics vs
+   `ir-measures` (target >= 5x faster, identical values).
 3. With --data: m-use on one language, cold cache: share of wall time spent outside encoding (target <= 10%);
    then the re-run time with a warm cache.
 """
@@ -79,7 +79,8 @@ def bench_map(n_queries: int = 200, n_docs: int = 4700, repeat: int = 3) -> None
 
     rng = np.random.default_rng(1)
     doc_ids = [f"doc{j:05d}" for j in range(n_docs)]
-    scores = np.round(rng.random((n_queries, n_docs)), 2)  # coarse scores: many ties
+    # float32, as embedding models give them; coarse values: many ties
+    scores = np.round(rng.random((n_queries, n_docs)), 2).astype(np.float32)
     relevant = rng.random((n_queries, n_docs)) < 0.005
     relevant[:, 0] = True
     q_ids = [f"q{i:03d}" for i in range(n_queries)]

@@ -42,3 +42,24 @@ def test_bad_input():
         rank_corpus(np.array([[np.nan, 1.0]]), ["a", "b"])
     with pytest.raises(ValueError, match="2 document ids for 3"):
         rank_corpus(np.zeros((1, 3)), ["a", "b"])
+
+
+def test_float32_scores_rank_exactly_as_the_two_key_sort():
+    """float32 scores (what models give) take a one-key sort; it must equal the float64 lexsort order,
+    with ties (also -0.0 vs 0.0), negative scores and dropped self-matches."""
+    rng = np.random.default_rng(1)
+    ids = [f"d{j:04d}" for j in rng.permutation(3000)]
+    scores = (np.round(rng.standard_normal((40, 3000)), 1) * 0.3).astype(np.float32)
+    scores[0, :10] = -0.0
+    scores[0, 10:20] = 0.0
+    scores[1, :] = scores[1, 0]  # one row all tied
+    mask = rng.random(scores.shape) < 0.01
+    for kw in ({}, {"self_matches": mask}):
+        fast = rank_corpus(scores, ids, **kw)
+        slow = rank_corpus(scores.astype(np.float64), ids, **kw)
+        assert np.array_equal(fast, slow)
+    top = rank_corpus(scores[:1], ids)[0]
+    zeros = [ids[j] for j in top if scores[0, j] == 0]
+    assert zeros == sorted(zeros, reverse=True)  # -0.0 and 0.0 tie, broken by id descending
+    small = ["b", "a", "d", "c"]
+    assert [small[i] for i in rank_corpus(np.float32([[0.5, 0.5, 0.9, 0.5]]), small)[0]] == ["d", "c", "b", "a"]
