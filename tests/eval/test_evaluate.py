@@ -1,6 +1,7 @@
 """End-to-end evaluation on small inline test sets; bad input gives clear errors."""
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -305,3 +306,56 @@ def test_results_document_names_versions_metrics_and_rules(tmp_path, small_data)
     assert settings["self_match"] == "drop" and "relevant set" in settings["self_match_rule"]
     assert settings["tie_break"].startswith("score descending, then document id descending")
     json.dumps(doc, allow_nan=False)  # strict JSON: no NaN anywhere
+
+
+ENGLISH = REPO.parent / "shared" / "data" / "jobtitlesimilarity" / "dataset" / "en"
+
+
+def english_slice(folder: Path, n_queries: int = 6, n_other: int = 60) -> Path:
+    """A small slice of the real English dataset: a few queries, their relevant titles and some others."""
+    queries = [line.split("\t") for line in (ENGLISH / "queries.tsv").read_text().splitlines() if line.strip()]
+    corpus = [line.split("\t") for line in (ENGLISH / "corpus_documents.tsv").read_text().splitlines() if line.strip()]
+    qrels = [line.split("\t") for line in (ENGLISH / "annotations.tsv").read_text().splitlines() if line.strip()]
+    relevant: dict[str, list[str]] = {}
+    for q, _, d, _ in qrels:
+        relevant.setdefault(q, []).append(d)
+    chosen = [q for q in queries if q[0] in relevant][:n_queries]
+    keep_docs = {d for q in chosen for d in relevant[q[0]][:12]}
+    keep_docs |= {d for d, _ in corpus[:: max(1, len(corpus) // n_other)]}
+    folder.mkdir(parents=True)
+    (folder / "queries.tsv").write_text("".join(f"{i}\t{t}\n" for i, t in chosen))
+    (folder / "corpus_documents.tsv").write_text("".join(f"{i}\t{t}\n" for i, t in corpus if i in keep_docs))
+    (folder / "annotations.tsv").write_text("".join(
+        f"{q}\t0\t{d}\t1\n" for q, _, d, _ in qrels if q in {c[0] for c in chosen} and d in keep_docs))
+    return folder
+
+
+@pytest.mark.slow
+def test_end_to_end_on_a_small_set_built_by_the_builder(tmp_path):
+    """The builder's CLI makes a small Spanish set offline (Apertium) from a slice of the English dataset; eval
+    scores it with the paper's model and every figure is a number in range."""
+    if not ENGLISH.is_dir():
+        pytest.skip(f"English source not present at {ENGLISH}")
+    if shutil.which("apertium") is None:
+        pytest.skip("apertium (Debian apertium + apertium-eng-spa) is not installed")
+    src = english_slice(tmp_path / "en")
+    built = subprocess.run([sys.executable, "-m", "builder", "build", "--source", str(src), "--lang", "es", "--translator",
+                            "apertium", "--out", str(tmp_path / "data"), "--cache", str(tmp_path / "bcache"), "--quiet"],
+                           cwd=REPO, capture_output=True, text=True, timeout=600)
+    assert built.returncode == 0, built.stderr
+    r = run_cli("run", "--data", str(tmp_path / "data"), "--model", "m-use", "--out", str(tmp_path / "results"),
+                "--cache", str(tmp_path / "cache"), "--quiet")
+    assert r.returncode == 0, r.stderr
+    (result_file,) = (tmp_path / "results").glob("m-use__*.json")
+    doc = json.loads(result_file.read_text())
+    es = doc["languages"]["es"]
+    assert es["counts"]["query_pairs"] >= 3 and es["counts"]["corpus"]["feminine"] > 20
+    for corpus in ("masculine", "feminine"):
+        block = es["corpora"][corpus]
+        for name in ("AO", "RBO(p=0.98)", "identical_top1"):
+            fig = block["symmetry"][name]
+            assert fig["n"] == es["counts"]["query_pairs"] and 0 <= fig["ci95"][0] <= fig["value"] <= fig["ci95"][1] <= 1
+        assert 0 < block["MAP"]["feminine"]["value"] <= 1 and 0 < block["MAP"]["masculine"]["value"] <= 1
+        assert block["parity"]["MAP_M-MAP_F"]["value"] == pytest.approx(
+            block["MAP"]["masculine"]["value"] - block["MAP"]["feminine"]["value"])
+    assert "| m-use |" in (tmp_path / "results" / "tables.md").read_text()
