@@ -61,7 +61,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     params = read_params(Path(args.params))
     data = Path(args.data)
     if not data.is_dir():
-        raise EvalError(f"{data}: no such folder; build a test set first (python -m builder ...) or dvc pull a release")
+        problem = "not a folder" if data.exists() else "no such folder"
+        raise EvalError(f"{data}: {problem}; give the test-set root (build one with python -m builder, or dvc pull a release)")
     langs = args.lang or params["languages"] or list_languages(data)
     available = list_languages(data)
     missing = [lang for lang in langs if lang not in available]
@@ -87,6 +88,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         model = load_model(name)
         doc = evaluate(data, langs, model, cache, settings, progress=not args.quiet)
         stem = f"{model_slug(doc['model']['name'])}__{doc['testset']['version']}"
+        if (settings.self_match, settings.rbo_p) != (EvalSettings.self_match, EvalSettings.rbo_p):
+            stem += f"__self-match-{settings.self_match}_rbo-p{settings.rbo_p:g}"  # never overwrite the default run's file
         _write(out / f"{stem}.json", json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
         _write(out / f"{stem}.md", tables_markdown([doc]))
         _write(out / f"{stem}.worst_pairs.md", worst_pairs_markdown(doc))

@@ -25,6 +25,11 @@ def load_results(paths: list[str | Path]) -> list[dict]:
         docs.append(doc)
     if not docs:
         raise EvalError("no results files given")
+    # One table must not mix rankings made under different rules: say which files differ.
+    for key in ("self_match", "rbo_p"):
+        seen = {str(Path(p)): doc["settings"].get(key) for p, doc in zip(paths, docs)}
+        if len(set(map(str, seen.values()))) > 1:
+            raise EvalError(f"results were made with different {key} settings ({seen}); compare files made with the same eval settings")
     return docs
 
 

@@ -359,3 +359,26 @@ def test_end_to_end_on_a_small_set_built_by_the_builder(tmp_path):
         assert block["parity"]["MAP_M-MAP_F"]["value"] == pytest.approx(
             block["MAP"]["masculine"]["value"] - block["MAP"]["feminine"]["value"])
     assert "| m-use |" in (tmp_path / "results" / "tables.md").read_text()
+
+
+def test_compare_refuses_results_made_under_different_rules(tmp_path, small_data):
+    cache = EmbeddingCache(tmp_path / "c")
+    files = []
+    for policy in ("drop", "keep"):
+        doc = evaluate(small_data, ["es"], CharTfidf(), cache, EvalSettings(self_match=policy), progress=False)
+        files.append(tmp_path / f"{policy}.json")
+        files[-1].write_text(json.dumps(doc))
+    r = run_cli("compare", *map(str, files))
+    assert r.returncode == 2 and "different self_match settings" in r.stderr and "keep.json" in r.stderr
+    r = run_cli("run", "--data", str(small_data / "es" / "qrels.tsv"), "--model", "tfidf-char", "--out", str(tmp_path / "o"))
+    assert r.returncode == 2 and "qrels.tsv: not a folder" in r.stderr
+
+
+def test_a_run_under_other_rules_does_not_overwrite_the_default_file(tmp_path, small_data):
+    out = tmp_path / "o"
+    for extra in ([], ["--self-match", "keep"]):
+        r = run_cli("run", "--data", str(small_data), "--lang", "es", "--model", "tfidf-char", "--out", str(out), "--quiet", *extra)
+        assert r.returncode == 0, r.stderr
+    names = sorted(p.name for p in out.glob("*.json"))
+    assert len(names) == 2 and names[1].endswith("__self-match-keep_rbo-p0.98.json")
+    assert {json.loads((out / n).read_text())["settings"]["self_match"] for n in names} == {"drop", "keep"}
