@@ -136,6 +136,8 @@ def test_round_trip_push_annotate_pull_rebuild(argilla_env, tmp_path, capsys):
             {"type": "terms", "scope": {"entity": "metadata", "metadata_property": "verdict"}, "values": [verdict]}])
         assert sorted(r["external_id"] for r in only) == sorted(
             k for k, r in queue.items() if r["metadata"]["verdict"] == verdict)
+    guidelines = ana.http.get(f"/api/v1/datasets/{ana.dataset_id('pt-translations-t1')}").json()["guidelines"]
+    assert "**Gender marking**" in guidelines and "priority (0 first)" in guidelines  # written into the dataset
     questions = ana.http.get(f"/api/v1/datasets/{ana.dataset_id('pt-translations-t1')}/questions").json()["items"]
     marking = next(q for q in questions if q["name"] == "gender_marking")
     assert {o["value"] for o in marking["settings"]["options"]} == {
