@@ -58,8 +58,13 @@ class EvalSettings:
         check_policy(self.self_match)
         if not 0 < self.rbo_p < 1:
             raise EvalError(f"eval.rbo_p must be in (0, 1), got {self.rbo_p}")
-        if 1 not in self.accuracy_k:
-            raise EvalError("eval.accuracy_k must include 1 (parity uses accuracy@1)")
+        if 1 not in self.accuracy_k or any(k < 1 for k in self.accuracy_k):
+            raise EvalError(f"eval.accuracy_k must be cut-offs >= 1 and include 1 (parity uses accuracy@1), got {list(self.accuracy_k)}")
+        for name in ("bootstrap_resamples", "permutation_resamples", "list_depth"):
+            if getattr(self, name) < 1:
+                raise EvalError(f"eval.{name} must be >= 1, got {getattr(self, name)}")
+        if self.worst_pairs < 0:
+            raise EvalError(f"eval.worst_pairs must be >= 0, got {self.worst_pairs}")
 
     @property
     def rbo_name(self) -> str:

@@ -141,6 +141,10 @@ def test_settings_reject_bad_parameters():
     with pytest.raises(EvalError, match="rbo_p"):
         EvalSettings(rbo_p=1.0)
     assert np.isclose(EvalSettings().rbo_p, 0.98)
+    with pytest.raises(EvalError, match="accuracy_k must be cut-offs >= 1"):
+        EvalSettings(accuracy_k=(0, 1))
+    with pytest.raises(EvalError, match="bootstrap_resamples must be >= 1"):
+        EvalSettings(bootstrap_resamples=0)
 
 
 def test_testset_version_comes_from_a_release_manifest(tmp_path, small_data):
