@@ -9,7 +9,7 @@ from pathlib import Path
 from builder.errors import CorrectionsError
 
 FLAGS = (None, "not_a_job_title", "wrong_sense", "untranslatable")
-MARKINGS = ("gendered", "neutral")
+MARKINGS = ("gendered", "neutral", "masculine_only", "feminine_only")
 
 
 @dataclass(frozen=True)

@@ -44,6 +44,8 @@ VERDICTS = {
     "one_form_failed": "one output failed (not stripped, empty or echoed): only the other form is kept (needs review)",
     "failed": "both outputs failed: the source gives no item (needs review)",
     "dropped_by_annotator": "a person flagged the source not_a_job_title/untranslatable without a correction: dropped",
+    "masculine_only": "a person marked the occupation as named in the masculine only: the masculine item alone",
+    "feminine_only": "a person marked the occupation as named in the feminine only: the feminine item alone",
 }
 NEEDS_REVIEW = {"uninflected_feminine", "masculine_is_feminine", "unverified_identical", "wrong_gender_form", "one_form_failed", "failed"}
 SELF_MATCH_POLICIES = {
@@ -170,6 +172,9 @@ def process_translations(raw: pl.DataFrame, lang: str, pattern: str, corrections
             elif c.gender_marking == "neutral":
                 m_title = f_title = m_title or f_title
                 verdict = "neutral" if m_title else "failed"
+            elif c.gender_marking in ("masculine_only", "feminine_only"):
+                kept = m_title if c.gender_marking == "masculine_only" else f_title
+                verdict = c.gender_marking if kept else "failed"
             elif m_title and f_title and m_title != f_title:
                 verdict = "gendered"
             else:
@@ -223,6 +228,10 @@ def forms_of(row: dict) -> list[tuple[str, str, str, str]]:
         return [m]
     if v == "masculine_is_feminine":
         return [f]
+    if v == "masculine_only":
+        return [(M, row["title_masculine"], M, "human")]
+    if v == "feminine_only":
+        return [(F, row["title_feminine"], F, "human")]
     if v == "wrong_gender_form":
         return [x for x in (m, f) if x[2] != (F if x[0] == M else M)]
     if v == "one_form_failed":

@@ -204,6 +204,35 @@ def test_corrections_override_text_marking_and_relevance():
     assert info["removed_by_annotators"] == 4
 
 
+def test_single_form_markings_build_only_that_form():
+    rows = [
+        ("Midwife", "Midwife", "Ele é um parteiro.", "Ela é uma parteira."),
+        ("Foreman", "Foreman", "Ele é um capataz.", "Ela é uma capataz."),
+        ("Nanny", "Nanny", "Ele é uma babá.", "Ela é uma babá."),
+    ]
+    corr = Corrections(translations={
+        "Midwife": TranslationCorrection("Midwife", None, None, "feminine_only", None, ("ana",)),
+        "Foreman": TranslationCorrection("Foreman", "capataz", None, "masculine_only", None, ("rui",)),
+        "Nanny": TranslationCorrection("Nanny", None, None, "masculine_only", None, ("ana",)),
+    })
+    queries, corpus, processed = build("pt", rows, queries=set(), corrections=corr)
+    verdicts = dict(processed.select("source_id", "verdict").iter_rows())
+    assert verdicts == {"Midwife": "feminine_only", "Foreman": "masculine_only", "Nanny": "masculine_only"}
+    by_id = {r["id"]: r for r in corpus.iter_rows(named=True)}
+    # Only the marked form is built, as a corrected item with its gender taken from the person.
+    assert set(by_id) == {"f:parteira", "m:capataz", "m:babá"}
+    assert by_id["f:parteira"]["status"] == "corrected" and by_id["f:parteira"]["provenance"] == "human:ana"
+    assert by_id["m:capataz"]["gender"] == "masculine" and by_id["m:capataz"]["check_method"] == "human"
+
+
+def test_single_form_marking_without_that_title_fails():
+    rows = [("Foreman", "Foreman", "Ele é: Foreman.", "Ela é uma capataz.")]
+    corr = Corrections(translations={"Foreman": TranslationCorrection("Foreman", None, None, "masculine_only", None, ("rui",))})
+    _, corpus, processed = build("pt", rows, queries=set(), corrections=corr)
+    assert dict(processed.select("source_id", "verdict").iter_rows()) == {"Foreman": "failed"}
+    assert corpus.height == 0
+
+
 # The agreement-aware check (builder.gender's precedence): the head noun's ending, the words agreeing with it,
 # and the article the translator chose.
 @pytest.mark.parametrize("lang, title, article, gender, method", [
