@@ -3,4 +3,9 @@
 Kept light: importing ``eval`` loads nothing heavy; submodules load what they need.
 """
 
-__version__ = "0.1.0"
+from importlib.metadata import PackageNotFoundError, version
+
+try:  # the toolkit version every results file names: the installed distribution's, from pyproject.toml
+    __version__ = version("gendered-job-titles")
+except PackageNotFoundError:  # running from a source tree that was never installed
+    __version__ = "unknown"
