@@ -52,6 +52,10 @@ def _write(path: Path, text: str) -> None:
     path.write_text(text, encoding="utf-8")
 
 
+def _num(value: float | None, spec: str) -> str:
+    return "–" if value is None else format(value, spec)
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from eval.evaluate import EvalSettings, evaluate
     from eval.models import EmbeddingCache, load_model, model_slug
@@ -97,9 +101,11 @@ def cmd_run(args: argparse.Namespace) -> int:
         for lang, block in doc["languages"].items():
             m = block["corpora"]["masculine"]
             print(
-                f"{doc['model']['name']} {lang}: masculine corpus AO {m['symmetry']['AO']['value']:.4f} "
-                f"{settings.rbo_name} {m['symmetry'][settings.rbo_name]['value']:.4f} "
-                f"MAP F/M {m['MAP']['feminine']['value']:.4f}/{m['MAP']['masculine']['value']:.4f} "
+                f"{doc['model']['name']} {lang}: masculine corpus AO {_num(m['symmetry']['AO']['value'], '.4f')} "
+                f"{settings.rbo_name} {_num(m['symmetry'][settings.rbo_name]['value'], '.4f')} "
+                f"MAP F/M {_num(m['MAP']['feminine']['value'], '.4f')}/{_num(m['MAP']['masculine']['value'], '.4f')} "
+                f"(MAP_M-MAP_F {_num(m['parity']['MAP_M-MAP_F']['value'], '+.4f')}; paired AP_M-AP_F "
+                f"{_num(m['parity']['paired_AP_M-AP_F']['value'], '+.4f')}, p={_num(m['parity']['paired_AP_M-AP_F']['p_value'], '.3f')}) "
                 f"(self-match {settings.self_match}; encoded {block['timing']['encoded']} of {block['timing']['texts']} texts)"
             )
     _write(out / "tables.md", tables_markdown(docs))

@@ -389,3 +389,19 @@ def test_a_run_under_other_rules_does_not_overwrite_the_default_file(tmp_path, s
     names = sorted(p.name for p in out.glob("*.json"))
     assert len(names) == 2 and names[1].endswith("__self-match-keep_rbo-p0.98.json")
     assert {json.loads((out / n).read_text())["settings"]["self_match"] for n in names} == {"drop", "keep"}
+
+
+def test_a_language_without_query_pairs_still_reports(tmp_path):
+    """Only neutral queries: no pair to compare, so symmetry and the paired gaps have no value (n = 0) and
+    the run says so instead of failing."""
+    ts = make_testset("pt")
+    neutral_only = ts.queries.filter(pl.col("gender") == "neutral")
+    qrels = ts.qrels.filter(pl.col("query_id").is_in(neutral_only["id"].to_list()))
+    write_testset(testset.TestSet("pt", neutral_only, ts.corpus, qrels, ts.stats), tmp_path / "data")
+    r = run_cli("run", "--data", str(tmp_path / "data"), "--model", "tfidf-char", "--out", str(tmp_path / "o"), "--quiet")
+    assert r.returncode == 0, r.stderr
+    assert "masculine corpus AO –" in r.stdout
+    doc = json.loads(next((tmp_path / "o").glob("tfidf-char__*.json")).read_text())
+    block = doc["languages"]["pt"]["corpora"]["masculine"]
+    assert block["symmetry"]["AO"] == {"value": None, "ci95": [None, None], "n": 0}
+    assert block["parity"]["paired_AP_M-AP_F"]["p_value"] is None and block["MAP"]["neutral"]["n"] == 1
