@@ -310,6 +310,8 @@ def evaluate_language(
                 "pair_id": pair_ids[j],
                 "masculine": q_texts[m_idx[j]], "feminine": q_texts[f_idx[j]],
                 "AO": float(ao[j]), settings.rbo_name: float(rbo_values[j]),
+                "AP_M": None if np.isnan(ap[m_idx[j]]) else float(ap[m_idx[j]]),
+                "AP_F": None if np.isnan(ap[f_idx[j]]) else float(ap[f_idx[j]]),
                 "top_masculine": top(rank_m[j], int(m_idx[j])), "top_feminine": top(rank_f[j], int(f_idx[j])),
             }
             for j in np.argsort(rbo_values, kind="stable")[: settings.worst_pairs]

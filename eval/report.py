@@ -153,7 +153,8 @@ def worst_pairs_markdown(doc: dict) -> str:
             for p in pairs:
                 fem, masc = p["top_feminine"], p["top_masculine"]
                 in_f, in_m = {x["text"] for x in fem}, {x["text"] for x in masc}
-                out.append(f"\n### {p['feminine']} / {p['masculine']} — AO {p['AO']:.4f}, {rbo} {p[rbo]:.4f}\n\n")
+                ap = "".join(f", AP {g} {p[k]:.4f}" for g, k in (("F", "AP_F"), ("M", "AP_M")) if p.get(k) is not None)
+                out.append(f"\n### {p['feminine']} / {p['masculine']} — AO {p['AO']:.4f}, {rbo} {p[rbo]:.4f}{ap}\n\n")
                 out.append(f"| rank | {p['feminine']} (F) | {p['masculine']} (M) |\n|---|---|---|\n")
                 for r in range(max(len(fem), len(masc))):
                     f = show(fem[r], in_m) if r < len(fem) else ""
