@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from PIL import Image
 from scipy import stats
 
 from eval.audit import (
@@ -25,7 +26,7 @@ from eval.audit import (
     served,
     spearman,
 )
-from eval.audit_report import audit_markdown, write_audit_plots
+from eval.audit_report import audit_markdown, mitigation_figure, write_audit_plots
 from eval.evaluate import EvalSettings, evaluate_language
 from eval.models import CharTfidf, EmbeddingCache
 from eval.testset import read_testset
@@ -208,6 +209,21 @@ def test_run_audit_on_inline_sets_writes_tables_and_plots(tmp_path, small_data):
     plots = write_audit_plots(doc, tmp_path / "plots")
     assert {p.name for p in plots} == {f"{k}_{lang}.png" for k in ("correlation", "exclusion", "mitigation") for lang in ("pt", "es")}
     assert all(p.stat().st_size > 0 for p in plots)
+    # The mitigation figure: corpus variants as rows, symmetry / MAP / acc@1 as columns, each naming the
+    # made-identical pairs as 1.0 by construction; the PNG has that 3 x 2 grid's landscape shape.
+    fig = mitigation_figure("pt", pt["mitigation"], ["tfidf-char", "tfidf-char-512"], "RBO(p=0.98)")
+    titles = [ax.get_title() for ax in fig.axes]
+    assert [t.split(",")[0] for t in titles] == ["symmetry", "MAP", "acc@1"] * 2
+    assert all("by construction" in t and "masculine corpora" in t for t in titles[:3])
+    ticks = [t.get_text() for t in fig.axes[1].get_xticklabels()]
+    assert ticks == ["MAP_F\nbefore", "MAP_F\nafter", "MAP_M\nbefore", "MAP_M\nafter"]
+    # Every inline pair becomes identical: nothing is left to measure, the bars are empty, the titles say so.
+    assert pt["mitigation"]["pairs_identical_after"] == 4 and "0 pairs still different" in titles[0]
+    bars = fig.axes[2].patches  # acc@1 panel: 4 groups x 2 models
+    assert len(bars) == 8 and all(np.isnan(b.get_height()) for b in bars)
+    width, height = Image.open(tmp_path / "plots" / "mitigation_pt.png").size
+    assert width > 1.5 * height
+    assert "MAP and acc@1 of the pairs that still differ" in text
 
 
 def test_cli_refuses_bad_parameters_clearly(tmp_path, small_data):

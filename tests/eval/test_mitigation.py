@@ -4,6 +4,7 @@ import polars as pl
 import pytest
 
 from eval.audit import AuditSettings, mitigation_corpus
+from eval.audit_report import mitigation_figure
 from eval.errors import EvalError
 from eval.evaluate import EvalSettings, evaluate_language
 from eval.mitigation import (
@@ -160,3 +161,25 @@ def test_tautology_is_separated_from_the_real_effect(tmp_path):
     everything = m["all_pairs_including_tautology"]["AO"]["after"]["value"]
     assert everything == pytest.approx((4 * 1.0 + baker(after)["AO"]) / 5)
     assert m["MAP"]["feminine"]["before"]["n"] == m["MAP"]["feminine"]["after"]["n"] == 5
+    # MAP and acc@1 of the still-different pairs are those of the Baker pair's forms alone, before and after.
+    query = lambda block, qid: next(r for r in block["per_query"] if r["corpus"] == "feminine" and r["query_id"] == qid)
+    f_id, m_id = baker(before)["f_id"], baker(before)["m_id"]
+    assert diff["MAP_F"]["before"]["value"] == pytest.approx(baker(before)["AP_F"])
+    assert diff["MAP_F"]["after"]["value"] == pytest.approx(baker(after)["AP_F"])
+    assert diff["MAP_M"]["change"]["value"] == pytest.approx(baker(after)["AP_M"] - baker(before)["AP_M"])
+    assert diff["acc@1_F"]["before"]["value"] == query(before, f_id)["acc@1"]
+    assert diff["acc@1_M"]["after"]["value"] == query(after, m_id)["acc@1"]
+    assert diff["MAP_F"]["before"]["n"] == 1
+
+    # The plot draws exactly these still-different figures, the identical pairs only named in the titles.
+    corpora = {c: mitigation_corpus(before, after, split, c, "RBO(p=0.98)", AuditSettings(bootstrap_resamples=100))
+               for c in ("masculine", "feminine")}
+    mit = {"rules": "pt", "pairs": 5, "pairs_identical_after": 4, "models": {"tfidf-char": corpora}}
+    fig = mitigation_figure("pt", mit, ["tfidf-char"], "RBO(p=0.98)")
+    symmetry, map_panel, acc_panel = fig.axes[3:6]  # the feminine-corpora row
+    assert "1 pairs still different" in map_panel.get_title() and "4 made identical: 1.0 by construction" in map_panel.get_title()
+    assert [b.get_height() for b in symmetry.patches][:2] == pytest.approx([diff["AO"]["before"]["value"], diff["AO"]["after"]["value"]])
+    assert [b.get_height() for b in map_panel.patches] == pytest.approx(
+        [diff[k][p]["value"] for k in ("MAP_F", "MAP_M") for p in ("before", "after")])
+    assert [b.get_height() for b in acc_panel.patches] == pytest.approx(
+        [diff[k][p]["value"] for k in ("acc@1_F", "acc@1_M") for p in ("before", "after")])
