@@ -136,12 +136,14 @@ IT = LanguageRules(
              "presidentessa": "presidente", "poetessa": "poeta", "principessa": "principe", "contessa": "conte",
              "avvocatessa": "avvocato", "regina": "re", "donna": "uomo", "ostessa": "oste", "sacerdotessa": "sacerdote"},
     # -essa is a suffix only through the lexicon: commessa, professa, promessa are -a / -o words.
-    keep_words=_GREEK_MA | _ENGLISH | _EPICENE_A | {"collega", "pilota", "caposquadra", "multimedia", "media"},
+    # 'supporta' is a verb (a word-by-word 'supports'), never a feminine form.
+    keep_words=_GREEK_MA | _ENGLISH | _EPICENE_A | {"collega", "pilota", "caposquadra", "multimedia", "media", "supporta"},
     feminine_nouns=frozenset({"guardia", "guida", "spia", "vittima", "persona", "azienda", "impresa", "area", "scuola",
                               "fabbrica", "cucina", "officina", "opera", "vita", "terra", "lingua", "pittura",
                               "struttura", "cultura", "agricoltura", "ora", "sala", "camera", "promessa", "rete",
                               "testa", "raccolta", "logistica", "stampa", "ricerca", "linea", "posta", "telecamera",
-                              "spazzola", "testata", "vendita", "squadra", "post-laurea"}),
+                              "spazzola", "testata", "vendita", "squadra", "post-laurea", "casa", "pratica",
+                              "emittente"}),
     feminine_noun_suffixes=("zione", "sione", "tà", "tù", "eria", "zia", "gia", "fia", "nomia", "metria", "sofia",
                             "terapia", "scopia", "iatria", "acia", "mia", "anza", "enza"),
     # Stressed -ìa nouns (ingegneria, polizia, energia, economia); -aria, -aia, -cia are feminine forms

@@ -72,7 +72,9 @@ UNCHANGED = {
                    "director efectividad organizativa", "ingenieria eléctrica"],
     normalise_it: ["analista", "giornalista", "collega", "pilota", "ingegneria", "guida turistica", "psichiatra",
                    "ingegnere senza fili", "responsabile progettazione meccanica", "stagista direzione artistica",
-                   "addetto stampa", "candidato mba", "copilota", "capo squadra", "ingegnere ricerca e sviluppo"],
+                   "addetto stampa", "candidato mba", "copilota", "capo squadra", "ingegnere ricerca e sviluppo",
+                   # a station, a practice, a house, a verb: found on the reference translations
+                   "emittente radiofonica", "pratica privata", "consulente mutuo casa", "specialista supporta"],
     normalise_fr: ["secrétaire", "diplomate", "architecte", "pilote", "journaliste", "psychologue", "responsable de vente",
                    "bibliothécaire", "détective privé", "levée de fonds"],
     normalise_de: ["medizin", "verein", "ingenieur", "arzt"],
