@@ -170,6 +170,17 @@ def _ir_measures_inputs(rng, n_queries=12, n_docs=40):
     return doc_ids, qrels, run
 
 
+def _rank_run(run: dict[str, dict[str, float]]) -> dict[str, list[str]]:
+    """Each query's retrieved documents in eval.ranking's order (the tie-break under test)."""
+    from eval.ranking import rank_corpus
+
+    ranked = {}
+    for q, scores in run.items():
+        ids = list(scores)
+        ranked[q] = [ids[i] for i in rank_corpus(np.array([[scores[d] for d in ids]]), ids)[0]]
+    return ranked
+
+
 def test_map_equals_ir_measures_with_ties_and_missing_queries():
     import ir_measures
     from ir_measures import AP
@@ -178,11 +189,7 @@ def test_map_equals_ir_measures_with_ties_and_missing_queries():
 
     rng = np.random.default_rng(5)
     doc_ids, qrels, run = _ir_measures_inputs(rng)
-    ranked = {}
-    for q, scores in run.items():
-        ids = list(scores)
-        order = rank_corpus(np.array([[scores[d] for d in ids]]), ids)[0]
-        ranked[q] = [ids[i] for i in order]
+    ranked = _rank_run(run)
     expected = {m.query_id: m.value for m in ir_measures.iter_calc([AP], qrels, run)}
     relevant = {q: set(d) for q, d in qrels.items()}
     for q in run:
@@ -211,12 +218,7 @@ def test_map_equals_pytrec_eval():
 
     rng = np.random.default_rng(6)
     doc_ids, qrels, run = _ir_measures_inputs(rng)
-    from eval.ranking import rank_corpus
-
-    ranked = {}
-    for q, scores in run.items():
-        ids = list(scores)
-        ranked[q] = [ids[i] for i in rank_corpus(np.array([[scores[d] for d in ids]]), ids)[0]]
+    ranked = _rank_run(run)
     per_query = pytrec_eval.RelevanceEvaluator(qrels, {"map"}).evaluate(run)
     for q in run:
         assert average_precision(ranked[q], set(qrels[q])) == pytest.approx(per_query[q]["map"], abs=1e-12)
