@@ -17,7 +17,7 @@ import yaml
 from eval.testset import FEMININE, MASCULINE, NEUTRAL, TestSet, TestSetError, list_languages, read_testset
 
 from .card import render_card
-from .manifest import MANIFEST_NAME, ReleaseError, read_manifest, write_manifest
+from .manifest import MANIFEST_NAME, ReleaseError, read_json, read_manifest, write_manifest
 
 # What a release ships per language: the test set eval reads, and a Parquet copy of the qrels for
 # `datasets`. The builder's working file translations.parquet stays out: it is the builder's raw
@@ -163,10 +163,7 @@ def check_counts(ts: TestSet, stats_path: Path) -> None:
 def check_stats_file(path: Path) -> None:
     if not path.is_file():
         raise ReleaseError(f"{path}: file missing; the release card needs the build's counts (rebuild the language)")
-    try:
-        stats = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise ReleaseError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg}); rebuild the language") from None
+    stats = read_json(path, "; rebuild the language")
     if not isinstance(stats, dict):
         raise ReleaseError(f"{path}: not a JSON object of counts; rebuild the language")
 

@@ -58,14 +58,19 @@ def write_manifest(root: Path, header: dict) -> dict:
     return manifest
 
 
+def read_json(path: Path, advice: str = "") -> object:
+    """Parse a JSON file; a syntax error names the file, the line and, when given, what to do."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise ReleaseError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg}){advice}") from None
+
+
 def read_manifest(root: Path) -> dict:
     path = Path(root) / MANIFEST_NAME
     if not path.is_file():
         raise ReleaseError(f"{path}: no manifest; is {root} a release folder (made by `python -m releases make`)?")
-    try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise ReleaseError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})") from None
+    manifest = read_json(path)
     if not isinstance(manifest, dict) or manifest.get("format") != MANIFEST_FORMAT \
             or not isinstance(manifest.get("files"), list):
         raise ReleaseError(f"{path}: not a release manifest of format {MANIFEST_FORMAT!r}")
