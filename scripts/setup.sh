@@ -8,14 +8,28 @@ cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3.11}
 command -v "$PY" >/dev/null || PY=python3
 
+# Debian packages: installed only when missing, and only as root or with passwordless sudo; otherwise the
+# script names exactly what to install and stops, before touching any environment.
 need_apt=()
 command -v apertium >/dev/null || need_apt+=(apertium)
 [ -d /usr/share/apertium/apertium-eng-spa ] || need_apt+=(apertium-eng-spa)
 command -v redis-server >/dev/null || need_apt+=(redis-server)
+"$PY" -c "import ensurepip" 2>/dev/null || need_apt+=("$(basename "$PY")-venv")
 if [ ${#need_apt[@]} -gt 0 ]; then
+    if [ "$(id -u)" -eq 0 ]; then
+        as_root=()
+    elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then
+        as_root=(sudo -n)
+    else
+        echo "setup: missing Debian packages: ${need_apt[*]}" >&2
+        echo "setup: this user cannot install them (not root, no passwordless sudo); ask an administrator to run" >&2
+        echo "    apt-get update && apt-get install -y ${need_apt[*]}" >&2
+        echo "setup: then run bash scripts/setup.sh again" >&2
+        exit 1
+    fi
     echo "setup: apt-get install ${need_apt[*]}"
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}" >/dev/null
+    ${as_root[@]+"${as_root[@]}"} apt-get update -qq
+    ${as_root[@]+"${as_root[@]}"} env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}" >/dev/null
 fi
 
 stamp_of() { cat pyproject.toml requirements/*.txt scripts/setup.sh | sha256sum | cut -c1-16; }
