@@ -1,4 +1,8 @@
-"""``python -m builder {source,translate,postprocess,build,defaults}`` — see README "Building a language"."""
+"""``python -m builder {source,translate,postprocess,build,defaults}`` — see README "Building a language".
+
+Failure behaviour (docs/failure-behaviour.md): a user's mistake is one ``error:`` line and exit status 2,
+Ctrl-C exits 130, both without a traceback; outputs are replaced whole or not at all.
+"""
 
 from __future__ import annotations
 
@@ -9,11 +13,12 @@ import sys
 from pathlib import Path
 
 from builder.build import DEFAULT_CACHE_DIR, build_language, default_corrections, run_postprocess, run_translate
-from builder.errors import BuildError
+from builder.errors import BuildError, scrub
 from builder.params import load_params
 from builder.source import REGISTRY, check_counts, download_source, load_source, resolve_source_dir, sha256_of
 from builder.summary import format_table, table1_rows
 from builder.translators import TRANSLATORS, offline_available
+from eval.testset import TestSetError, write_folder_atomically
 
 SOURCE_COPY = Path("data") / "source"
 
@@ -29,27 +34,39 @@ def _source_dir(args, params: dict) -> Path | None:
     return args.source or params["source"].get("dir") or None
 
 
+def _load(folder, params: dict):
+    """The English source; downloaded into the user cache when no folder is given or found."""
+    return load_source(folder, base_url=params["source"].get("base_url"))
+
+
 def cmd_source(args, params) -> None:
     if args.download:
         folder = download_source(args.out, base_url=args.base_url or params["source"].get("base_url"))
         src = load_source(folder)
     else:
-        src = load_source(_source_dir(args, params))
+        src = _load(_source_dir(args, params), params)
         if args.strict:
             check_counts(src)
-        Path(args.out).mkdir(parents=True, exist_ok=True)
+    out = Path(args.out)
+    manifest = {name: sha256_of(src.folder / name) for name in REGISTRY["files"]}
+    counts = {"queries": len(src.queries), "corpus": len(src.corpus), "qrels": len(src.qrels), "sha256": manifest}
+
+    def fill(tmp: Path) -> None:
         for name in REGISTRY["files"]:
-            if (src.folder / name).resolve() != (Path(args.out) / name).resolve():
-                shutil.copyfile(src.folder / name, Path(args.out) / name)
-    manifest = {name: sha256_of(Path(args.out) / name) for name in REGISTRY["files"]}
-    (Path(args.out) / "manifest.json").write_text(json.dumps(
-        {"queries": len(src.queries), "corpus": len(src.corpus), "qrels": len(src.qrels), "sha256": manifest}, indent=2) + "\n")
+            shutil.copyfile(src.folder / name, tmp / name)
+        (tmp / "manifest.json").write_text(json.dumps(counts, indent=2) + "\n")
+
+    if out.resolve() == src.folder.resolve():
+        (out / "manifest.json").write_text(json.dumps(counts, indent=2) + "\n")
+    else:
+        write_folder_atomically(out, fill)
     print(f"source ok: {len(src.queries)} queries, {len(src.corpus)} corpus titles, {len(src.qrels)} qrels -> {args.out}")
 
 
 def _stage_source(args, params):
-    """--source, else the copy `python -m builder source` made, else source.dir / $JOBTITLES_SOURCE_DIR / ../shared."""
-    return load_source(args.source or (SOURCE_COPY if SOURCE_COPY.is_dir() else _source_dir(args, params)))
+    """--source, else the copy `python -m builder source` made, else source.dir / $JOBTITLES_SOURCE_DIR / ../shared,
+    else the user cache."""
+    return _load(args.source or (SOURCE_COPY if SOURCE_COPY.is_dir() else _source_dir(args, params)), params)
 
 
 def cmd_translate(args, params) -> None:
@@ -67,7 +84,7 @@ def cmd_postprocess(args, params) -> None:
 
 
 def cmd_build(args, params) -> None:
-    stats = build_language(_source_dir(args, params), args.lang, _translator_for(params, args.lang, args.translator),
+    stats = build_language(_load(_source_dir(args, params), params), args.lang, _translator_for(params, args.lang, args.translator),
                            args.out, args.corrections, args.cache, params, args.libre_url, progress=not args.quiet)
     if not args.quiet:
         print(format_table(table1_rows([stats])))
@@ -76,7 +93,7 @@ def cmd_build(args, params) -> None:
 def cmd_defaults(args, params) -> None:
     """The main job on embedded offline defaults: every language in params.yaml whose offline translator
     is installed, built from the local English folder, then the summary beside the paper's Table 1."""
-    src = load_source(_source_dir(args, params))
+    src = _load(_source_dir(args, params), params)
     built, skipped = [], []
     for lang in params.get("languages", []):
         name = params["build"].get("translator", {}).get(lang)
@@ -131,9 +148,17 @@ def main(argv: list[str] | None = None) -> int:
     try:
         params = load_params(args.params)
         args.func(args, params)
-    except BuildError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+    except (BuildError, TestSetError) as exc:
+        print(f"error: {scrub(exc)}", file=sys.stderr)
         return 2
+    except OSError as exc:  # a path that is a file, a full disk, no permission: the user's to fix
+        where = exc.filename or ""
+        print(f"error: {scrub(where)}{': ' if where else ''}{scrub(exc.strerror or exc)}; check the paths given "
+              "(--out, --cache, --source) and the free space", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted: finished translations are cached; outputs are left as they were", file=sys.stderr)
+        return 130
     return 0
 
 

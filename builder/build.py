@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import polars as pl
@@ -15,7 +16,7 @@ from builder.postprocess import (
     NEEDS_REVIEW, SELF_MATCH_POLICIES, TRANSLATIONS_COLUMNS, derive_qrels, build_items, process_translations, table1_counts,
 )
 from builder.source import EnglishSource, load_source
-from builder.translate import translate_source
+from builder.translate import check_raw_matches_source, translate_source
 from builder.translators import WebSettings, make_translator
 
 RAW_FILE = "raw_translations.parquet"
@@ -47,10 +48,15 @@ def run_translate(source: EnglishSource, lang: str, translator_name: str, out: P
         raw = translate_source(source, translator, templates, cache, batch_size=batch, progress=progress)
     finally:
         cache.close()
-    folder = Path(out) / lang
-    folder.mkdir(parents=True, exist_ok=True)
-    raw.write_parquet(folder / RAW_FILE)
-    (folder / "templates.json").write_text(json.dumps(templates, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    from eval.testset import write_folder_atomically
+
+    def fill(tmp: Path) -> None:
+        # The folder is replaced whole: a test set made from the previous translations does not survive
+        # beside new ones (postprocess writes the next one).
+        raw.write_parquet(tmp / RAW_FILE)
+        (tmp / "templates.json").write_text(json.dumps(templates, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+
+    write_folder_atomically(Path(out) / lang, fill)
     return raw
 
 
@@ -61,8 +67,13 @@ def run_postprocess(source: EnglishSource, lang: str, out: Path, params: dict, c
     raw_path = folder / RAW_FILE
     if not raw_path.is_file():
         raise BuildError(f"{raw_path}: no raw translations; run `python -m builder translate --lang {lang}` first")
-    raw = pl.read_parquet(raw_path)
-    templates = json.loads((folder / "templates.json").read_text(encoding="utf-8"))
+    try:
+        raw = pl.read_parquet(raw_path)
+        templates = json.loads((folder / "templates.json").read_text(encoding="utf-8"))
+    except Exception as exc:  # polars and json raise several error types for unreadable files
+        raise BuildError(f"{raw_path.parent}: unreadable translations ({type(exc).__name__}: {exc}); rerun "
+                         f"`python -m builder translate --lang {lang}`") from None
+    check_raw_matches_source(raw, source, raw_path)
     build = params["build"]
     policy = build.get("self_match_policy", "keep_derived")
     corrections = read_corrections(corrections_path, lang)
@@ -110,8 +121,12 @@ def run_postprocess(source: EnglishSource, lang: str, out: Path, params: dict, c
             "qrels_removed": qrels_info["removed_by_annotators"],
         },
     }
-    write_testset(TestSet(lang=lang, queries=queries, corpus=corpus, qrels=qrels, stats=stats), out)
-    processed.select(TRANSLATIONS_COLUMNS).write_parquet(folder / "translations.parquet")
+    def working_files(tmp: Path) -> None:
+        processed.select(TRANSLATIONS_COLUMNS).write_parquet(tmp / "translations.parquet")
+        for name in (RAW_FILE, "templates.json"):  # the translate stage's files move with the set
+            shutil.copyfile(folder / name, tmp / name)
+
+    write_testset(TestSet(lang=lang, queries=queries, corpus=corpus, qrels=qrels, stats=stats), out, working_files)
     return stats
 
 
@@ -123,5 +138,6 @@ def build_language(source: str | Path | EnglishSource | None, lang: str, transla
     params = params or load_params()
     src = source if isinstance(source, EnglishSource) else load_source(source)
     corrections_path = Path(corrections) if corrections else default_corrections(lang)
+    read_corrections(corrections_path, lang)  # a bad corrections file stops the build before anything is written
     run_translate(src, lang, translator, Path(out), Path(cache) if cache else DEFAULT_CACHE_DIR, params, libre_url, progress)
     return run_postprocess(src, lang, Path(out), params, corrections_path)

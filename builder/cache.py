@@ -1,7 +1,8 @@
 """Persistent translation cache: SQLite in WAL mode, keyed by (translator, version, src, tgt, sentence).
 
-Results are committed as they arrive, so a killed run loses at most the batch in flight and a rerun
-translates only what is missing.
+Web answers are committed one by one as they arrive (``builder.translate.translate_sentences``), so a
+killed run loses no answer already received; offline batches are committed per batch. A rerun translates
+only what is missing. A blank or non-text cached output is never used: it counts as missing.
 """
 
 from __future__ import annotations
@@ -9,38 +10,73 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+from builder.errors import BuildError
+
 
 class TranslationCache:
     def __init__(self, path: str | Path):
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(self.path, timeout=30, check_same_thread=False)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.execute(
-            "CREATE TABLE IF NOT EXISTS translations (translator TEXT, version TEXT, src TEXT, tgt TEXT,"
-            " sentence TEXT, output TEXT, PRIMARY KEY (translator, version, src, tgt, sentence))"
-        )
-        self._db.commit()
+        if self.path.parent.exists() and not self.path.parent.is_dir():
+            raise BuildError(f"{self.path.parent}: --cache must be a folder, and this is a file; pass another --cache")
+        if self.path.is_dir():
+            raise BuildError(f"{self.path}: is a folder, expected the SQLite translation cache; remove it")
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(self.path, timeout=30, check_same_thread=False)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.execute(
+                "CREATE TABLE IF NOT EXISTS translations (translator TEXT, version TEXT, src TEXT, tgt TEXT,"
+                " sentence TEXT, output TEXT, PRIMARY KEY (translator, version, src, tgt, sentence))"
+            )
+            self._db.commit()
+            self._check_columns()
+        except sqlite3.DatabaseError as exc:
+            raise self._corrupt(exc) from None
+        except OSError as exc:
+            raise BuildError(f"{self.path}: cannot open the translation cache ({exc.strerror or exc}); "
+                             "pass another --cache") from None
+
+    def _corrupt(self, exc: Exception) -> BuildError:
+        if "locked" in str(exc):
+            return BuildError(f"{self.path}: the translation cache is locked by another run ({exc}); wait for it "
+                              "to finish or pass another --cache")
+        return BuildError(f"{self.path}: the translation cache is corrupt or not an SQLite file ({exc}); "
+                          "delete it (answers already paid for are lost) or pass another --cache")
+
+    def _check_columns(self) -> None:
+        columns = [row[1] for row in self._db.execute("PRAGMA table_info(translations)")]
+        expected = ["translator", "version", "src", "tgt", "sentence", "output"]
+        if columns != expected:
+            raise BuildError(f"{self.path}: table 'translations' has columns {columns}, expected {expected}; "
+                             "this is not a translation cache, pass another --cache")
 
     def get_many(self, translator: str, version: str, src: str, tgt: str, sentences: list[str]) -> dict[str, str]:
         found: dict[str, str] = {}
-        for i in range(0, len(sentences), 500):
-            chunk = sentences[i : i + 500]
-            rows = self._db.execute(
-                "SELECT sentence, output FROM translations WHERE translator=? AND version=? AND src=? AND tgt=?"
-                f" AND sentence IN ({','.join('?' * len(chunk))})",
-                (translator, version, src, tgt, *chunk),
-            )
-            found.update(rows)
+        try:
+            for i in range(0, len(sentences), 500):
+                chunk = sentences[i : i + 500]
+                rows = self._db.execute(
+                    "SELECT sentence, output FROM translations WHERE translator=? AND version=? AND src=? AND tgt=?"
+                    f" AND sentence IN ({','.join('?' * len(chunk))})",
+                    (translator, version, src, tgt, *chunk),
+                )
+                # A blank or non-text output was never a translator's answer (web answers are checked before
+                # they are stored): treat it as missing rather than build a set with holes.
+                found.update((s, o) for s, o in rows if isinstance(o, str) and o.strip())
+        except sqlite3.DatabaseError as exc:
+            raise self._corrupt(exc) from None
         return found
 
     def put_many(self, translator: str, version: str, src: str, tgt: str, results: dict[str, str]) -> None:
-        self._db.executemany(
-            "INSERT OR REPLACE INTO translations VALUES (?, ?, ?, ?, ?, ?)",
-            [(translator, version, src, tgt, s, o) for s, o in results.items()],
-        )
-        self._db.commit()
+        try:
+            self._db.executemany(
+                "INSERT OR REPLACE INTO translations VALUES (?, ?, ?, ?, ?, ?)",
+                [(translator, version, src, tgt, s, o) for s, o in results.items()],
+            )
+            self._db.commit()
+        except sqlite3.DatabaseError as exc:
+            raise self._corrupt(exc) from None
 
     def count(self) -> int:
         return self._db.execute("SELECT COUNT(*) FROM translations").fetchone()[0]

@@ -47,14 +47,28 @@ def read_corrections(path: str | Path | None, lang: str) -> Corrections:
     if not path.is_file():
         raise CorrectionsError(f"{path}: corrections file not found")
     out = Corrections(path=path)
-    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise CorrectionsError(f"{path}: cannot read the corrections file ({exc.strerror or exc})") from None
+    # Split on b"\n" only: str.splitlines would also split on a lone CR or U+2028 and shift the line numbers.
+    for lineno, raw_line in enumerate(raw.split(b"\n"), 1):
+        where = f"{path}:{lineno}"
+        try:
+            line = raw_line.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise CorrectionsError(f"{where}: not valid UTF-8 ({exc.reason} at byte {exc.start}); re-encode the file "
+                                   "as UTF-8 (python -m annotation pull writes it so)") from None
+        if lineno == 1 and line.startswith("\ufeff"):
+            raise CorrectionsError(f"{where}: starts with a UTF-8 byte-order mark; save the file as UTF-8 without BOM")
         if not line.strip():
             continue
-        where = f"{path}:{lineno}"
         try:
             obj = json.loads(line)
         except json.JSONDecodeError as exc:
             raise CorrectionsError(f"{where}: not valid JSON ({exc.msg})") from None
+        except RecursionError:
+            raise CorrectionsError(f"{where}: JSON nested too deep; one flat object per line expected") from None
         if not isinstance(obj, dict):
             raise CorrectionsError(f"{where}: expected a JSON object")
         if obj.get("lang") != lang:

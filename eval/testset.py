@@ -9,11 +9,24 @@ A test set for one language is a folder ``<root>/<lang>/`` with:
 - ``queries.parquet`` and ``corpus.parquet``: one row per unique title per gender (ITEM_SCHEMA);
 - ``qrels.tsv``: trec qrels ``query_id 0 doc_id 1`` over item ids of every gender;
 - ``stats.json``: the paper's Table-1 counts and the gender-check counts.
+
+A set is written whole or not at all: into a hidden sibling folder, then swapped into place in one
+atomic step (``write_folder_atomically``). ``stats.json`` records the SHA-256 of every other file of the
+set and a build id derived from them (``set_integrity``); the reader refuses a folder whose files come
+from different builds, and a set with no query, no corpus title or no qrel.
 """
 
 from __future__ import annotations
 
+import ctypes
+import errno
+import hashlib
 import json
+import os
+import shutil
+import sys
+import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -53,6 +66,9 @@ ITEM_SCHEMA: dict[str, pl.DataType] = {
 }
 
 QRELS_COLUMNS = ("query_id", "iteration", "doc_id", "relevance")
+# stats.json key holding {"build_id": ..., "sha256": {file name: digest}} for the files of one build.
+INTEGRITY_KEY = "set_integrity"
+REQUIRED_FILES = ("queries.parquet", "corpus.parquet", "qrels.tsv")
 
 
 class TestSetError(ValueError):
@@ -175,10 +191,15 @@ def read_testset(root: str | Path, lang: str) -> TestSet:
                 f"{path}: not a readable Parquet file ({type(exc).__name__}: {exc}); rebuild the language or re-pull the release"
             ) from None
         parts[name] = validate_items(frame, str(path))
+        if parts[name].height == 0:
+            raise TestSetError(f"{path}: no items; an empty test set measures nothing (rebuild the language and "
+                               "check its translations)")
     qrels_path = folder / "qrels.tsv"
     if not qrels_path.is_file():
         raise TestSetError(f"{qrels_path}: file missing")
     qrels = read_qrels(qrels_path)
+    if not qrels.filter(pl.col("relevance") > 0).height:
+        raise TestSetError(f"{qrels_path}: no relevant pair; a test set needs relevance labels (rebuild the language)")
     unknown_q = set(qrels["query_id"].unique().to_list()) - set(parts["queries"]["id"].to_list())
     unknown_d = set(qrels["doc_id"].unique().to_list()) - set(parts["corpus"]["id"].to_list())
     if unknown_q or unknown_d:
@@ -189,25 +210,132 @@ def read_testset(root: str | Path, lang: str) -> TestSet:
     stats_path = folder / "stats.json"
     try:
         stats = json.loads(stats_path.read_text(encoding="utf-8")) if stats_path.is_file() else {}
-    except json.JSONDecodeError as exc:
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as exc:
         raise TestSetError(f"{stats_path}: not valid JSON ({exc}); rebuild the language or re-pull the release") from None
+    if not isinstance(stats, dict):
+        raise TestSetError(f"{stats_path}: expected a JSON object of counts; rebuild the language or re-pull the release")
+    check_integrity(folder, stats)
+    stats = {k: v for k, v in stats.items() if k != INTEGRITY_KEY}  # what the writer was given: round trips
     return TestSet(lang=lang, queries=parts["queries"], corpus=parts["corpus"], qrels=qrels, stats=stats)
 
 
-def write_testset(ts: TestSet, root: str | Path) -> Path:
-    """Write a test set (validated first) to ``<root>/<lang>/``; returns the folder."""
-    folder = Path(root) / ts.lang
-    folder.mkdir(parents=True, exist_ok=True)
-    queries = validate_items(ts.queries, f"queries of {ts.lang}").sort("id")
-    corpus = validate_items(ts.corpus, f"corpus of {ts.lang}").sort("id")
-    queries.write_parquet(folder / "queries.parquet")
-    corpus.write_parquet(folder / "corpus.parquet")
-    write_qrels(ts.qrels, folder / "qrels.tsv")
-    (folder / "stats.json").write_text(json.dumps(ts.stats, indent=2, ensure_ascii=False, sort_keys=True) + "\n", encoding="utf-8")
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 16), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def check_integrity(folder: Path, stats: dict) -> None:
+    """Refuse a folder mixing files of different builds (sets written before ``set_integrity`` pass)."""
+    integrity = stats.get(INTEGRITY_KEY)
+    if integrity is None:
+        return
+    digests = integrity.get("sha256") if isinstance(integrity, dict) else None
+    if not isinstance(digests, dict) or any(name not in digests for name in REQUIRED_FILES):
+        raise TestSetError(f"{folder / 'stats.json'}: {INTEGRITY_KEY} does not list {', '.join(REQUIRED_FILES)}; "
+                           "rebuild the language or re-pull the release")
+    for name, digest in sorted(digests.items()):
+        path = folder / name
+        if path.is_file() and _sha256(path) != digest:
+            raise TestSetError(
+                f"{path}: not from the build recorded in stats.json (build {integrity.get('build_id')}); the folder "
+                "mixes files of two builds (an interrupted or partial copy?): rebuild the language or re-pull the release")
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap two paths in one atomic step (Linux renameat2 RENAME_EXCHANGE); False where unsupported."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError):
+        return False
+    at_fdcwd, rename_exchange = -100, 2
+    if renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):
+        return False
+    raise OSError(err, os.strerror(err), str(b))
+
+
+def _remove_leftovers(folder: Path) -> None:
+    """Hidden siblings a killed writer left behind (``.<name>.tmp-<pid>-…``, ``.<name>.old-<pid>-…``)."""
+    for path in folder.parent.glob(f".{folder.name}.*-*-*"):
+        try:
+            pid = int(path.name.rsplit("-", 2)[1])
+            os.kill(pid, 0)  # the writer still runs: leave its folder alone
+        except ProcessLookupError:
+            shutil.rmtree(path, ignore_errors=True)
+        except (ValueError, PermissionError, IndexError):
+            continue
+
+
+def write_folder_atomically(folder: Path, fill: Callable[[Path], None]) -> Path:
+    """Replace ``folder`` with what ``fill(tmp)`` writes into a fresh hidden sibling folder: readers see
+    the old folder or the new one, never a mix. On Linux the swap is one renameat2 call; elsewhere two
+    renames (a kill between them leaves the new set as ``.<name>.tmp-*`` and no ``<name>``)."""
+    folder = Path(folder)
+    if folder.exists() and not folder.is_dir():
+        raise TestSetError(f"{folder}: exists and is not a folder; remove it or choose another output folder")
+    try:
+        folder.parent.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        raise TestSetError(f"{folder.parent}: the output root is a file, not a folder; choose another output folder") from None
+    _remove_leftovers(folder)
+    tag = f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
+    tmp = folder.parent / f".{folder.name}.tmp-{tag}"
+    tmp.mkdir()
+    try:
+        fill(tmp)
+        for path in tmp.iterdir():  # on disk before the swap, so a crash cannot show a swapped, empty file
+            with open(path, "rb") as fh:
+                os.fsync(fh.fileno())
+        if not folder.exists():
+            tmp.rename(folder)
+        elif _exchange(tmp, folder):
+            shutil.rmtree(tmp)  # now the old content
+        else:
+            old = folder.parent / f".{folder.name}.old-{tag}"
+            folder.rename(old)
+            tmp.rename(folder)
+            shutil.rmtree(old)
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp, ignore_errors=True)
     return folder
 
 
+def write_testset(ts: TestSet, root: str | Path, extra: Callable[[Path], None] | None = None) -> Path:
+    """Write a test set (validated first) to ``<root>/<lang>/``, replacing the folder whole; returns it.
+    ``extra(tmp)`` may add working files (they join the set's integrity record)."""
+    folder = Path(root) / ts.lang
+    queries = validate_items(ts.queries, f"queries of {ts.lang}").sort("id")
+    corpus = validate_items(ts.corpus, f"corpus of {ts.lang}").sort("id")
+    for name, frame in (("queries", queries), ("corpus", corpus), ("qrels", ts.qrels)):
+        if frame.height == 0:
+            raise TestSetError(f"{folder}: the {name} of {ts.lang} are empty; refusing to write an empty test set "
+                               "(check the translations and the source)")
+
+    def fill(tmp: Path) -> None:
+        queries.write_parquet(tmp / "queries.parquet")
+        corpus.write_parquet(tmp / "corpus.parquet")
+        write_qrels(ts.qrels, tmp / "qrels.tsv")
+        if extra is not None:
+            extra(tmp)
+        digests = {p.name: _sha256(p) for p in sorted(tmp.iterdir()) if p.name != "stats.json"}
+        build_id = hashlib.sha256("".join(f"{n} {d}\n" for n, d in digests.items()).encode()).hexdigest()[:16]
+        stats = {**ts.stats, INTEGRITY_KEY: {"build_id": build_id, "sha256": digests}}
+        (tmp / "stats.json").write_text(json.dumps(stats, indent=2, ensure_ascii=False, sort_keys=True) + "\n",
+                                        encoding="utf-8")
+
+    return write_folder_atomically(folder, fill)
+
+
 def list_languages(root: str | Path) -> list[str]:
-    """Languages present under root (folders holding a queries.parquet)."""
+    """Languages present under root (folders holding a queries.parquet; hidden folders are a writer's temporaries)."""
     root = Path(root)
-    return sorted(p.name for p in root.iterdir() if (p / "queries.parquet").is_file()) if root.is_dir() else []
+    return sorted(p.name for p in root.iterdir()
+                  if not p.name.startswith(".") and (p / "queries.parquet").is_file()) if root.is_dir() else []
