@@ -1,4 +1,5 @@
-"""python -m releases make | verify: package a versioned benchmark release, or check a copy of one.
+"""python -m releases make | verify | publish: package a versioned benchmark release, check a copy of one
+(against the digests git records with --against), or publish one to the project's DVC remote.
 
 Defaults come from the `release:` section of params.yaml; flags override them.
 """
@@ -13,8 +14,10 @@ from pathlib import Path
 
 import yaml
 
+from .anchor import git_root, verify_against
 from .make import make_release
 from .manifest import ReleaseError, verify_release
+from .publish import publish_release
 
 
 def _release_params(params_path: Path) -> dict:
@@ -53,6 +56,16 @@ def _parser(defaults: dict) -> argparse.ArgumentParser:
 
     verify = sub.add_parser("verify", help="check every checksum and row count of a release folder")
     verify.add_argument("release_dir", type=Path)
+    verify.add_argument("--against", metavar="REV",
+                        help="also check the folder against the digests git records at this tag or commit "
+                             "(published.json, dvc.lock), e.g. testset@v0.1.0; without it the folder is only "
+                             "checked against its own manifest")
+
+    publish = sub.add_parser("publish", help="push a made release to the DVC remote and record its digests "
+                                             "in published.json")
+    publish.add_argument("--release", default=defaults.get("out"),
+                         help="the release folder, a DVC output recorded in dvc.lock (default: release.out)")
+    publish.add_argument("--remote", help="DVC remote to push to (default: the default remote of .dvc/config)")
     return parser
 
 
@@ -85,10 +98,24 @@ def main(argv: list[str] | None = None) -> int:
             start = time.perf_counter()
             manifest = make_release(args.data, str(args.version), args.out, args.params)
             print(f"release {manifest['version']} ({', '.join(manifest['languages'])}) written to {args.out}: "
-                  f"{len(manifest['files'])} files, commit {manifest['git']['commit'][:12]}, "
-                  f"{time.perf_counter() - start:.1f} s; publish with `dvc push` and `git tag {manifest['tag']}`")
+                  f"{len(manifest['files'])} files, {time.perf_counter() - start:.1f} s; publish with "
+                  "`python -m releases publish` (docs/releases.md)")
             if args.push_to_hub:
                 _push(Path(args.out), args.push_to_hub, args.hub_revision, args.dry_run)
+        elif args.command == "publish":
+            if args.release is None:
+                raise ReleaseError(f"--release not given and {params_path} has no release.out; pass the flag")
+            entry, commands = publish_release(Path(args.release), args.remote)
+            print(f"published release {entry['version']} ({args.release}, manifest sha256 "
+                  f"{entry['manifest_sha256'][:16]}…, DVC md5 {entry['dvc_md5']}); now record it in git:")
+            for command in commands:
+                print(f"  {command}")
+        elif args.against:
+            anchored = verify_against(args.release_dir, args.against, git_root(Path.cwd()))
+            print(f"{args.release_dir}: release {anchored.version} verified against {anchored.rev} "
+                  f"(commit {anchored.commit[:12]}):")
+            for line in anchored.checked:
+                print(f"  checked: {line}")
         else:
             result = verify_release(args.release_dir)
             for problem in result.problems:
@@ -96,7 +123,9 @@ def main(argv: list[str] | None = None) -> int:
             if not result.ok:
                 raise ReleaseError(f"{args.release_dir}: release {result.version} failed verification "
                                    f"({len(result.problems)} problem(s) listed above)")
-            print(f"{args.release_dir}: release {result.version} verified, {result.checked} files match the manifest")
+            print(f"{args.release_dir}: release {result.version} verified, {result.checked} files match the manifest "
+                  "(checked against the manifest in the same folder only; add --against testset@v"
+                  f"{result.version} to check it against the digest recorded in git)")
     except ReleaseError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

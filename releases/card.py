@@ -145,8 +145,9 @@ def _translator_note(testsets: list[TestSet]) -> str:
             "counts differ from the paper's Table 1.")
 
 
-def render_card(version: str, tag: str, testsets: list[TestSet], commit: str, commit_date: str,
-                toolkit_version: str) -> str:
+def render_card(version: str, tag: str, testsets: list[TestSet], toolkit_version: str) -> str:
+    """The card depends only on the release's inputs (no commit, no date): the same data gives the same bytes
+    at every commit, as `dvc repro` needs; the commit is the tag's."""
     languages = [ts.lang for ts in testsets]
     header = yaml.safe_dump(card_header(languages), sort_keys=False, allow_unicode=True)
     per_language = "\n".join(_language_section(ts) for ts in testsets)
@@ -162,10 +163,11 @@ A benchmark of **gender bias in job-title matching** for grammatical-gender lang
 method of {METHOD_PAPER}. Every English job title was translated twice, once with a masculine and once
 with a feminine template; a matcher should rank the corpus the same way for *abogado* and *abogada*.
 
-- Version: `{version}` (git tag `{tag}`, built from commit `{commit}` of {commit_date[:10]} with gendered-job-titles {toolkit_version}).
+- Version: `{version}`, git tag `{tag}` of the toolkit's repository (the commit that records this release
+  in `dvc.lock` and `published.json`), made with gendered-job-titles {toolkit_version}.
 - Languages: {", ".join(f"{LANGUAGE_NAMES.get(lang, lang)} (`{lang}`)" for lang in languages)}.
 - Every file, with its SHA-256 and row count, is listed in `manifest.json`;
-  check a copy with `python -m releases verify <this folder>`.
+  check a copy with `python -m releases verify <this folder> --against {tag}` in a clone of the toolkit.
 
 ## Use
 
@@ -239,8 +241,7 @@ Cite the method paper, the English source dataset, and this release with its ver
 }}
 @misc{{gendered-job-titles-{version.replace('.', '-')},
   title  = {{Gendered job titles, release {version}}},
-  note   = {{git tag {tag}, commit {commit}}},
-  year   = {{{commit_date[:4]}}}
+  note   = {{git tag {tag}}}
 }}
 ```
 

@@ -53,7 +53,7 @@ def plan_hub_upload(release_dir: str | Path, repo_id: str, revision: str = "main
     operations = tuple(CommitOperationAdd(path_in_repo=p, path_or_fileobj=release_dir / p) for p in sorted(paths))
     version = manifest["version"]
     return HubPlan(repo_id=repo_id, repo_type="dataset", revision=revision,
-                   commit_message=f"Release {version} ({manifest['tag']}, commit {manifest['git']['commit'][:12]})",
+                   commit_message=f"Release {version} ({manifest['tag']})",
                    tag=f"v{version}", operations=operations)
 
 

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shutil
 import subprocess
-import sys
 from importlib import metadata
 from pathlib import Path
 
@@ -16,6 +14,7 @@ import yaml
 
 from eval.testset import FEMININE, MASCULINE, NEUTRAL, TestSet, TestSetError, list_languages, read_testset
 
+from .anchor import git, git_root, md5_of, recorded_md5, recorded_outs, relative_to_repo
 from .card import render_card
 from .manifest import MANIFEST_NAME, ReleaseError, read_json, read_manifest, write_manifest
 
@@ -44,21 +43,6 @@ def load_params(path: Path) -> dict:
     return params
 
 
-def _git(repo: Path, *args: str) -> str:
-    done = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True)
-    if done.returncode != 0:
-        raise ReleaseError(f"git {' '.join(args)} failed in {repo}: {done.stderr.strip()}")
-    return done.stdout
-
-
-def git_root(path: Path) -> Path:
-    done = subprocess.run(["git", "-C", str(path), "rev-parse", "--show-toplevel"], capture_output=True, text=True)
-    if done.returncode != 0:
-        raise ReleaseError(f"{path} is not inside a git repository: a release records the commit it was made "
-                           "from, so make it from a clone of the project")
-    return Path(done.stdout.strip())
-
-
 def check_version_is_new(repo: Path, version: str, out: Path) -> None:
     if not VERSION_RE.match(version):
         raise ReleaseError(f"version {version!r} is not of the form X.Y.Z (e.g. 0.1.0)")
@@ -79,27 +63,20 @@ def check_version_is_new(repo: Path, version: str, out: Path) -> None:
         raise ReleaseError(f"{out} exists and is not a release folder; choose another --out")
 
 
-def _under(path: Path, repo: Path) -> str | None:
-    try:
-        return path.resolve().relative_to(repo.resolve()).as_posix()
-    except ValueError:
-        return None
-
-
-def check_inputs_committed(repo: Path, inputs: list[str], data: Path) -> None:
-    """Refuse uncommitted changes to the git-tracked inputs (params, pipeline, code, corrections) and to
-    DVC-tracked data. Inside `dvc repro` (DVC_STAGE set) the data was just reproduced by DVC from those
-    inputs and dvc.lock is being rewritten by the same run, so only the git inputs are checked."""
-    in_stage = "DVC_STAGE" in os.environ
-    paths = list(inputs)  # git status accepts paths that do not exist, and so reports deleted inputs
-    data_rel = _under(data, repo)
-    if data_rel is not None:
-        paths.append(data_rel)
-    if not in_stage and (repo / "dvc.lock").exists():
-        paths.append("dvc.lock")
-    dirty = _git(repo, "status", "--porcelain", "--untracked-files=all", "--", *paths).splitlines()
-    if not in_stage and data_rel is not None and (repo / ".dvc").is_dir():
-        dirty += _dvc_uncommitted(repo, data_rel)
+def check_inputs_committed(repo: Path, inputs: list[str], params_path: Path) -> None:
+    """Refuse an untracked params file and uncommitted changes to the git-tracked inputs (params, pipeline,
+    code, corrections) and to the DVC records (dvc.lock, *.dvc) the data is checked against. Inside `dvc repro`
+    (DVC_STAGE set) dvc.lock is being rewritten by that same run, so it is left out."""
+    params_rel = relative_to_repo(params_path, repo)  # repo is the params file's own repository
+    tracked = subprocess.run(["git", "-C", str(repo), "ls-files", "--error-unmatch", "--", params_rel],
+                             capture_output=True, text=True)
+    if tracked.returncode != 0:
+        raise ReleaseError(f"--params {params_rel} is not tracked by git, so no commit can reproduce this release; "
+                           f"`git add {params_rel} && git commit`, or use the committed params.yaml")
+    paths = [*inputs, params_rel]  # git status accepts paths that do not exist, and so reports deleted inputs
+    if "DVC_STAGE" not in os.environ:
+        paths += ["dvc.lock", "*.dvc"]
+    dirty = git(repo, "status", "--porcelain", "--untracked-files=all", "--", *paths).splitlines()
     if dirty:
         shown = "\n  ".join(dirty[:20]) + ("\n  …" if len(dirty) > 20 else "")
         raise ReleaseError(f"uncommitted changes to tracked inputs in {repo}:\n  {shown}\n"
@@ -107,20 +84,29 @@ def check_inputs_committed(repo: Path, inputs: list[str], data: Path) -> None:
                            "recorded commit reproduces it")
 
 
-def _dvc_uncommitted(repo: Path, data_rel: str) -> list[str]:
-    done = subprocess.run([sys.executable, "-m", "dvc", "data", "status", "--json"], cwd=repo,
-                          capture_output=True, text=True)
-    if done.returncode != 0:
-        raise ReleaseError(f"dvc data status failed in {repo}: {done.stderr.strip()}")
-    status = json.loads(done.stdout or "{}")
-    lines = []
-    for kind in ("uncommitted", "committed"):
-        for change, paths in status.get(kind, {}).items():
-            for p in paths:
-                p_dir, data_dir = p.rstrip("/") + "/", data_rel.rstrip("/") + "/"
-                if p_dir.startswith(data_dir) or data_dir.startswith(p_dir):
-                    lines.append(f"dvc {kind} {change}: {p}")
-    return lines
+def check_data_recorded(repo: Path, data: Path, languages: list[str]) -> None:
+    """Every file a release packs must be the DVC output recorded at this commit (dvc.lock or a .dvc file),
+    byte for byte: then the commit that holds dvc.lock, and the tag on it, say how the data was built."""
+    data_rel = relative_to_repo(data, repo)
+    if data_rel is None:
+        raise ReleaseError(f"--data {data} lies outside the repository {repo}: no commit records how it was "
+                           "built; build it in the repository with `dvc repro` and release from there")
+    outs = recorded_outs(repo)
+    if not outs:
+        raise ReleaseError(f"{repo}: no dvc.lock or .dvc file records the data; build it with `dvc repro` "
+                           "(or track it with `dvc add`) and commit dvc.lock")
+    for lang in languages:
+        for name in SHIPPED_FILES:
+            rel = f"{data_rel}/{lang}/{name}".removeprefix("./")
+            found = recorded_md5(repo, rel, outs)
+            if found is None:
+                raise ReleaseError(f"{rel}: not a DVC output recorded in dvc.lock or a .dvc file, so no commit says "
+                                   "how it was built; produce it with `dvc repro` and commit dvc.lock")
+            actual = md5_of(repo / rel)
+            if actual != found[0]:
+                raise ReleaseError(f"{rel}: md5 {actual}, but {found[1]} records {found[0]}: the data is not what "
+                                   "this commit built; `dvc checkout` (or `dvc repro`) and commit dvc.lock, then "
+                                   "make the release again")
 
 
 def computed_counts(ts: TestSet) -> dict:
@@ -201,11 +187,9 @@ def make_release(data: str | Path, version: str, out: str | Path, params_path: s
     if not isinstance(section, dict):
         raise ReleaseError(f"{params_path}: 'release' must be a mapping (data, out, version, tracked_inputs)")
     inputs = [str(p) for p in section.get("tracked_inputs", [params_path.name])]
-    check_inputs_committed(repo, inputs, data)
     testsets = read_languages(data, languages)
-
-    commit = _git(repo, "rev-parse", "HEAD").strip()
-    commit_date = _git(repo, "show", "-s", "--format=%cI", "HEAD").strip()
+    check_inputs_committed(repo, inputs, params_path)
+    check_data_recorded(repo, data, languages)
     toolkit_version = metadata.version(TOOLKIT)
 
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -222,16 +206,18 @@ def make_release(data: str | Path, version: str, out: str | Path, params_path: s
             for name in SHIPPED_FILES:
                 shutil.copyfile(data / ts.lang / name, folder / name)
             ts.qrels.sort("query_id", "doc_id").write_parquet(folder / "qrels.parquet")
-        card = render_card(version, release_tag(version), testsets, commit, commit_date, toolkit_version)
+        card = render_card(version, release_tag(version), testsets, toolkit_version)
         (staging / "README.md").write_text(card, encoding="utf-8")
+        # Nothing here may change from one commit to the next while the inputs stay the same: the release
+        # is a DVC output, and `dvc repro` on a clean checkout must give the bytes dvc.lock records. The
+        # commit is recorded by git (the tag, published.json), not inside the release.
         manifest = write_manifest(staging, {
             "name": TOOLKIT,
             "version": version,
             "tag": release_tag(version),
             "languages": languages,
             "toolkit": {"package": TOOLKIT, "version": toolkit_version},
-            "git": {"commit": commit, "commit_date": commit_date, "tracked_inputs": inputs},
-            "params": params,
+            "params": {"languages": params["languages"], "release": params.get("release")},
             "counts": {ts.lang: computed_counts(ts) for ts in testsets},
         })
         if out.exists():

@@ -1,9 +1,14 @@
-"""The release manifest: every file with its SHA-256, size and row count; and its verification."""
+"""The release manifest: every file with its SHA-256, size and row count; and its verification.
+
+The manifest proves a folder is complete and unchanged only relative to itself: whoever can edit the
+files can re-hash them. `releases.anchor` checks the manifest against the digest recorded in git.
+"""
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -12,6 +17,10 @@ import polars as pl
 
 MANIFEST_NAME = "manifest.json"
 MANIFEST_FORMAT = "gendered-job-titles-release/1"
+# What every language folder of a release holds (releases.make writes exactly these).
+LANGUAGE_FILES = ("queries.parquet", "corpus.parquet", "qrels.tsv", "qrels.parquet", "stats.json")
+TOP_LEVEL_FILES = ("README.md",)
+LANGUAGE_RE = re.compile(r"^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$")
 
 
 class ReleaseError(ValueError):
@@ -28,11 +37,16 @@ def sha256_of(path: Path) -> str:
 
 def count_rows(path: Path) -> int | None:
     """Rows of a data file (Parquet rows, non-blank TSV lines); None for files that hold no rows."""
-    if path.suffix == ".parquet":
-        return pl.scan_parquet(path).select(pl.len()).collect().item()
-    if path.suffix == ".tsv":
-        with open(path, encoding="utf-8") as fh:
-            return sum(1 for line in fh if line.strip())
+    try:
+        if path.suffix == ".parquet":
+            return pl.scan_parquet(path).select(pl.len()).collect().item()
+        if path.suffix == ".tsv":
+            with open(path, encoding="utf-8") as fh:
+                return sum(1 for line in fh if line.strip())
+    except (pl.exceptions.PolarsError, OSError, UnicodeDecodeError) as exc:
+        # A file whose bytes were replaced (and the manifest re-hashed) can be unreadable.
+        raise ReleaseError(f"{path}: not a readable {path.suffix[1:]} file ({type(exc).__name__}); "
+                           "get the release again (dvc pull)") from None
     return None
 
 
@@ -58,43 +72,82 @@ def write_manifest(root: Path, header: dict) -> dict:
     return manifest
 
 
-def read_json(path: Path, advice: str = "") -> object:
-    """Parse a JSON file; a syntax error names the file, the line and, when given, what to do."""
+def read_json(path: Path, advice: str = "", text: str | None = None) -> object:
+    """Parse a JSON file (or its given text); a syntax error names the file, the line and, when given,
+    what to do."""
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(path.read_text(encoding="utf-8") if text is None else text)
     except json.JSONDecodeError as exc:
         raise ReleaseError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg}){advice}") from None
+    except UnicodeDecodeError as exc:
+        raise ReleaseError(f"{path}: not UTF-8 text (byte {exc.start}){advice}") from None
+    except RecursionError:
+        raise ReleaseError(f"{path}: JSON nested too deeply to be a release file{advice}") from None
+    except OSError as exc:
+        raise ReleaseError(f"{path}: cannot be read ({exc.strerror or exc}){advice}") from None
 
 
 def read_manifest(root: Path) -> dict:
+    """The manifest of a release folder, refused when it cannot describe a complete release."""
     path = Path(root) / MANIFEST_NAME
-    if not path.is_file():
+    if path.is_symlink() or not path.is_file():
         raise ReleaseError(f"{path}: no manifest; is {root} a release folder (made by `python -m releases make`)?")
-    manifest = read_json(path)
+    manifest = read_json(path, "; get the release again (dvc pull)")
     if not isinstance(manifest, dict) or manifest.get("format") != MANIFEST_FORMAT \
             or not isinstance(manifest.get("files"), list):
         raise ReleaseError(f"{path}: not a release manifest of format {MANIFEST_FORMAT!r}")
+    damaged = "; the manifest was edited or damaged, get the release again (dvc pull)"
+    if not isinstance(manifest.get("version"), str) or not re.fullmatch(r"\d+\.\d+\.\d+", manifest["version"]):
+        raise ReleaseError(f"{path}: no 'version' of the form X.Y.Z{damaged}")
+    languages = manifest.get("languages")
+    if not isinstance(languages, list) or not languages \
+            or not all(isinstance(lang, str) and LANGUAGE_RE.match(lang) for lang in languages):
+        raise ReleaseError(f"{path}: 'languages' must be a non-empty list of language codes{damaged}")
+    if len(set(languages)) != len(languages):
+        raise ReleaseError(f"{path}: 'languages' lists a language twice{damaged}")
+    if not manifest["files"]:
+        raise ReleaseError(f"{path}: 'files' is empty: a release lists every file it holds{damaged}")
+    seen: set[str] = set()
     for number, entry in enumerate(manifest["files"], start=1):
-        problem = _entry_problem(entry)
+        problem = _entry_problem(entry, languages)
+        if problem is None and entry["path"] in seen:
+            problem = f"({_shown(entry['path'])}) repeats an earlier entry"
         if problem:
-            raise ReleaseError(f"{path}: files entry {number} {problem}; the manifest was edited or damaged, "
-                               "get the release again (dvc pull)")
+            raise ReleaseError(f"{path}: files entry {number} {problem}{damaged}")
+        seen.add(entry["path"])
+    expected = set(TOP_LEVEL_FILES) | {f"{lang}/{name}" for lang in languages for name in LANGUAGE_FILES}
+    unlisted = sorted(expected - seen)
+    if unlisted:
+        raise ReleaseError(f"{path}: 'files' lacks {', '.join(unlisted[:5])}"
+                           f"{' …' if len(unlisted) > 5 else ''}, which every release holds{damaged}")
     return manifest
 
 
-def _entry_problem(entry: object) -> str | None:
+def _shown(rel: str) -> str:
+    """A path for a one-line message: as it is when printable, else quoted with escapes."""
+    return rel if rel.isprintable() else repr(rel)
+
+
+def _entry_problem(entry: object, languages: list[str]) -> str | None:
     if not isinstance(entry, dict):
         return "is not an object"
     rel = entry.get("path")
     if not isinstance(rel, str) or not rel:
         return "has no 'path'"
+    shown = _shown(rel)
     parts = PurePosixPath(rel).parts
-    if PurePosixPath(rel).is_absolute() or ".." in parts or "\\" in rel:
+    if PurePosixPath(rel).is_absolute() or ".." in parts or "." in rel.split("/") or "\\" in rel \
+            or "//" in rel or "\x00" in rel:
         return f"({rel!r}) points outside the release folder"
+    if rel == MANIFEST_NAME:
+        return f"({shown}) lists the manifest itself"
+    if len(parts) > 1 and parts[0] not in languages:
+        return f"({shown}) is in a folder that is not one of the release's languages ({', '.join(languages)})"
     if not isinstance(entry.get("sha256"), str) or not re.fullmatch(r"[0-9a-f]{64}", entry["sha256"]):
-        return f"({rel}) has no valid 'sha256'"
-    if "rows" in entry and entry["rows"] is not None and not isinstance(entry["rows"], int):
-        return f"({rel}) has a 'rows' that is not a number"
+        return f"({shown}) has no valid 'sha256'"
+    rows = entry.get("rows")
+    if rows is not None and (not isinstance(rows, int) or isinstance(rows, bool) or rows < 0):
+        return f"({shown}) has a 'rows' that is not a count"
     return None
 
 
@@ -110,11 +163,34 @@ class Verification:
         return not self.problems
 
 
+def _leaving_links(root: Path) -> list[str]:
+    """Symbolic links under root that point outside it (a pulled release holds plain files)."""
+    problems = []
+    resolved_root = root.resolve()
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in dirnames + filenames:
+            path = Path(dirpath) / name
+            if path.is_symlink():
+                target = path.resolve()
+                if target != resolved_root and resolved_root not in target.parents:
+                    problems.append(f"link: {path.relative_to(root).as_posix()} points outside the folder "
+                                    f"(to {os.readlink(path)}); a release holds plain files (if DVC made it, "
+                                    "run `dvc config cache.type copy && dvc checkout --relink`)")
+    return problems
+
+
 def verify_release(root: str | Path) -> Verification:
     """Check every file of the manifest (present, SHA-256, row count) and that no other file is there."""
     root = Path(root)
+    if not root.is_dir():
+        raise ReleaseError(f"{root}: not a folder; pass the release folder (e.g. release after `dvc pull release`)")
     manifest = read_manifest(root)
-    result = Verification(root=root, version=str(manifest.get("version")))
+    result = Verification(root=root, version=manifest["version"])
+    links = _leaving_links(root)
+    if links:
+        # Reading through such a link would hash bytes from elsewhere; nothing else is checked.
+        result.problems.extend(links)
+        return result
     listed = set()
     for entry in manifest["files"]:
         rel = entry["path"]
@@ -132,8 +208,12 @@ def verify_release(root: str | Path) -> Verification:
         rows = count_rows(path)
         if rows != entry.get("rows"):
             result.problems.append(f"changed: {rel} has {rows} rows, manifest says {entry.get('rows')}")
+    languages = set(manifest["languages"])
+    extra_folders = sorted(p.name for p in root.iterdir() if p.is_dir() and p.name not in languages)
+    for name in extra_folders:
+        result.problems.append(f"extra: {name}/ (a folder that is not one of the manifest's languages)")
     for path in release_files(root):
         rel = path.relative_to(root).as_posix()
-        if rel not in listed:
+        if rel not in listed and rel.split("/")[0] not in extra_folders:
             result.problems.append(f"extra: {rel} (not in the manifest)")
     return result

@@ -1,9 +1,11 @@
-"""Small inline test sets in a throwaway git repository, the shape a maintainer's checkout has."""
+"""Small inline test sets in a throwaway git + DVC repository, the shape a maintainer's checkout has."""
 
 from __future__ import annotations
 
 import copy
+import shutil
 import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -81,17 +83,39 @@ def init_repo(root: Path) -> None:
     git(root, "config", "user.name", "Maintainer")
 
 
-@pytest.fixture
-def project(tmp_path: Path) -> Project:
-    """A committed repository with params.yaml (languages pt, es) and a built data/ folder (git-ignored,
-    as the builder's DVC outputs are)."""
-    root = tmp_path / "repo"
+def dvc(repo: Path, *args: str) -> str:
+    done = subprocess.run([sys.executable, "-m", "dvc", *args], cwd=repo, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, f"dvc {' '.join(args)} failed:\n{done.stdout}\n{done.stderr}"
+    return done.stdout
+
+
+@pytest.fixture(scope="session")
+def project_template(tmp_path_factory) -> Path:
+    """Made once: a committed repository with params.yaml (languages pt, es) and data/ tracked by DVC (`dvc add`,
+    a real data.dvc and cache), the way `releases make` needs its input recorded."""
+    root = tmp_path_factory.mktemp("template") / "repo"
     init_repo(root)
+    dvc(root, "init", "-q")
     params = {"languages": ["pt", "es"], "release": {"tracked_inputs": ["params.yaml", "corrections"]}}
     (root / "params.yaml").write_text(yaml.safe_dump(params), encoding="utf-8")
-    (root / ".gitignore").write_text("/data/\n/release/\n", encoding="utf-8")
+    (root / ".gitignore").write_text("/release/\n", encoding="utf-8")
     for lang in ("pt", "es"):
         write_testset(small_testset(lang), root / "data")
-    project = Project(root=root, data=root / "data", params=root / "params.yaml")
-    project.commit("initial")
-    return project
+    dvc(root, "add", "-q", "data")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "initial")
+    return root
+
+
+@pytest.fixture
+def project(tmp_path: Path, project_template: Path) -> Project:
+    """A private copy of the template repository (git history, DVC cache and data included)."""
+    root = tmp_path / "repo"
+    shutil.copytree(project_template, root, symlinks=True)
+    return Project(root=root, data=root / "data", params=root / "params.yaml")
+
+
+def record_data(project: Project, message: str = "rebuilt data") -> None:
+    """Record changed data as a rebuild would: `dvc add` (data.dvc) and a commit."""
+    dvc(project.root, "add", "-q", "data")
+    project.commit(message)

@@ -3,6 +3,7 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import subprocess
 
 import polars as pl
@@ -14,7 +15,7 @@ from releases import ReleaseError, make_release, verify_release
 from releases.__main__ import main
 from releases.card import SOURCE_DATASET, render_card
 
-from .conftest import git, small_testset
+from .conftest import git, record_data, small_testset
 
 
 def make(project, version="0.1.0", out=None):
@@ -42,8 +43,10 @@ def test_release_ships_the_test_sets_byte_for_byte_with_a_manifest(project):
     os.umask(umask)
     assert release.stat().st_mode & 0o777 == 0o777 & ~umask  # not the private mode of a temp dir
     assert manifest["version"] == "0.1.0" and manifest["tag"] == "testset@v0.1.0"
-    assert manifest["git"]["commit"] == git(project.root, "rev-parse", "HEAD").strip()
-    assert manifest["params"] == yaml.safe_load(project.params.read_text())
+    # Only what the release stage depends on: nothing that changes from one commit to the next.
+    params = yaml.safe_load(project.params.read_text())
+    assert manifest["params"] == {"languages": params["languages"], "release": params["release"]}
+    assert "git" not in manifest and git(project.root, "rev-parse", "HEAD").strip()[:12] not in json.dumps(manifest)
     assert manifest["toolkit"]["version"]
     assert json.loads((release / "manifest.json").read_text()) == manifest
     # A release is a test set eval can read directly.
@@ -51,10 +54,17 @@ def test_release_ships_the_test_sets_byte_for_byte_with_a_manifest(project):
     assert ts.queries.height == 5 and ts.qrels.height == 7
 
 
-def test_same_inputs_make_the_same_bytes(project):
-    first = make(project, out=project.root / "a")
-    second = make(project, out=project.root / "b")
-    assert first["files"] == second["files"]
+def test_same_inputs_make_the_same_bytes_at_every_commit(project):
+    first = project.root / "a"
+    make(project, out=first)
+    (project.root / "NOTES.md").write_text("an unrelated change\n")
+    project.commit("an unrelated commit")
+    second = project.root / "b"
+    make(project, out=second)
+    files = sorted(p.relative_to(first) for p in first.rglob("*") if p.is_file())
+    assert len(files) == 12
+    for rel in files:
+        assert (first / rel).read_bytes() == (second / rel).read_bytes(), rel
 
 
 def test_card_states_provenance_counts_metrics_limitations_and_citation(project):
@@ -88,7 +98,7 @@ def test_card_explains_unpaired_titles_and_names_the_papers_translator():
     stats = {**es.stats, "translator": "google", "queries": {**es.stats["queries"], "pairs": 1, "titles": 4, "feminine": 1}}
     # an uninflected feminine, dropped: its masculine stays unpaired
     unpaired = dataclasses.replace(es, queries=es.queries.filter(pl.col("id") != "q-f2"), stats=stats)
-    card = render_card("0.1.0", "testset@v0.1.0", [unpaired], "c0ffee", "2025-01-01T00:00:00", "0.1.0")
+    card = render_card("0.1.0", "testset@v0.1.0", [unpaired], "0.1.0")
     assert "| ES | 1 | 1 | 4 | 3 | 2 | 8 | 7 |" in card
     assert "T also counts titles without their other form (1 queries titles in `es`)" in card
     assert "The translator is the paper's (Google Translate)" in card and "are not the paper's" not in card
@@ -183,6 +193,41 @@ def test_cli_prints_error_and_exits_2(project, capsys):
     assert code == 2 and err.startswith("error: ") and "pt missing" in err
 
 
+def test_refuses_data_changed_after_dvc_recorded_it(project):
+    stats = project.data / "es" / "stats.json"
+    stats.write_text(stats.read_text().replace('"lang": "es"', '"lang": "es", "note": "edited by hand"'))
+    with pytest.raises(ReleaseError, match=r"data/es/stats\.json: md5 [0-9a-f]{32}, but data\.dvc, folder data "
+                                           r"records [0-9a-f]{32}: the data is not what this commit built"):
+        make(project)
+    assert not (project.root / "release").exists()
+    record_data(project)  # the edit recorded and committed: now the commit says how the data was made
+    assert make(project)["counts"]["es"]["qrels"] == 7
+
+
+def test_refuses_data_that_dvc_does_not_track(project):
+    shutil.copytree(project.data, project.root / "built")
+    git(project.root, "add", "built")  # in git, but no DVC record says how it was built
+    project.commit("a data folder outside the pipeline")
+    with pytest.raises(ReleaseError, match=r"built/pt/queries\.parquet: not a DVC output recorded in dvc\.lock"):
+        make_release(project.root / "built", "0.1.0", project.root / "release", project.params)
+
+
+def test_refuses_data_outside_the_repository(project, tmp_path):
+    shutil.copytree(project.data, tmp_path / "elsewhere")
+    with pytest.raises(ReleaseError, match=r"--data .*elsewhere lies outside the repository"):
+        make_release(tmp_path / "elsewhere", "0.1.0", project.root / "release", project.params)
+
+
+def test_refuses_untracked_params(project, tmp_path):
+    mine = project.root / "params-mine.yaml"
+    mine.write_text(project.params.read_text())
+    with pytest.raises(ReleaseError, match=r"--params params-mine\.yaml is not tracked by git"):
+        make_release(project.data, "0.1.0", project.root / "release", mine)
+    git(project.root, "add", "params-mine.yaml")  # staged is not committed either
+    with pytest.raises(ReleaseError, match=r"uncommitted changes to tracked inputs.*\n.*A  params-mine\.yaml"):
+        make_release(project.data, "0.1.0", project.root / "release", mine)
+
+
 def test_cli_takes_defaults_from_the_release_params(project, capsys, monkeypatch):
     params = yaml.safe_load(project.params.read_text())
     params["release"].update({"data": "data", "out": "release", "version": "0.3.0"})
@@ -258,7 +303,7 @@ def test_an_empty_release_section_takes_the_defaults(project):
     project.params.write_text("languages: [pt, es]\nrelease:\n")
     project.commit("no release settings")
     manifest = make(project)
-    assert manifest["git"]["tracked_inputs"] == ["params.yaml"]
+    assert manifest["params"] == {"languages": ["pt", "es"], "release": None}
     with pytest.raises(ReleaseError, match=r"'release' must be a mapping"):
         project.params.write_text("languages: [pt, es]\nrelease: 3\n")
         project.commit("release is a number")
