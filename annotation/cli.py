@@ -156,4 +156,7 @@ def main(argv: list[str] | None = None) -> int:
     except (AnnotationError, TestSetError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print("interrupted: records already sent or pulled are kept; run the command again", file=sys.stderr)
+        return 130
     return 0

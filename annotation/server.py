@@ -51,6 +51,13 @@ def server_errors(api_url: str) -> Iterator[None]:
         if status == 401:
             raise AnnotationError(f"Argilla at {api_url} rejected the API key in {KEY_VAR}; set it to a valid key") from None
         raise AnnotationError(f"Argilla at {api_url} answered {status}: {exc}") from None
+    except (ValueError, KeyError, TypeError) as exc:
+        # Not Argilla's API: HTML (a login page, a proxy's error page) or JSON of another shape. JSON and
+        # pydantic validation errors are ValueErrors; a missing field is a KeyError or TypeError.
+        detail = str(exc).splitlines()[0][:200] if str(exc) else ""
+        raise AnnotationError(
+            f"Argilla at {api_url} answered something that is not the Argilla API ({type(exc).__name__}: {detail}); "
+            f"check that {URL_VAR} points at argilla-server itself (not a login page or proxy)") from None
 
 
 @dataclass(frozen=True)

@@ -129,6 +129,13 @@ def main(argv: list[str] | None = None) -> int:
     except ReleaseError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except OSError as exc:  # an --out that is a file, no permission, a full disk: the user's to fix
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"error: {where}{exc.strerror or exc}; check the paths given and the free space", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted: a release is moved into place only when complete, so none was half-written", file=sys.stderr)
+        return 130
     return 0
 
 
