@@ -294,9 +294,9 @@ class EmbeddingCache:
                     f"SELECT key, vector FROM embedding WHERE key IN ({','.join('?' * len(chunk))})", chunk
                 ).fetchall()
                 for k, blob in rows:
-                    vec = np.frombuffer(blob, dtype=np.float32)
-                    if vec.shape[0] == meta.dimension:
-                        found[by_key[k]] = vec
+                    # A truncated or foreign entry is not an embedding: encode that text again.
+                    if isinstance(blob, bytes) and len(blob) == 4 * meta.dimension:
+                        found[by_key[k]] = np.frombuffer(blob, dtype=np.float32)
             missing = [t for t in unique if t not in found]
             bar = tqdm(total=len(missing), desc=f"encode {meta.name} ({role})", unit="text", disable=not progress or not missing)
             for start in range(0, len(missing), batch_size):
