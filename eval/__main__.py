@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sqlite3
 import sys
 from pathlib import Path
 
@@ -27,6 +26,7 @@ DEFAULTS = {
     "worst_pairs": 10,
     "list_depth": 20,
     "cache": "cache/embeddings",
+    "memory_budget_mb": 256,
 }
 
 
@@ -83,18 +83,14 @@ def cmd_run(args: argparse.Namespace) -> int:
             seed=int(params["seed"]),
             worst_pairs=int(params["worst_pairs"]),
             list_depth=int(params["list_depth"]),
+            memory_budget_mb=args.memory_budget_mb if args.memory_budget_mb is not None else params["memory_budget_mb"],
         )
-    except (TypeError, ValueError) as exc:  # a wrong type or value in params.yaml's eval: section
+    except (TypeError, ValueError, EvalError) as exc:  # a wrong type or value in params.yaml's eval: section
         raise EvalError(f"{args.params}: eval: {exc}") from None
     cache = EmbeddingCache(args.cache or params["cache"])
     out = Path(args.out)
-    if out.exists() and not out.is_dir():
-        raise EvalError(f"{out}: --out is a file; give a folder for the results")
-    models = args.model or params["models"]
-    if not isinstance(models, list) or not models or not all(isinstance(m, str) and m.strip() for m in models):
-        raise EvalError(f"{args.params}: eval.models is {models!r}; list at least one model name (or pass --model)")
     docs = []
-    for name in models:
+    for name in args.model or params["models"]:
         model = load_model(name)
         doc = evaluate(data, langs, model, cache, settings, progress=not args.quiet)
         stem = f"{model_slug(doc['model']['name'])}__{doc['testset']['version']}"
@@ -203,6 +199,8 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--cache", help="embedding cache folder (default params eval.cache)")
     run.add_argument("--self-match", choices=["drop", "keep"], help="self-match policy (default params eval.self_match)")
     run.add_argument("--rbo-p", type=float, help="RBO persistence (default params eval.rbo_p)")
+    run.add_argument("--memory-budget-mb", type=float, help="working memory per block of queries in MiB; "
+                     "bounds peak memory, never changes a result (default params eval.memory_budget_mb)")
     run.add_argument("--quiet", action="store_true", help="no progress bars")
     run.set_defaults(func=cmd_run)
     compare = sub.add_parser("compare", help="put several results files in one set of tables")
@@ -228,19 +226,6 @@ def main(argv: list[str] | None = None) -> int:
     except (EvalError, TestSetError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    except sqlite3.DatabaseError as exc:  # only the embedding cache is SQLite
-        cache = getattr(args, "cache", None) or "the embedding cache (params eval.cache)"
-        print(f"error: {cache}: the embedding cache is corrupt or locked ({exc}); delete it (embeddings are "
-              "recomputed) or pass another --cache", file=sys.stderr)
-        return 2
-    except OSError as exc:  # an --out that is a file, no permission, a full disk: the user's to fix
-        where = f"{exc.filename}: " if exc.filename else ""
-        print(f"error: {where}{exc.strerror or exc}; check the paths given (--out, --cache, --data, --plots) "
-              "and the free space", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("interrupted: embeddings computed so far are cached", file=sys.stderr)
-        return 130
 
 
 if __name__ == "__main__":

@@ -29,14 +29,17 @@ import polars as pl
 
 import eval as eval_pkg
 from eval.errors import EvalError
-from eval.metrics import (
-    accuracy_at_k_batch,
-    average_precision_batch,
-    identical_top1_batch,
-    symmetry_batch,
-)
+from eval.metrics import identical_top1_batch, symmetry_batch
 from eval.models import EmbeddingCache, EmbeddingModel
-from eval.ranking import SELF_MATCH_DROP, SELF_MATCH_RULES, TIE_BREAK, check_policy, rank_corpus, self_match_mask
+from eval.ranking import (
+    SELF_MATCH_DROP,
+    SELF_MATCH_RULES,
+    TIE_BREAK,
+    check_policy,
+    id_descending_order,
+    rank_rows,
+    self_match_columns,
+)
 from eval.stats import bootstrap_ci, bootstrap_ci_difference, paired_randomization_test
 from eval.testset import FEMININE, MASCULINE, NEUTRAL, TestSet
 
@@ -53,9 +56,13 @@ class EvalSettings:
     seed: int = 0
     worst_pairs: int = 10
     list_depth: int = 20
+    # Working memory for one block of queries (scores, rankings, flags), in MiB; results do not depend on it.
+    memory_budget_mb: float = 256
 
     def __post_init__(self) -> None:
         check_policy(self.self_match)
+        if isinstance(self.memory_budget_mb, bool) or not isinstance(self.memory_budget_mb, (int, float)) or not self.memory_budget_mb > 0:
+            raise EvalError(f"eval.memory_budget_mb must be a number of MiB > 0 (e.g. 256), got {self.memory_budget_mb!r}")
         if not 0 < self.rbo_p < 1:
             raise EvalError(f"eval.rbo_p must be in (0, 1), got {self.rbo_p}")
         if 1 not in self.accuracy_k or any(k < 1 for k in self.accuracy_k):
@@ -72,7 +79,8 @@ class EvalSettings:
 
     def describe(self) -> dict:
         return {
-            **asdict(self),
+            # the budget changes how the work is cut into blocks, never a result: left out of results documents
+            **{k: v for k, v in asdict(self).items() if k != "memory_budget_mb"},
             "metrics": {
                 "AO": "average overlap at full depth: (1/k) sum_d |A[:d] & B[:d]| / d (the paper's 'RBO')",
                 self.rbo_name: "RBO_ext, Webber, Moffat & Zobel 2010, eq. 32",
@@ -130,14 +138,20 @@ def _paired(differences: np.ndarray, settings: EvalSettings) -> dict:
     }
 
 
-def similarity_scores(q_emb: np.ndarray, d_emb: np.ndarray) -> np.ndarray:
-    """Dot products (queries, docs), computed once per distinct query embedding.
+def similarity_scores(q_emb, d_emb) -> np.ndarray:
+    """Dot products (queries, docs) as float32, computed once per distinct query embedding.
 
     BLAS can round the same row differently at different positions of a matrix product; scoring each
     distinct embedding once makes identical query texts rank identically, so a pair whose two forms are
-    the same string scores AO = RBO = 1 exactly.
+    the same string scores AO = RBO = 1 exactly. ``d_emb`` may be a scipy sparse matrix (tfidf-char):
+    then each score is a sparse dot product, which does not depend on the other rows at all.
     """
+    if hasattr(q_emb, "toarray"):
+        q_emb = q_emb.toarray()
     distinct, inverse = np.unique(q_emb, axis=0, return_inverse=True)
+    if hasattr(d_emb, "toarray"):
+        by_doc = d_emb @ distinct.T  # sparse x dense: (docs, distinct)
+        return np.ascontiguousarray(by_doc.T[inverse.reshape(-1)], dtype=np.float32)
     return (distinct @ d_emb.T)[inverse.reshape(-1)]
 
 
@@ -177,6 +191,127 @@ def _check_testset(ts: TestSet) -> None:
     without = ts.queries.filter(~pl.col("id").is_in(rel["query_id"].unique().to_list()))
     if without.height == ts.queries.height:
         raise EvalError(f"{ts.lang}: no query id of queries.parquet appears in qrels.tsv")
+
+
+# Bytes one block holds per (query, document) cell: float32 scores (and the sparse product's copy), the int32
+# ranking, the self-match, relevance and hit flags; per (pair, document) cell: the two int32 pair rankings and
+# the padding checks of the overlap counting. They size the blocks from eval.memory_budget_mb
+# (benchmarks/bench_scale.py measures the peak against the budget).
+QUERY_CELL_BYTES = 16
+PAIR_CELL_BYTES = 16
+
+
+def query_blocks(
+    unit_of_query: list, m_idx: np.ndarray, n_docs: int, budget_mb: float
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Cut the queries into blocks of ``(query indices, pair indices)`` that fit the budget.
+
+    The queries of one unit (one ``pair_id``) stay in one block, so both forms of every pair are ranked in
+    the same block, from the same distinct-embedding product. A unit larger than the budget is a block alone.
+    """
+    pairs_of_query = np.bincount(m_idx, minlength=len(unit_of_query)) if len(m_idx) else np.zeros(len(unit_of_query), int)
+    units: dict = {}
+    for i, unit in enumerate(unit_of_query):
+        units.setdefault(unit, []).append(i)
+    pairs_by_m: dict[int, list[int]] = {}
+    for j, m in enumerate(m_idx.tolist()):
+        pairs_by_m.setdefault(m, []).append(j)
+    budget = budget_mb * 2**20
+    blocks, rows, pairs, used = [], [], [], 0
+    for members in units.values():
+        n_pairs = int(sum(pairs_of_query[i] for i in members))
+        cost = (len(members) * QUERY_CELL_BYTES + n_pairs * PAIR_CELL_BYTES) * max(n_docs, 1)
+        if rows and used + cost > budget:
+            blocks.append((np.array(rows, dtype=np.int64), np.array(pairs, dtype=np.int64)))
+            rows, pairs, used = [], [], 0
+        rows.extend(members)
+        pairs.extend(j for i in members for j in pairs_by_m.get(i, ()))
+        used += cost
+    if rows:
+        blocks.append((np.array(rows, dtype=np.int64), np.array(sorted(pairs), dtype=np.int64)))
+    return blocks
+
+
+def _flags(rows: int, n_docs: int, columns: list[np.ndarray]) -> np.ndarray:
+    """Dense boolean (rows, n_docs) from each row's column indices."""
+    out = np.zeros((rows, n_docs), dtype=bool)
+    lengths = [len(c) for c in columns]
+    if sum(lengths):
+        out[np.repeat(np.arange(rows), lengths), np.concatenate(columns)] = True
+    return out
+
+
+def _without(ranking: np.ndarray, items: np.ndarray) -> np.ndarray:
+    """A -1-padded ranking row with ``items`` removed; the others keep their order."""
+    kept = ranking[(ranking >= 0) & ~np.isin(ranking, items)]
+    out = np.full_like(ranking, -1)
+    out[: len(kept)] = kept
+    return out
+
+
+def score_corpus(
+    q_emb, d_emb, doc_ids: list[str], self_cols: list[np.ndarray], relevant_cols: list[np.ndarray],
+    m_idx: np.ndarray, f_idx: np.ndarray, unit_of_query: list, settings: EvalSettings,
+) -> dict:
+    """Per-query AP, first-hit position and per-pair AO, RBO, identical top-1 and top lists over one corpus,
+    computed block by block of queries so memory is bounded by ``settings.memory_budget_mb``.
+
+    ``self_cols``/``relevant_cols``: per query, the corpus columns of its self-matches and of its relevant
+    items (self-matches already removed under ``drop``). Each pair's rankings are its two queries' rankings,
+    less the other form's self-matches under ``drop``: the same order a fresh sort would give, without one.
+    """
+    n_queries, n_docs, n_pairs = len(self_cols), len(doc_ids), len(m_idx)
+    drop = settings.self_match == SELF_MATCH_DROP
+    by_id_descending = id_descending_order(doc_ids, np.int32 if n_docs < 2**31 - 1 else np.int64)
+    n_relevant = np.array([len(c) for c in relevant_cols], dtype=np.int64)
+    ap = np.full(n_queries, np.nan)
+    first_hit = np.full(n_queries, n_docs, dtype=np.int64)  # n_docs: no relevant item retrieved
+    ao, rbo_values, same_top1 = np.zeros(n_pairs), np.zeros(n_pairs), np.zeros(n_pairs)
+    depth = settings.list_depth
+    top = {name: np.full((n_pairs, depth), -1, dtype=np.int64) for name in ("top_m", "top_f")}
+    top_relevant = {name: np.zeros((n_pairs, depth), dtype=bool) for name in ("top_m_relevant", "top_f_relevant")}
+    blocks = query_blocks(unit_of_query, m_idx, n_docs, settings.memory_budget_mb)
+    for rows, pairs in blocks:
+        n_rows = len(rows)
+        dropped = _flags(n_rows, n_docs, [self_cols[i] for i in rows]) if drop else None
+        ranking = rank_rows(similarity_scores(q_emb[rows], d_emb), by_id_descending, dropped)
+        del dropped
+        relevant = _flags(n_rows, n_docs, [relevant_cols[i] for i in rows])
+        hits = np.take_along_axis(relevant, ranking, axis=1)  # padding (-1) reads the last column: masked next
+        if drop:
+            hits &= ranking >= 0
+        hit_row, hit_pos = np.nonzero(hits)
+        del hits
+        # AP = sum over hits of (hits so far / position) / relevant items; np.nonzero lists hits row by row,
+        # left to right, so a hit's count within its row is its index minus the row's first index, plus 1.
+        row_start = np.searchsorted(hit_row, np.arange(n_rows))
+        hits_so_far = np.arange(len(hit_row)) - row_start[hit_row] + 1
+        ap_sums = np.bincount(hit_row, weights=hits_so_far / (hit_pos + 1), minlength=n_rows)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            ap[rows] = np.where(n_relevant[rows] > 0, ap_sums / n_relevant[rows], np.nan)
+        has_hit = row_start < len(hit_row)
+        has_hit[has_hit] &= hit_row[row_start[has_hit]] == np.flatnonzero(has_hit)
+        first_hit[rows[has_hit]] = hit_pos[row_start[has_hit]]
+        if len(pairs):
+            local = np.empty(n_queries, dtype=np.int64)
+            local[rows] = np.arange(n_rows)
+            pm, pf = local[m_idx[pairs]], local[f_idx[pairs]]
+            rank_m, rank_f = ranking[pm], ranking[pf]
+            if drop:  # both forms of a pair are ranked without the self-matches of either
+                for k, j in enumerate(pairs):
+                    m, f = m_idx[j], f_idx[j]
+                    if not np.array_equal(self_cols[m], self_cols[f]):
+                        rank_m[k] = _without(rank_m[k], self_cols[f])
+                        rank_f[k] = _without(rank_f[k], self_cols[m])
+            ao[pairs], rbo_values[pairs] = symmetry_batch(rank_m, rank_f, settings.rbo_p)
+            same_top1[pairs] = identical_top1_batch(rank_m, rank_f)
+            for name, flags, ranks, pos in (("top_m", "top_m_relevant", rank_m, pm), ("top_f", "top_f_relevant", rank_f, pf)):
+                head = ranks[:, :depth]
+                top[name][pairs, : head.shape[1]] = head
+                top_relevant[flags][pairs, : head.shape[1]] = np.take_along_axis(relevant[pos], np.maximum(head, 0), axis=1) & (head >= 0)
+        del ranking, relevant
+    return {"AP": ap, "has_relevant": n_relevant > 0, "first_hit": first_hit, "AO": ao, "RBO": rbo_values,
+            "identical_top1": same_top1, **top, **top_relevant, "blocks": len(blocks)}
 
 
 def _embed(ts: TestSet, model: EmbeddingModel, cache: EmbeddingCache, timing: Timing, progress: bool):
@@ -228,43 +363,36 @@ def evaluate_language(
     per_query: list[dict] = []
     per_pair: list[dict] = []
     worst: dict[str, list[dict]] = {}
+    q_source_ids = queries["source_ids"].to_list()
+    relevant_by_query: dict[int, list[str]] = {}
+    for q, d in relevant_pairs.select("query_id", "doc_id").iter_rows():
+        if q in q_index:
+            relevant_by_query.setdefault(q_index[q], []).append(d)
 
     for corpus_gender in CORPORA:
         docs = ts.corpus.with_row_index("row").filter(pl.col("gender").is_in([corpus_gender, NEUTRAL]))
         doc_ids = docs["id"].to_list()
         doc_texts = docs["text"].to_list()
         doc_index = {d: j for j, d in enumerate(doc_ids)}
-        scores = similarity_scores(q_emb, d_emb[docs["row"].to_numpy()])
-        self_matches = self_match_mask(queries["source_ids"].to_list(), docs["source_ids"].to_list())
+        self_cols = self_match_columns(q_source_ids, docs["source_ids"].to_list())
+        relevant_cols = []
+        for i in range(len(q_ids)):
+            cols = np.unique(np.array([doc_index[d] for d in relevant_by_query.get(i, ()) if d in doc_index], dtype=np.int64))
+            if settings.self_match == SELF_MATCH_DROP:
+                # A dropped self-match leaves the query's corpus, so it leaves its relevant set too: a title merged
+                # from the query's own source and a relevant one would otherwise count as a relevant item that can
+                # never be retrieved.
+                cols = np.setdiff1d(cols, self_cols[i], assume_unique=True)
+            relevant_cols.append(cols)
+        scored = score_corpus(q_emb, d_emb[docs["row"].to_numpy()], doc_ids, self_cols, relevant_cols,
+                              m_idx, f_idx, q_pair_ids, settings)
+        ap, has_relevant, ao, rbo_values, same_top1 = (
+            scored["AP"], scored["has_relevant"], scored["AO"], scored["RBO"], scored["identical_top1"])
+        acc = {k: np.where(has_relevant, (scored["first_hit"] < k).astype(np.float64), np.nan) for k in settings.accuracy_k}
 
-        relevant = np.zeros(scores.shape, dtype=bool)
-        for q, d in relevant_pairs.select("query_id", "doc_id").iter_rows():
-            if q in q_index and d in doc_index:
-                relevant[q_index[q], doc_index[d]] = True
-        if settings.self_match == SELF_MATCH_DROP:
-            # A dropped self-match leaves the query's corpus, so it leaves its relevant set too: a title merged
-            # from the query's own source and a relevant one would otherwise count as a relevant item that can
-            # never be retrieved.
-            relevant &= ~self_matches
-        has_relevant = relevant.any(axis=1)
-
-        ranking = rank_corpus(scores, doc_ids, self_matches=self_matches, policy=settings.self_match)
-        ap = average_precision_batch(ranking, relevant)
-        acc = {k: np.where(has_relevant, accuracy_at_k_batch(ranking, relevant, k), np.nan) for k in settings.accuracy_k}
-
-        # Both forms of a pair are ranked over the same items: drop the self-matches of either query.
-        pair_drop = self_matches[m_idx] | self_matches[f_idx]
-        rank_m = rank_corpus(scores[m_idx], doc_ids, self_matches=pair_drop, policy=settings.self_match)
-        rank_f = rank_corpus(scores[f_idx], doc_ids, self_matches=pair_drop, policy=settings.self_match)
-        if len(m_idx):
-            ao, rbo_values = symmetry_batch(rank_m, rank_f, settings.rbo_p)
-            same_top1 = identical_top1_batch(rank_m, rank_f).astype(np.float64)
-        else:
-            ao = rbo_values = same_top1 = np.zeros(0)
-
-        scored = has_relevant[m_idx] & has_relevant[f_idx]
-        ap_gap = ap[m_idx][scored] - ap[f_idx][scored]
-        acc1_gap = acc[1][m_idx][scored] - acc[1][f_idx][scored]
+        both_scored = has_relevant[m_idx] & has_relevant[f_idx]
+        ap_gap = ap[m_idx][both_scored] - ap[f_idx][both_scored]
+        acc1_gap = acc[1][m_idx][both_scored] - acc[1][f_idx][both_scored]
 
         block: dict = {
             "documents": len(doc_ids),
@@ -287,6 +415,7 @@ def evaluate_language(
             "queries_without_relevant": int((~has_relevant).sum()),
         }
         result["corpora"][corpus_gender] = block
+        timing.extra[f"query_blocks_{corpus_gender}"] = scored["blocks"]
 
         for i, q in enumerate(q_ids):
             per_query.append({
@@ -302,8 +431,8 @@ def evaluate_language(
                 "AP_F": None if np.isnan(ap[f_idx[j]]) else float(ap[f_idx[j]]),
             })
 
-        def top(row: np.ndarray, qi: int) -> list[dict]:
-            return [{"text": doc_texts[d], "relevant": bool(relevant[qi, d])} for d in row[: settings.list_depth] if d >= 0]
+        def top(items: np.ndarray, flags: np.ndarray) -> list[dict]:
+            return [{"text": doc_texts[d], "relevant": bool(r)} for d, r in zip(items, flags) if d >= 0]
 
         worst[corpus_gender] = [
             {
@@ -312,7 +441,8 @@ def evaluate_language(
                 "AO": float(ao[j]), settings.rbo_name: float(rbo_values[j]),
                 "AP_M": None if np.isnan(ap[m_idx[j]]) else float(ap[m_idx[j]]),
                 "AP_F": None if np.isnan(ap[f_idx[j]]) else float(ap[f_idx[j]]),
-                "top_masculine": top(rank_m[j], int(m_idx[j])), "top_feminine": top(rank_f[j], int(f_idx[j])),
+                "top_masculine": top(scored["top_m"][j], scored["top_m_relevant"][j]),
+                "top_feminine": top(scored["top_f"][j], scored["top_f_relevant"][j]),
             }
             for j in np.argsort(rbo_values, kind="stable")[: settings.worst_pairs]
         ]
@@ -321,7 +451,8 @@ def evaluate_language(
     result["per_pair"] = per_pair
     result["worst_pairs"] = worst
     timing.total_s = time.perf_counter() - start
-    result["timing"] = {"encode_s": timing.encode_s, "total_s": timing.total_s, "texts": timing.texts, "encoded": timing.encoded}
+    result["timing"] = {"encode_s": timing.encode_s, "total_s": timing.total_s, "texts": timing.texts, "encoded": timing.encoded,
+                        **timing.extra}
     return result, timing
 
 

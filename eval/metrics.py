@@ -282,11 +282,13 @@ def _rbo_from_agreement(agreement: np.ndarray, lengths: np.ndarray, p: float) ->
         return np.ones(rows)
     d = np.arange(1, n + 1, dtype=np.float64)
     weights = p**d
+    # A row-wise sum, not a matrix-vector product: BLAS may round a row differently depending on the other
+    # rows of the batch, and a pair's RBO must not depend on which pairs share its block.
     if np.all(lengths == n):
-        total = agreement @ weights
+        total = (agreement * weights).sum(axis=1)
     else:
         # Depths beyond a row's length carry no weight (eq. 32 with s = l).
-        total = np.where(d[None, :] <= lengths[:, None], agreement, 0.0) @ weights
+        total = np.where(d[None, :] <= lengths[:, None], agreement * weights, 0.0).sum(axis=1)
     last = agreement[np.arange(rows), np.maximum(lengths, 1) - 1]
     out = (1 - p) / p * total + last * p ** lengths.astype(np.float64)
     return np.where(lengths > 0, out, 1.0)

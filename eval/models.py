@@ -168,11 +168,20 @@ def _folder_digest(path: Path) -> str:
     return h.hexdigest()[:16]
 
 
-class CharTfidf:
-    """tfidf-char: TF-IDF over character 2-4-grams of ' title ', hashed into ``dimension`` buckets.
+def _pad_lowercase(text: str) -> str:
+    return f" {text.lower()} "
 
-    Hashing keeps vectors dense and small (4,700 titles x 4,096 float32 = 77 MB); crc32 makes it
-    stable across runs. ``fit`` learns IDF from the corpus the queries are ranked against.
+
+class CharTfidf:
+    """tfidf-char: TF-IDF over the character 2-4-grams of ``' ' + title.lower() + ' '`` (a run of two or more
+    whitespace characters counts as one space), each n-gram hashed by crc32 into ``dimension`` buckets;
+    sublinear tf ``1 + log(count)``, idf ``log((1 + n) / (1 + df)) + 1`` learnt by ``fit`` from the corpus
+    the queries are ranked against, rows L2-normalised.
+
+    scikit-learn's ``CountVectorizer`` counts the n-grams into a sparse matrix and one sparse product sums
+    them per crc32 bucket (crc32 keeps buckets stable across runs and platforms). ``encode_sparse`` gives
+    the vectors as a scipy CSR matrix, which ``eval.evaluate`` multiplies sparsely; ``encode`` gives them
+    dense, as the ``EmbeddingModel`` protocol says.
     """
 
     NGRAMS = (2, 3, 4)
@@ -183,6 +192,8 @@ class CharTfidf:
         self.dimension = dimension
         self._idf: np.ndarray | None = None
         self._fitted_on = "unfitted"
+        self._fitted_texts: list[str] | None = None
+        self._fitted_counts = None
         self.meta = self._make_meta()
 
     def _make_meta(self) -> ModelMeta:
@@ -191,29 +202,53 @@ class CharTfidf:
             self.dimension, source="character n-gram TF-IDF (lexical baseline)",
         )
 
-    def _counts(self, texts: Sequence[str]) -> np.ndarray:
-        out = np.zeros((len(texts), self.dimension), dtype=np.float32)
-        for i, text in enumerate(texts):
-            padded = f" {text.lower()} "
-            for n in self.NGRAMS:
-                for j in range(len(padded) - n + 1):
-                    out[i, zlib.crc32(padded[j : j + n].encode()) % self.dimension] += 1.0
+    def _counts(self, texts: Sequence[str]):
+        """n-gram counts per crc32 bucket, CSR float32 (texts, dimension)."""
+        from scipy import sparse
+        from sklearn.feature_extraction.text import CountVectorizer
+
+        counter = CountVectorizer(
+            analyzer="char", ngram_range=(min(self.NGRAMS), max(self.NGRAMS)), preprocessor=_pad_lowercase, dtype=np.float32
+        )
+        try:
+            counts = counter.fit_transform(list(texts))
+        except ValueError:  # no text long enough for one n-gram (scikit-learn: "empty vocabulary")
+            return sparse.csr_matrix((len(texts), self.dimension), dtype=np.float32)
+        ngrams = counter.get_feature_names_out()
+        buckets = np.fromiter((zlib.crc32(g.encode()) % self.dimension for g in ngrams), dtype=np.int64, count=len(ngrams))
+        to_bucket = sparse.csr_matrix(
+            (np.ones(len(ngrams), dtype=np.float32), (np.arange(len(ngrams)), buckets)), shape=(len(ngrams), self.dimension)
+        )
+        out = (counts @ to_bucket).tocsr()
+        out.sort_indices()
         return out
 
     def fit(self, texts: Sequence[str]) -> None:
-        df = (self._counts(texts) > 0).sum(axis=0)
+        counts = self._counts(texts)
+        df = np.bincount(counts.indices, minlength=self.dimension)  # one entry per (text, non-empty bucket)
         self._idf = (np.log((1 + len(texts)) / (1 + df)) + 1.0).astype(np.float32)
         self._fitted_on = hashlib.sha256("\n".join(sorted(texts)).encode()).hexdigest()[:12]
+        # eval encodes the corpus it was fitted on right after fit: keep its counts for that call.
+        self._fitted_texts, self._fitted_counts = list(texts), counts
         self.meta = self._make_meta()
 
-    def encode(self, texts: Sequence[str], role: Role = "passage") -> np.ndarray:
+    def encode_sparse(self, texts: Sequence[str], role: Role = "passage"):
+        """The L2-normalised TF-IDF vectors as a scipy CSR float32 matrix (texts, dimension)."""
         _check_role(role)
         if self._idf is None:
             raise EvalError("tfidf-char must be fitted on the corpus first (call fit(texts))")
-        x = self._counts(texts)
-        x = np.where(x > 0, 1.0 + np.log(np.maximum(x, 1.0)), 0.0) * self._idf  # sublinear tf
-        norms = np.linalg.norm(x, axis=1, keepdims=True)
-        return (x / np.where(norms > 0, norms, 1.0)).astype(np.float32)
+        texts = list(texts)
+        counts = self._fitted_counts if texts == self._fitted_texts else self._counts(texts)
+        x = counts.copy()
+        x.data = (np.float32(1.0) + np.log(x.data)) * self._idf[x.indices]  # sublinear tf times idf
+        row_of_entry = np.repeat(np.arange(len(texts)), np.diff(x.indptr))
+        norms = np.sqrt(np.bincount(row_of_entry, weights=np.square(x.data, dtype=np.float64), minlength=len(texts)))
+        row_norms = np.where(norms > 0, norms, 1.0).astype(np.float32)
+        x.data /= row_norms[row_of_entry]
+        return x
+
+    def encode(self, texts: Sequence[str], role: Role = "passage") -> np.ndarray:
+        return self.encode_sparse(texts, role).toarray()
 
 
 def english_minilm() -> SentenceTransformerModel:
@@ -273,7 +308,8 @@ class EmbeddingCache:
     def encode(
         self, model: EmbeddingModel, texts: Sequence[str], role: Role, *, batch_size: int = 256, progress: bool = True
     ) -> tuple[np.ndarray, int]:
-        """Embeddings of ``texts`` (float32, L2-normalised), encoding only what the cache lacks.
+        """Embeddings of ``texts`` (float32, L2-normalised), encoding only what the cache lacks; a model
+        that is not cacheable and has ``encode_sparse`` (tfidf-char) gives a scipy CSR matrix.
 
         Returns ``(embeddings, n_encoded)``.
         """
@@ -281,6 +317,11 @@ class EmbeddingCache:
 
         meta = model.meta
         if not getattr(model, "cacheable", True):
+            if hasattr(model, "encode_sparse"):  # tfidf-char: sparse vectors, already unit length
+                vectors = model.encode_sparse(list(texts), role=role)
+                if not np.all(np.isfinite(vectors.data)):
+                    raise EvalError("a model returned non-finite embeddings")
+                return vectors, len(set(texts))
             return _normalise(np.asarray(model.encode(list(texts), role=role), dtype=np.float32)), len(set(texts))
         unique = list(dict.fromkeys(texts))
         keys = {t: self.key(meta, role, t) for t in unique}

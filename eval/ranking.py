@@ -35,7 +35,10 @@ __all__ = [
     "SELF_MATCH_DROP",
     "SELF_MATCH_KEEP",
     "rank_corpus",
+    "rank_rows",
+    "id_descending_order",
     "self_match_mask",
+    "self_match_columns",
     "check_policy",
 ]
 
@@ -46,32 +49,91 @@ def check_policy(policy: str) -> str:
     return policy
 
 
-def self_match_mask(
+def self_match_columns(
     query_source_ids: Sequence[Collection[str]], doc_source_ids: Sequence[Collection[str]]
-) -> np.ndarray:
-    """Boolean (queries, docs): True where a document shares an English source id with the query."""
+) -> list[np.ndarray]:
+    """Per query, the sorted corpus columns that share an English source id with it (a few per query, so a
+    list of small arrays instead of a (queries, docs) matrix that grows with the catalogue)."""
     where: dict[str, list[int]] = {}
     for j, ids in enumerate(doc_source_ids):
         for sid in ids:
             where.setdefault(sid, []).append(j)
+    out = []
+    for ids in query_source_ids:
+        cols = sorted({j for sid in ids for j in where.get(sid, ())})
+        out.append(np.asarray(cols, dtype=np.int64))
+    return out
+
+
+def self_match_mask(
+    query_source_ids: Sequence[Collection[str]], doc_source_ids: Sequence[Collection[str]]
+) -> np.ndarray:
+    """Boolean (queries, docs): True where a document shares an English source id with the query."""
     mask = np.zeros((len(query_source_ids), len(doc_source_ids)), dtype=bool)
-    for i, ids in enumerate(query_source_ids):
-        for sid in ids:
-            mask[i, where.get(sid, [])] = True
+    for i, cols in enumerate(self_match_columns(query_source_ids, doc_source_ids)):
+        mask[i, cols] = True
     return mask
 
 
-def _order_float32(scores: np.ndarray, by_id_descending: np.ndarray) -> np.ndarray:
+def id_descending_order(doc_ids: Sequence[str], dtype=np.int64) -> np.ndarray:
+    """Corpus columns in document-id-descending order (the tie-break); ids must be unique."""
+    if len(set(doc_ids)) != len(doc_ids):
+        raise ValueError("document ids must be unique for a deterministic tie-break")
+    return np.argsort(np.asarray(doc_ids, dtype=object), kind="stable")[::-1].astype(dtype)
+
+
+# The one-key sort runs on row blocks of about this many cells: its keys (8 bytes a cell) then stay in the
+# CPU cache and the kernel maps far fewer fresh pages than for one sort over the whole matrix
+# (benchmarks/bench_scale.py measures both; the order is the same).
+_SORT_BLOCK_CELLS = 1 << 18
+
+
+def _order_float32(scores: np.ndarray, by_id_descending: np.ndarray, dropped: np.ndarray | None = None) -> np.ndarray:
     """The trec_eval order of float32 scores with one plain sort of unique 64-bit keys (10x faster than a
     two-key lexsort): the high 32 bits rank the score (descending), the low 32 bits are the column in
-    id-descending order, so equal scores fall into id-descending order and the column is read back."""
-    n_docs = scores.shape[1]
-    bits = (scores[:, by_id_descending] + np.float32(0.0)).view(np.uint32)  # + 0.0 makes -0.0 equal +0.0
-    ascending = np.where(bits >> np.uint32(31), ~bits, bits | np.uint32(0x80000000))  # float order as integers
-    keys = (~ascending).astype(np.uint64) << np.uint64(32)
-    keys |= np.arange(n_docs, dtype=np.uint64)
-    keys.sort(axis=1)
-    return by_id_descending[(keys & np.uint64(0xFFFFFFFF)).astype(np.int64)]
+    id-descending order, so equal scores fall into id-descending order and the column is read back.
+    Dropped cells get the largest score part (no finite score has it), so they sort to the tail and the
+    order of the others is unchanged; their slots are then padded with -1."""
+    n_rows, n_docs = scores.shape
+    out = np.empty((n_rows, n_docs), dtype=by_id_descending.dtype)
+    columns = np.arange(n_docs, dtype=np.uint64)
+    step = max(1, _SORT_BLOCK_CELLS // max(n_docs, 1))
+    for start in range(0, n_rows, step):
+        rows = slice(start, start + step)
+        bits = (scores[rows][:, by_id_descending] + np.float32(0.0)).view(np.uint32)  # + 0.0 makes -0.0 equal +0.0
+        ascending = np.where(bits >> np.uint32(31), ~bits, bits | np.uint32(0x80000000))  # float order as integers
+        keys = (~ascending).astype(np.uint64) << np.uint64(32)
+        keys |= columns
+        if dropped is not None:
+            keys[dropped[rows][:, by_id_descending]] |= np.uint64(0xFFFFFFFF00000000)
+        keys.sort(axis=1)
+        out[rows] = by_id_descending[(keys & np.uint64(0xFFFFFFFF)).astype(np.int64)]
+        if dropped is not None:
+            n_kept = n_docs - dropped[rows].sum(axis=1)
+            for r in np.flatnonzero(n_kept < n_docs):
+                out[start + r, n_kept[r]:] = -1
+    return out
+
+
+def rank_rows(
+    scores: np.ndarray, by_id_descending: np.ndarray, dropped: np.ndarray | None = None
+) -> np.ndarray:
+    """``rank_corpus`` without its checks, for callers that rank many blocks of one corpus: the id order
+    (``id_descending_order``) is computed once, and the ranking takes its integer type."""
+    if scores.dtype in (np.float16, np.float32):  # what embedding models give
+        return _order_float32(scores.astype(np.float32, copy=False), by_id_descending, dropped)
+    id_rank = np.empty(len(by_id_descending), dtype=np.int64)
+    id_rank[by_id_descending[::-1]] = np.arange(len(by_id_descending))
+    # lexsort: last key is primary. Negated keys turn ascending sorts into descending ones.
+    order = np.lexsort((np.broadcast_to(-id_rank, scores.shape), -scores), axis=1).astype(by_id_descending.dtype)
+    if dropped is None:
+        return order
+    dropped_in_order = np.take_along_axis(dropped, order, axis=1)
+    # A stable sort on the drop flag moves dropped items to the tail and keeps the others' order.
+    order = np.take_along_axis(order, np.argsort(dropped_in_order, axis=1, kind="stable"), axis=1)
+    n_kept = scores.shape[1] - dropped_in_order.sum(axis=1)
+    order[np.arange(scores.shape[1])[None, :] >= n_kept[:, None]] = -1
+    return order
 
 
 def rank_corpus(
@@ -97,24 +159,10 @@ def rank_corpus(
         raise ValueError(f"{len(doc_ids)} document ids for {n_docs} score columns")
     if np.isnan(scores).any():
         raise ValueError("scores contain NaN; a model returned invalid embeddings")
-    id_order = np.argsort(np.asarray(doc_ids, dtype=object), kind="stable")
-    id_rank = np.empty(n_docs, dtype=np.int64)
-    id_rank[id_order] = np.arange(n_docs)
-    if len(set(doc_ids)) != n_docs:
-        raise ValueError("document ids must be unique for a deterministic tie-break")
-    if scores.dtype in (np.float16, np.float32):  # what embedding models give
-        order = _order_float32(scores.astype(np.float32, copy=False), id_order[::-1])
-    else:
-        # lexsort: last key is primary. Negated keys turn ascending sorts into descending ones.
-        order = np.lexsort((np.broadcast_to(-id_rank, scores.shape), -scores), axis=1)
+    by_id_descending = id_descending_order(doc_ids)
     if policy == SELF_MATCH_KEEP or self_matches is None:
-        return order
+        return rank_rows(scores, by_id_descending)
     self_matches = np.asarray(self_matches, dtype=bool)
     if self_matches.shape != scores.shape:
         raise ValueError(f"self_matches has shape {self_matches.shape}, scores {scores.shape}")
-    dropped = np.take_along_axis(self_matches, order, axis=1)
-    # A stable sort on the drop flag moves dropped items to the tail and keeps the others' order.
-    order = np.take_along_axis(order, np.argsort(dropped, axis=1, kind="stable"), axis=1)
-    n_kept = n_docs - dropped.sum(axis=1)
-    order[np.arange(n_docs)[None, :] >= n_kept[:, None]] = -1
-    return order
+    return rank_rows(scores, by_id_descending, self_matches)

@@ -405,3 +405,139 @@ def test_a_language_without_query_pairs_still_reports(tmp_path):
     block = doc["languages"]["pt"]["corpora"]["masculine"]
     assert block["symmetry"]["AO"] == {"value": None, "ci95": [None, None], "n": 0}
     assert block["parity"]["paired_AP_M-AP_F"]["p_value"] is None and block["MAP"]["neutral"]["n"] == 1
+
+
+class DenseTfidf:
+    """tfidf-char giving dense vectors only, so eval and the whole-matrix reference below score with the same
+    dense product."""
+
+    cacheable = False
+
+    def __init__(self):
+        self._inner = CharTfidf()
+        self.meta = self._inner.meta
+
+    def fit(self, texts):
+        self._inner.fit(texts)
+        self.meta = self._inner.meta
+
+    def encode(self, texts, role="passage"):
+        return self._inner.encode(texts, role)
+
+
+def synthetic_testset(n_units: int = 40, seed: int = 3) -> testset.TestSet:
+    """Generated titles with shared syllables (many near and exact score ties), identical masculine and
+    feminine forms, a unit with two feminine forms, and merged source ids (self-matches that differ
+    between the two forms of a pair)."""
+    from .conftest import items, qrels_for
+
+    rng = np.random.default_rng(seed)
+    syllables = ["ad", "vo", "ga", "en", "fer", "mei", "pro", "fes", "sor", "co", "zi", "nhei", "da", "dos"]
+
+    def word() -> str:
+        return "".join(rng.choice(syllables, rng.integers(2, 4)))
+
+    rows = []
+    for u in range(n_units):
+        stem = f"{word()} {word()}" if u % 3 else word()
+        rows.append((f"S{u:03d}", stem + "o", stem + ("o" if u % 7 == 0 else "a")))  # every 7th: one neutral form
+    q_rows, c_rows = rows[: n_units // 2], rows
+    queries, corpus = items(q_rows, "q"), items(c_rows, "c")
+    extra = queries.filter(pl.col("id") == "q-S001-f").with_columns(id=pl.lit("q-S001-f2"), text=pl.lit("outra " + q_rows[1][2]))
+    queries = pl.concat([queries, extra])
+    # merged titles: a corpus item carrying two source ids, and one query form carrying an extra id
+    corpus = corpus.with_columns(source_ids=pl.when(pl.col("id").is_in(["c-S002-m", "c-S005-f"]))
+                                 .then(pl.lit(["S002", "S005"])).otherwise(pl.col("source_ids")))
+    queries = queries.with_columns(source_ids=pl.when(pl.col("id") == "q-S004-f")
+                                   .then(pl.lit(["S004", "S009"])).otherwise(pl.col("source_ids")))
+    labels = {f"S{u:03d}": [f"S{(u + d) % n_units:03d}" for d in (1, 2, 5)] for u in range(n_units)}
+    return testset.TestSet("pt", queries, corpus, qrels_for(queries, corpus, labels), {"lang": "pt"})
+
+
+def whole_matrix_reference(ts, model, settings) -> dict:
+    """The computation as it was before query blocks: one (queries, docs) matrix per corpus, the pair
+    rankings sorted afresh, metrics from the batch definitions of eval.metrics."""
+    from eval.evaluate import similarity_scores
+    from eval.metrics import accuracy_at_k_batch, average_precision_batch, identical_top1_batch, symmetry_batch
+    from eval.ranking import rank_corpus, self_match_mask
+
+    model.fit(ts.corpus["text"].to_list())
+    q_emb = model.encode(ts.queries["text"].to_list(), role="query")
+    d_all = model.encode(ts.corpus["text"].to_list())
+    q_ids = ts.queries["id"].to_list()
+    pairs = ts.query_pairs()
+    m_idx = np.array([q_ids.index(q) for q in pairs["m_id"]])
+    f_idx = np.array([q_ids.index(q) for q in pairs["f_id"]])
+    out = {}
+    for gender in ("masculine", "feminine"):
+        docs = ts.corpus.with_row_index("row").filter(pl.col("gender").is_in([gender, "neutral"]))
+        doc_ids = docs["id"].to_list()
+        scores = similarity_scores(q_emb, d_all[docs["row"].to_numpy()])
+        self_matches = self_match_mask(ts.queries["source_ids"].to_list(), docs["source_ids"].to_list())
+        relevant = np.zeros(scores.shape, dtype=bool)
+        for q, d in ts.qrels.filter(pl.col("relevance") > 0).select("query_id", "doc_id").iter_rows():
+            if q in q_ids and d in doc_ids:
+                relevant[q_ids.index(q), doc_ids.index(d)] = True
+        if settings.self_match == "drop":
+            relevant &= ~self_matches
+        ranking = rank_corpus(scores, doc_ids, self_matches=self_matches, policy=settings.self_match)
+        ap = average_precision_batch(ranking, relevant)
+        acc = {k: np.where(relevant.any(axis=1), accuracy_at_k_batch(ranking, relevant, k), np.nan) for k in settings.accuracy_k}
+        pair_drop = self_matches[m_idx] | self_matches[f_idx]
+        rank_m = rank_corpus(scores[m_idx], doc_ids, self_matches=pair_drop, policy=settings.self_match)
+        rank_f = rank_corpus(scores[f_idx], doc_ids, self_matches=pair_drop, policy=settings.self_match)
+        ao, rb = symmetry_batch(rank_m, rank_f, settings.rbo_p)
+        out[gender] = {"AP": ap, "acc": acc, "AO": ao, "RBO": rb, "top1": identical_top1_batch(rank_m, rank_f),
+                       "top_m": rank_m[:, : settings.list_depth], "doc_ids": doc_ids}
+    return out
+
+
+@pytest.mark.parametrize("policy", ["drop", "keep"])
+def test_query_blocks_give_the_whole_matrix_results(tmp_path, policy):
+    """Blocks of one unit each (a tiny memory budget) and one block give the results of the whole-matrix
+    computation: same rankings, same AO/RBO/top-1/acc@k, AP to rounding of the sum."""
+    ts = synthetic_testset()
+    write_testset(ts, tmp_path / "data")
+    ts = read_testset(tmp_path / "data", "pt")
+    reference = whole_matrix_reference(ts, DenseTfidf(), EvalSettings(self_match=policy))
+    pairs = ts.query_pairs()
+    assert pairs.height > 15 and (pairs["pair_id"] == "q-S001").sum() == 2
+    results = {}
+    for budget in (1e-6, 1000):
+        settings = EvalSettings(self_match=policy, memory_budget_mb=budget, worst_pairs=pairs.height)
+        results[budget], _ = evaluate_language(ts, DenseTfidf(), EmbeddingCache(tmp_path / "c"), settings, progress=False)
+    tiny, whole = results[1e-6], results[1000]
+    assert tiny["timing"]["query_blocks_masculine"] > 15 and whole["timing"]["query_blocks_masculine"] == 1
+    for key in ("per_query", "per_pair", "worst_pairs", "corpora"):
+        assert tiny[key] == whole[key], key
+    q_ids = ts.queries["id"].to_list()
+    for gender, ref in reference.items():
+        rows = [r for r in whole["per_query"] if r["corpus"] == gender]
+        assert [r["query_id"] for r in rows] == q_ids
+        np.testing.assert_allclose([np.nan if r["AP"] is None else r["AP"] for r in rows], ref["AP"], rtol=1e-12, atol=0)
+        for k, values in ref["acc"].items():
+            assert np.array_equal([np.nan if r[f"acc@{k}"] is None else r[f"acc@{k}"] for r in rows], values, equal_nan=True)
+        pair_rows = [r for r in whole["per_pair"] if r["corpus"] == gender]
+        assert [r["AO"] for r in pair_rows] == ref["AO"].tolist()
+        assert [r["RBO(p=0.98)"] for r in pair_rows] == ref["RBO"].tolist()
+        assert [r["identical_top1"] for r in pair_rows] == ref["top1"].tolist()
+        texts = dict(zip(ts.corpus["id"], ts.corpus["text"]))
+        by_pair = {(w["masculine"], w["feminine"], w["pair_id"]): w for w in whole["worst_pairs"][gender]}
+        for j, (pid, m_id, f_id) in enumerate(pairs.select("pair_id", "m_id", "f_id").iter_rows()):
+            m_text, f_text = (ts.queries.filter(pl.col("id") == i)["text"][0] for i in (m_id, f_id))
+            shown = [t["text"] for t in by_pair[(m_text, f_text, pid)]["top_masculine"]]
+            assert shown == [texts[ref["doc_ids"][d]] for d in ref["top_m"][j] if d >= 0]
+
+
+def test_memory_budget_is_validated_where_it_is_set(tmp_path, small_data):
+    for bad in (0, -1, "lots", True):
+        with pytest.raises(EvalError, match="memory_budget_mb"):
+            EvalSettings(memory_budget_mb=bad)
+    params = tmp_path / "params.yaml"
+    params.write_text("eval:\n  memory_budget_mb: lots\n", encoding="utf-8")
+    out = run_cli("run", "--data", str(small_data), "--model", "tfidf-char", "--out", str(tmp_path / "r"),
+                  "--params", str(params), "--quiet")
+    assert out.returncode == 2 and out.stderr.startswith(f"error: {params}: eval: ") and "memory_budget_mb" in out.stderr
+    assert "Traceback" not in out.stderr
+    # the budget is how the work is cut, not a result: it stays out of the results document
+    assert "memory_budget_mb" not in EvalSettings(memory_budget_mb=0.5).describe()
