@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sqlite3
 import sys
 from pathlib import Path
 
@@ -89,8 +90,13 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise EvalError(f"{args.params}: eval: {exc}") from None
     cache = EmbeddingCache(args.cache or params["cache"])
     out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise EvalError(f"{out}: --out is a file; give a folder for the results")
+    models = args.model or params["models"]
+    if not isinstance(models, list) or not models or not all(isinstance(m, str) and m.strip() for m in models):
+        raise EvalError(f"{args.params}: eval.models is {models!r}; list at least one model name (or pass --model)")
     docs = []
-    for name in args.model or params["models"]:
+    for name in models:
         model = load_model(name)
         doc = evaluate(data, langs, model, cache, settings, progress=not args.quiet)
         stem = f"{model_slug(doc['model']['name'])}__{doc['testset']['version']}"
@@ -226,6 +232,19 @@ def main(argv: list[str] | None = None) -> int:
     except (EvalError, TestSetError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except sqlite3.DatabaseError as exc:  # only the embedding cache is SQLite
+        cache = getattr(args, "cache", None) or "the embedding cache (params eval.cache)"
+        print(f"error: {cache}: the embedding cache is corrupt or locked ({exc}); delete it (embeddings are "
+              "recomputed) or pass another --cache", file=sys.stderr)
+        return 2
+    except OSError as exc:  # an --out that is a file, no permission, a full disk: the user's to fix
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"error: {where}{exc.strerror or exc}; check the paths given (--out, --cache, --data, --plots) "
+              "and the free space", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted: embeddings computed so far are cached", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":
