@@ -1,4 +1,4 @@
-"""``python -m annotation``: push translations | push relevance | pull. Reads params.yaml's annotation:."""
+"""``python -m annotation``: push translations | push relevance | pull | serve. Reads params.yaml's annotation:."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from annotation.pull import (
     agreement, decide, fetch_submitted, relevance_answers, relevance_line, translation_answers, translation_line,
 )
 from annotation.push import PushReport, get_or_create_dataset, sync_records
+from annotation.serve import DEFAULT_PORT, serve
 from annotation.server import connect, ensure_workspace, server_errors
 from eval.errors import EvalError
 from eval.testset import TestSetError, read_testset
@@ -117,7 +118,10 @@ def _positive_int(text: str) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m annotation", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="python -m annotation",
+        description="Push translations and relevance pairs to Argilla, pull people's answers into corrections/<lang>.jsonl, "
+                    "or serve a local Argilla to try it. Settings: the annotation: section of params.yaml.")
     parser.add_argument("--params", default="params.yaml", help="params file (annotation: section)")
     parser.add_argument("--workspace", help="Argilla workspace (default: params annotation.workspace)")
     parser.add_argument("--version", dest="dataset_version", help="test-set version in the dataset names")
@@ -135,11 +139,21 @@ def build_parser() -> argparse.ArgumentParser:
     pl = sub.add_parser("pull", help="write submitted responses to corrections/<lang>.jsonl")
     pl.add_argument("--lang", required=True)
     pl.add_argument("--out", help="corrections file (default: <corrections_dir>/<lang>.jsonl)")
+    sv = sub.add_parser("serve", help="run a local Argilla (redis, in-memory search, argilla-server) until Ctrl-C, "
+                                      "to try annotation; prints the URL, user, password and API key")
+    sv.add_argument("--port", type=_positive_int, default=DEFAULT_PORT, help=f"argilla-server port (default {DEFAULT_PORT})")
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.command == "serve":  # needs no params file and no server settings
+        try:
+            serve(args.port)
+        except AnnotationError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        return 0
     try:
         params = load_params(args.params)
         overrides = {k: v for k, v in (("workspace", args.workspace), ("dataset_version", args.dataset_version)) if v}

@@ -1,6 +1,6 @@
 """Start and stop a real local Argilla stack: redis-server, osmem-server and argilla-server.
 
-Used by the test fixture and the benchmark. Every process is started here, on 127.0.0.1 and free ports,
+Used by the test fixture, the benchmark and ``python -m annotation serve``. Every process is started here, on 127.0.0.1 and free ports,
 with a fresh home folder, and stopped by its PID. argilla-server runs from ``.venv-argilla`` (its pins
 clash with the project's) through ``argilla_launcher.py``.
 """
@@ -21,7 +21,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 ARGILLA_PYTHON = REPO / ".venv-argilla" / "bin" / "python"
 LAUNCHER = Path(__file__).with_name("argilla_launcher.py")
-OWNER_API_KEY = "argilla.apikey"  # what `argilla_server database users create_default` sets
+# What `argilla_server database users create_default` sets unless told otherwise.
+OWNER_USERNAME = "argilla"
+OWNER_PASSWORD = "1234"
+OWNER_API_KEY = "argilla.apikey"
 
 
 class StackError(RuntimeError):
@@ -82,12 +85,17 @@ def _stop(proc: subprocess.Popen | None, grace: float = 10.0) -> None:
 
 @dataclass
 class ArgillaStack:
-    """A running stack; ``api_url`` and ``OWNER_API_KEY`` reach it as the owner user ``argilla``."""
+    """A running stack; ``api_url`` and ``owner_api_key`` reach it as the owner user ``argilla``.
+
+    ``argilla_port`` 0 picks a free port; the owner's password and key can be chosen before ``start``.
+    """
 
     home: Path
     redis_port: int = 0
     search_url: str = ""
     argilla_port: int = 0
+    owner_password: str = OWNER_PASSWORD
+    owner_api_key: str = OWNER_API_KEY
     procs: dict[str, subprocess.Popen] = field(default_factory=dict)
 
     @property
@@ -95,8 +103,8 @@ class ArgillaStack:
         return f"http://127.0.0.1:{self.argilla_port}"
 
     @property
-    def owner_api_key(self) -> str:
-        return OWNER_API_KEY
+    def owner_username(self) -> str:
+        return OWNER_USERNAME
 
     def _env(self) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items() if not k.startswith("ARGILLA_")}
@@ -153,11 +161,13 @@ class ArgillaStack:
         _wait(lambda: _http_ok(self.search_url), "osmem-server", proc, self.home / "osmem.log", timeout)
 
     def _prepare_database(self) -> None:
-        for args in (["database", "migrate"], ["database", "users", "create_default", "--quiet"]):
+        create_owner = ["database", "users", "create_default", "--quiet",
+                        f"--password={self.owner_password}", f"--api-key={self.owner_api_key}"]
+        for args in (["database", "migrate"], create_owner):
             done = subprocess.run([str(ARGILLA_PYTHON), "-m", "argilla_server", *args], env=self._env(),
                                   cwd=self.home, capture_output=True, text=True)
             if done.returncode != 0:
-                raise StackError(f"argilla_server {' '.join(args)} failed:\n{(done.stdout + done.stderr)[-3000:]}")
+                raise StackError(f"argilla_server {' '.join(args[:3])} failed:\n{(done.stdout + done.stderr)[-3000:]}")
 
     def start_argilla(self, timeout: float = 90.0) -> None:
         """Start (or restart) argilla-server alone, on the same port and database."""
@@ -169,6 +179,15 @@ class ArgillaStack:
 
     def stop_argilla(self) -> None:
         _stop(self.procs.pop("argilla", None))
+
+    def pids(self) -> dict[str, int]:
+        return {name: proc.pid for name, proc in self.procs.items()}
+
+    def check_running(self) -> None:
+        """Raise StackError naming a process of the stack that has exited, with its log's tail."""
+        for name, proc in self.procs.items():
+            if proc.poll() is not None:
+                raise StackError(f"{name} exited with status {proc.returncode}; log tail:\n{_tail(self.home / f'{name}.log')}")
 
     def stop(self) -> None:
         for name in ("argilla", "osmem", "redis"):
