@@ -12,7 +12,9 @@ PAPER_TABLE1 = {
 
 
 def table1_rows(all_stats: list[dict]) -> list[list[str]]:
-    rows = [["set", "source", "q M/F", "q N", "q T", "c M/F", "c N", "c T", "qrels", "uninflected F", "needs review"]]
+    # The paper's Table 1 abbreviates (M/F, N, T); spelled out here so the printed table reads on its own.
+    rows = [["set", "source", "queries M/F pairs", "queries neutral", "queries unique titles", "corpus M/F pairs",
+             "corpus neutral", "corpus unique titles", "qrels lines", "uninflected feminines", "sources to review"]]
     for st in all_stats:
         lang = st["lang"]
         if lang in PAPER_TABLE1:
@@ -26,6 +28,7 @@ def table1_rows(all_stats: list[dict]) -> list[list[str]]:
 
 def format_table(rows: list[list[str]]) -> str:
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    lines = ["  ".join(cell.ljust(w) if i < 2 else cell.rjust(w) for i, (cell, w) in enumerate(zip(r, widths))) for r in rows]
+    lines = ["  ".join(cell.ljust(w) if i < 2 else cell.rjust(w) for i, (cell, w) in enumerate(zip(r, widths))).rstrip()
+             for r in rows]
     lines.insert(1, "  ".join("-" * w for w in widths))
     return "\n".join(lines)
