@@ -66,6 +66,11 @@ def _parser(defaults: dict) -> argparse.ArgumentParser:
     publish.add_argument("--release", default=defaults.get("out"),
                          help="the release folder, a DVC output recorded in dvc.lock (default: release.out)")
     publish.add_argument("--remote", help="DVC remote to push to (default: the default remote of .dvc/config)")
+    publish.add_argument("--push-to-hub", metavar="REPO_ID",
+                         help="also upload the same release folder to this Hugging Face dataset repository")
+    publish.add_argument("--hub-revision", default="main", help="branch of the Hub repository")
+    publish.add_argument("--dry-run", action="store_true",
+                         help="with --push-to-hub: print the upload plan only (the DVC push still happens)")
     return parser
 
 
@@ -105,11 +110,15 @@ def main(argv: list[str] | None = None) -> int:
         elif args.command == "publish":
             if args.release is None:
                 raise ReleaseError(f"--release not given and {params_path} has no release.out; pass the flag")
+            if args.dry_run and not args.push_to_hub:
+                raise ReleaseError("--dry-run only applies with --push-to-hub REPO_ID")
             entry, commands = publish_release(Path(args.release), args.remote)
             print(f"published release {entry['version']} ({args.release}, manifest sha256 "
                   f"{entry['manifest_sha256'][:16]}…, DVC md5 {entry['dvc_md5']}); now record it in git:")
             for command in commands:
                 print(f"  {command}")
+            if args.push_to_hub:
+                _push(Path(args.release), args.push_to_hub, args.hub_revision, args.dry_run)
         elif args.against:
             anchored = verify_against(args.release_dir, args.against, git_root(Path.cwd()))
             print(f"{args.release_dir}: release {anchored.version} verified against {anchored.rev} "

@@ -148,10 +148,14 @@ def test_release_round_trip_through_a_dvc_remote_over_http(tmp_path):
     assert re.search(r'"GET /files/md5/[0-9a-f]{2}/[0-9a-f]+\.dir HTTP/1\.[01]" 200', requests), requests
     out = run(clone, str(BIN / "python"), "-m", "releases", "verify", "release", timings=timings)
     assert "release 0.1.0 verified, 11 files match the manifest" in out
+    manifest = json.loads((clone / "release" / "manifest.json").read_text())
+    assert "git" not in manifest
     for path in sorted(p.relative_to(repo / "release") for p in (repo / "release").rglob("*") if p.is_file()):
         assert (clone / "release" / path).read_bytes() == (repo / "release" / path).read_bytes(), path
-    manifest = json.loads((clone / "release" / "manifest.json").read_text())
-    assert manifest["git"]["commit"] == git(clone, "rev-parse", "HEAD~1").strip()
+    # The commit is the tag's (git records it); the release folder holds no per-commit data.
+    anchored = run(clone, str(BIN / "python"), "-m", "releases", "verify", "release", "--against", "testset@v0.1.0")
+    assert re.search(r"release 0\.1\.0 verified against testset@v0\.1\.0 \(commit [0-9a-f]{12}\)", anchored)
+    assert re.search(r"checked: folder md5 [0-9a-f]{32}\.dir = dvc\.lock \(stage release\), output release", anchored)
 
     results_researcher = evaluate(clone, timings)
     assert without_timings(results_researcher) == without_timings(results_maintainer)
@@ -163,10 +167,11 @@ def test_release_round_trip_through_a_dvc_remote_over_http(tmp_path):
         print(f"  {seconds:6.2f} s  {cmd}")
 
 
-def test_refuses_uncommitted_dvc_tracked_data(tmp_path):
+def test_refuses_dvc_tracked_data_changed_since_it_was_recorded(tmp_path):
     repo = maintainer_repo(tmp_path / "maintainer")
     stats = repo / "data" / "pt" / "stats.json"
     stats.write_text(stats.read_text().replace('"lang": "pt"', '"lang": "pt", "note": "edited"'))
     done = subprocess.run([sys.executable, "-m", "releases", "make"], cwd=repo, env=env(), capture_output=True, text=True)
     assert done.returncode == 2
-    assert "uncommitted changes to tracked inputs" in done.stderr and "dvc uncommitted modified: data/" in done.stderr
+    assert re.search(r"data/pt/stats\.json: md5 [0-9a-f]{32}, but data\.dvc, folder data records [0-9a-f]{32}",
+                     done.stderr), done.stderr

@@ -1,0 +1,203 @@
+"""The published-release paths on clones of this repository, for real (git, DVC, the in-repository remote):
+
+- a maintainer clone runs a small pipeline built from this repository's own `release` and `eval` stages,
+  `dvc repro` on a fresh clone of it leaves the tree clean, and `python -m releases publish` puts the
+  release into the committed `dvc-storage/` and `published.json`;
+- the README's researcher commands, verbatim, on a fresh clone of that maintainer repository;
+- the same commands on a fresh clone of this repository itself, for the release it publishes.
+
+The repository under test is only read (cloned); nothing is written into its storage folder.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from eval.testset import write_testset
+from releases.anchor import PUBLISHED_NAME, folder_md5, read_published
+
+from .conftest import small_testset
+
+pytestmark = [pytest.mark.slow]
+
+PROJECT = Path(__file__).resolve().parents[2]
+BIN = Path(sys.executable).parent
+TAG_RE = r"testset@v\d+\.\d+\.\d+"
+
+
+def env() -> dict:
+    return {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}", "DVC_NO_ANALYTICS": "1",
+            "HF_HUB_OFFLINE": "1", "GIT_TERMINAL_PROMPT": "0"}
+
+
+def sh(cwd: Path, command: str, timeout: int = 900) -> str:
+    done = subprocess.run(["bash", "-c", f"set -euo pipefail\n{command}"], cwd=cwd, env=env(), capture_output=True,
+                          text=True, timeout=timeout)
+    assert done.returncode == 0, f"in {cwd}:\n{command}\n--- stdout\n{done.stdout}\n--- stderr\n{done.stderr}"
+    return done.stdout + done.stderr
+
+
+def clean(repo: Path) -> None:
+    status = sh(repo, "git status --porcelain --untracked-files=all")
+    assert status == "", f"the tree is not clean in {repo}:\n{status}"
+
+
+def readme_block(marker: str) -> str:
+    """The fenced bash block of README.md that holds the marker line (the commands a reader copies)."""
+    readme = (PROJECT / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```bash\n(.*?)```", readme, flags=re.S)
+    found = [b for b in blocks if marker in b]
+    assert len(found) == 1, f"README.md needs exactly one bash block with {marker!r}"
+    return found[0]
+
+
+def researcher_commands() -> tuple[str, str]:
+    """The README's researcher block and the release tag it names."""
+    block = readme_block("# researcher")
+    tags = set(re.findall(TAG_RE, block))
+    assert len(tags) == 1, f"the researcher block names one release tag, not {sorted(tags)}"
+    return block, tags.pop()
+
+
+def run_researcher_path(repo_url: str, workdir: Path, tag: str) -> tuple[Path, str]:
+    block, readme_tag = researcher_commands()
+    assert "<repo>" in block
+    clone_dir = re.search(r"git clone <repo> (\S+)", block).group(1)
+    out = sh(workdir, block.replace("<repo>", repo_url).replace(readme_tag, tag))
+    return workdir / clone_dir, out
+
+
+def tiny_pipeline(repo: Path, version: str) -> None:
+    """Turn a clone of this repository into a small pipeline: a `data` stage copying two small committed
+    test sets, then this repository's own `release` and `eval` stages, unchanged."""
+    project_stages = yaml.safe_load((PROJECT / "dvc.yaml").read_text())["stages"]
+    for lang in ("pt", "es"):
+        write_testset(small_testset(lang), repo / "fixtures")
+    shipped = [f"data/{lang}/{name}" for lang in ("pt", "es")
+               for name in ("queries.parquet", "corpus.parquet", "qrels.tsv", "stats.json")]
+    stages = {
+        "data": {"cmd": "python -c \"import shutil; shutil.copytree('fixtures', 'data', dirs_exist_ok=True)\"",
+                 "deps": ["fixtures"], "outs": shipped},
+        "release": project_stages["release"],
+        "eval": project_stages["eval"],
+    }
+    (repo / "dvc.yaml").write_text(yaml.safe_dump({"stages": stages}, sort_keys=False))
+    params = yaml.safe_load((repo / "params.yaml").read_text())
+    params["release"]["version"] = version
+    params["eval"].update(models=["tfidf-char"], bootstrap_resamples=50, permutation_resamples=200, worst_pairs=2)
+    (repo / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False, allow_unicode=True))
+    sh(repo, "rm -f dvc.lock && git rm -q -r --cached --ignore-unmatch results >/dev/null && rm -rf results data "
+             "&& git add -A && git commit -q -m 'a small pipeline of the project stages'")
+
+
+@pytest.fixture(scope="module")
+def maintainer(tmp_path_factory) -> Path:
+    """A clone of this repository that has run the small pipeline and published its release."""
+    root = tmp_path_factory.mktemp("published")
+    repo = root / "maintainer"
+    sh(root, f"git clone -q {PROJECT} {repo} && git -C {repo} config user.email m@example.org "
+             f"&& git -C {repo} config user.name Maintainer")
+    tiny_pipeline(repo, "9.9.0")
+    sh(repo, "dvc repro -q && git add -A && git commit -q -m 'pipeline run'")
+    return repo
+
+
+def test_repro_on_a_clean_checkout_and_again_leaves_the_tree_clean(maintainer, tmp_path):
+    fresh = tmp_path / "fresh"
+    sh(tmp_path, f"git clone -q {maintainer} {fresh}")
+    first = sh(fresh, "dvc repro")  # nothing cached here: every stage runs again
+    assert "Running stage 'release'" in first and "Running stage 'eval'" in first
+    clean(fresh)
+    second = sh(fresh, "dvc repro")
+    assert "Running stage" not in second
+    clean(fresh)
+    metrics = json.loads((fresh / "results" / "metrics.json").read_text())
+    figures = [v for model in metrics.values() for lang in model.values() for c in lang.values() for v in c.values()]
+    assert figures and all(isinstance(v, (int, float)) and v == round(v, 4) for v in figures)
+
+
+def test_publish_then_the_readme_researcher_path_on_a_fresh_clone(maintainer, tmp_path):
+    out = sh(maintainer, "python -m releases publish")
+    printed = [line.strip() for line in out.splitlines() if line.startswith("  git ")]
+    assert printed[0] == f"git add dvc.lock {PUBLISHED_NAME} dvc-storage", out
+    sh(maintainer, "\n".join(printed[:3]))
+    clean(maintainer)
+    [entry] = [e for e in read_published(maintainer) if e["version"] == "9.9.0"]
+    assert entry["tag"] == "testset@v9.9.0" and entry["dvc_md5"] == folder_md5(maintainer / "release")
+
+    # The committed storage holds the release's objects and nothing else of the pipeline.
+    listing = json.loads((maintainer / ".dvc/cache/files/md5" / entry["dvc_md5"][:2] / entry["dvc_md5"][2:])
+                         .read_text())
+    wanted = {entry["dvc_md5"]} | {e["md5"] for e in listing}
+    stored = {p.parent.name + p.name for p in (maintainer / "dvc-storage/files/md5").glob("*/*")}
+    assert wanted <= stored, "published objects missing from dvc-storage/"
+    others = {md5 for md5 in stored - wanted if not _in_project_storage(md5)}  # besides the project's releases
+    assert not others, f"dvc-storage/ holds objects of no published release: {sorted(others)[:5]}"
+
+    clone, out = run_researcher_path(str(maintainer), tmp_path, "testset@v9.9.0")
+    assert "release 9.9.0 verified against testset@v9.9.0" in out
+    assert f"manifest.json sha256 {entry['manifest_sha256'][:16]}… = {PUBLISHED_NAME} (release 9.9.0)" in out
+    assert f"folder md5 {entry['dvc_md5']} = dvc.lock (stage release)" in out
+    for rel in (p.relative_to(maintainer / "release") for p in (maintainer / "release").rglob("*") if p.is_file()):
+        assert (clone / "release" / rel).read_bytes() == (maintainer / "release" / rel).read_bytes(), rel
+    [result] = (clone / "results").rglob("tfidf-char__*.json")
+    assert set(json.loads(result.read_text())["languages"]) == {"pt", "es"}
+
+
+def _in_project_storage(md5: str) -> bool:
+    return (PROJECT / "dvc-storage/files/md5" / md5[:2] / md5[2:]).is_file()
+
+
+def test_a_tampered_copy_fails_against_the_tag_but_passes_its_own_manifest(maintainer, tmp_path):
+    if not (maintainer / PUBLISHED_NAME).is_file() or not read_published(maintainer):
+        sh(maintainer, "python -m releases publish && git add dvc.lock published.json dvc-storage "
+                       "&& git commit -q -m 'testset v9.9.0' && git tag -a testset@v9.9.0 -m 9.9.0")
+    copy = tmp_path / "copy"
+    sh(maintainer, f"cp -r release {copy}")
+    stats_path = copy / "pt" / "stats.json"
+    stats = json.loads(stats_path.read_text())
+    stats["needs_review"] = 0  # a quiet edit, re-hashed into the manifest below
+    stats_path.write_text(json.dumps(stats))
+    manifest = json.loads((copy / "manifest.json").read_text())
+    for entry in manifest["files"]:
+        entry["sha256"] = hashlib.sha256((copy / entry["path"]).read_bytes()).hexdigest()
+        entry["bytes"] = (copy / entry["path"]).stat().st_size
+    (copy / "manifest.json").write_text(json.dumps(manifest, indent=2))
+    assert "verified, 11 files match the manifest" in sh(maintainer, f"python -m releases verify {copy}")
+    done = subprocess.run([sys.executable, "-m", "releases", "verify", str(copy), "--against", "testset@v9.9.0"],
+                          cwd=maintainer, env=env(), capture_output=True, text=True)
+    assert done.returncode == 2 and done.stderr.startswith("error: ") and "Traceback" not in done.stderr
+    assert "manifest.json: sha256" in done.stderr and "published.json at testset@v9.9.0" in done.stderr
+
+
+def test_the_readme_lists_every_published_version_with_its_tag_commit():
+    published = read_published(PROJECT)
+    readme = (PROJECT / "README.md").read_text(encoding="utf-8")
+    rows = re.findall(rf"^\| `?(\d+\.\d+\.\d+)`? \| `({TAG_RE})` \| `([0-9a-f]{{40}})` \|", readme, flags=re.M)
+    assert [(e["version"], e["tag"]) for e in published] == [(v, t) for v, t, _ in rows]
+    for _version, tag, commit in rows:
+        done = subprocess.run(["git", "-C", str(PROJECT), "rev-parse", "-q", "--verify", f"{tag}^{{commit}}"],
+                              capture_output=True, text=True)
+        assert done.returncode == 0, f"README lists {tag}, but the repository has no such tag"
+        assert done.stdout.strip() == commit, f"README gives {tag} commit {commit}, the tag is on {done.stdout}"
+
+
+def test_the_readme_researcher_path_on_a_fresh_clone_of_this_repository(tmp_path):
+    published = read_published(PROJECT)
+    assert published, ("no release is published in this repository (published.json lists none): publish one "
+                       "with the maintainer commands of docs/releases.md")
+    block, tag = researcher_commands()
+    assert tag == published[-1]["tag"], f"the README's researcher commands name {tag}, the newest release is " \
+                                        f"{published[-1]['tag']}"
+    clone, out = run_researcher_path(str(PROJECT), tmp_path, tag)
+    assert f"verified against {tag}" in out and "= published.json" in out and "= dvc.lock (stage release)" in out
+    assert list((clone / "results").rglob("tfidf-char__*.json"))
