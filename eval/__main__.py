@@ -1,13 +1,18 @@
-"""Command line: ``python -m eval run`` scores models on a test set; ``python -m eval compare`` tabulates results;
-``python -m eval audit`` audits several models at once (docs/audit.md).
+"""Command line of the evaluation package.
 
-Defaults come from the ``eval:`` section of params.yaml; flags override them.
+  python -m eval run       score models on a test set
+  python -m eval compare   put several results files in one set of tables
+  python -m eval audit     audit several models at once (docs/audit.md)
+  python -m eval report    a static site of results and audit to browse (docs/eval.md)
+
+Defaults come from the eval: section of params.yaml; flags override them.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sqlite3
 import sys
 from pathlib import Path
@@ -129,11 +134,31 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
     docs = load_results(args.results)
     text = tables_markdown(docs)
-    print(text)
-    if args.out:
+    if args.out:  # written before printing: a reader that closes the pipe early must not cost the files
         out = Path(args.out)
         _write(out / "tables.md", text)
         write_plots(docs, out / "plots")
+    _print_to_pipe(text)
+    if args.out:
+        print(f"wrote {out}", file=sys.stderr)
+    return 0
+
+
+def _print_to_pipe(text: str) -> None:
+    """Print, and stop quietly when the reader has gone (``| head -1``), as cat and grep do."""
+    try:
+        print(text)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # Python's documented recipe: point stdout at devnull so the interpreter's final flush stays quiet.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from eval.site import build_site
+
+    index = build_site(args.results, args.out)
+    print(f"wrote {index} (open it in a browser: file://{index.resolve()})")
     return 0
 
 
@@ -192,7 +217,8 @@ def cmd_audit(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m eval", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m eval", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="score models on a test set (DIR/<lang>/queries.parquet, corpus.parquet, qrels.tsv)")
     run.add_argument("--data", required=True, help="test-set root holding <lang>/ folders")
@@ -209,10 +235,21 @@ def main(argv: list[str] | None = None) -> int:
                      "bounds peak memory, never changes a result (default params eval.memory_budget_mb)")
     run.add_argument("--quiet", action="store_true", help="no progress bars")
     run.set_defaults(func=cmd_run)
-    compare = sub.add_parser("compare", help="put several results files in one set of tables")
-    compare.add_argument("results", nargs="+", help="results JSON files written by `run`")
+    compare = sub.add_parser("compare", help="put several results files in one set of tables",
+                             description="Print the tables of several results files (Markdown) and, with --out, write "
+                                         "OUT/tables.md and OUT/plots/.")
+    compare.add_argument("results", nargs="+", help="results JSON files written by python -m eval run")
     compare.add_argument("--out", help="also write tables.md and plots/ here")
     compare.set_defaults(func=cmd_compare)
+    report = sub.add_parser("report", help="write a static site of results (and an audit) to browse",
+                            description="Write SITE/index.html with its figures in SITE/figures/: the paper-style tables, "
+                                        "symmetry, MAP and paired-gap plots, the least symmetric pairs side by side, and the "
+                                        "audit when an audit file is given. No network needed; open it from file://.")
+    report.add_argument("results", nargs="+", metavar="RESULTS",
+                        help="results JSON files of python -m eval run and at most one audit JSON of python -m eval audit, "
+                             "or folders holding them (their *.json, e.g. results/runs results/audit)")
+    report.add_argument("--out", required=True, metavar="SITE", help="folder for index.html and figures/")
+    report.set_defaults(func=cmd_report)
     audit = sub.add_parser("audit", help="several models at once: correlated asymmetries, systemic exclusion, mitigation")
     audit.add_argument("--data", required=True, help="test-set root holding <lang>/ folders")
     audit.add_argument("--models", help="comma-separated model names, at least two (default params audit.models)")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from eval.report import CORPUS_TITLES, _fmt_ci
+from eval.report import CORPUS_TITLES, _fmt_ci, model_styles, text_colour_on, zoomed_limits
 
 
 def _corr(c: dict) -> str:
@@ -133,6 +133,25 @@ def mitigation_markdown(lang: str, mit: dict, es: dict) -> str:
     return "".join(out)
 
 
+def _label_cells(ax, image, mat, spec: str, missing: str) -> None:
+    """Write each cell's value on a heatmap, white on dark cells and black on light ones."""
+    import numpy as np
+
+    for i in range(mat.shape[0]):
+        for j in range(mat.shape[1]):
+            value = mat[i, j]
+            colour = "black" if np.isnan(value) else text_colour_on(image.cmap(image.norm(value)))
+            ax.text(j, i, missing if np.isnan(value) else spec.format(value), ha="center", va="center", fontsize=8, color=colour)
+
+
+def _colour_model_ticks(ax, styles: dict) -> None:
+    """Model names on the axes in the model's colour, as in every other figure."""
+    for label in (*ax.get_xticklabels(), *ax.get_yticklabels()):
+        style = styles.get(label.get_text())
+        if style:
+            label.set_color(style["color"])
+
+
 def write_audit_plots(doc: dict, folder: str | Path) -> list[Path]:
     """Per language: correlation_<lang>.png (model × model matrices), exclusion_<lang>.png (ρ × τ heatmaps),
     and with mitigation mitigation_<lang>.png (before/after on the pairs that still differ)."""
@@ -145,6 +164,7 @@ def write_audit_plots(doc: dict, folder: str | Path) -> list[Path]:
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     models = [m["name"] for m in doc["models"]]
+    styles = model_styles(models)
     s = doc["audit_settings"]
     written = []
     for lang, block in sorted(doc["languages"].items()):
@@ -161,11 +181,10 @@ def write_audit_plots(doc: dict, folder: str | Path) -> list[Path]:
                     mat[i, j] = np.nan if e["pearson"]["value"] is None else e["pearson"]["value"]
                     mat[j, i] = np.nan if e["spearman"]["value"] is None else e["spearman"]["value"]
                 im = ax.imshow(mat, vmin=-1, vmax=1, cmap="RdBu_r")
-                for i in range(len(models)):
-                    for j in range(len(models)):
-                        ax.text(j, i, "NaN" if np.isnan(mat[i, j]) else f"{mat[i, j]:.2f}", ha="center", va="center", fontsize=8)
+                _label_cells(ax, im, mat, "{:.2f}", "NaN")
                 ax.set_xticks(range(len(models)), models, rotation=30, ha="right", fontsize=7)
                 ax.set_yticks(range(len(models)), models, fontsize=7)
+                _colour_model_ticks(ax, styles)
                 ax.set_title(f"{measure}, {CORPUS_TITLES[corpus]}", fontsize=9)
         fig.colorbar(im, ax=axes.ravel().tolist(), shrink=0.6)
         fig.suptitle(f"{lang.upper()}: correlation of per-pair vectors between models (upper: Pearson, lower: Spearman; "
@@ -182,9 +201,7 @@ def write_audit_plots(doc: dict, folder: str | Path) -> list[Path]:
                 ax = axes[r, col]
                 mat = np.array([[np.nan if v is None else v for v in row] for row in grid[direction]], dtype=float)
                 im = ax.imshow(mat, vmin=0, vmax=max(0.05, np.nanmax(mat) if mat.size else 0.05), cmap="Reds", aspect="auto")
-                for i in range(mat.shape[0]):
-                    for j in range(mat.shape[1]):
-                        ax.text(j, i, f"{mat[i, j]:.2f}", ha="center", va="center", fontsize=8)
+                _label_cells(ax, im, mat, "{:.2f}", "–")
                 if s["rho"] in grid["rho"] and s["tau"] in grid["tau"]:  # the reported setting, outlined
                     i, j = grid["rho"].index(s["rho"]), grid["tau"].index(s["tau"])
                     ax.add_patch(plt.Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, edgecolor="black", linewidth=2))
@@ -229,6 +246,8 @@ def mitigation_figure(lang: str, mit: dict, models: list[str], rbo_name: str):
     corpora = ("masculine", "feminine")
     fig, axes = plt.subplots(len(corpora), len(panels), figsize=(5.0 * len(panels), 3.9 * len(corpora)), sharey=True,
                              squeeze=False, layout="constrained")
+    styles = model_styles(models)
+    ends = []
     for r, corpus in enumerate(corpora):
         for col, (panel, metrics) in enumerate(panels.items()):
             ax = axes[r, col]
@@ -247,13 +266,19 @@ def mitigation_figure(lang: str, mit: dict, models: list[str], rbo_name: str):
             x = np.arange(len(labels))
             width = 0.8 / len(models)
             for i, name in enumerate(models):
-                ax.bar(x + i * width - 0.4 + width / 2, [v[i] for v in vals], width,
-                       yerr=np.array([e[i] for e in errs]).T, capsize=3, label=name)
+                # "after" bars hatched, so before and after differ without colour too
+                ax.bar(x + i * width - 0.4 + width / 2, [v[i] for v in vals], width, yerr=np.array([e[i] for e in errs]).T,
+                       capsize=3, label=name, color=styles[name]["color"], edgecolor="white",
+                       hatch=["", "//"] * (len(labels) // 2))
+                ends += [v[i] - e[i][0] for v, e in zip(vals, errs)] + [v[i] + e[i][1] for v, e in zip(vals, errs)]
             ax.set_xticks(x, labels, fontsize=8)
-            ax.set_ylim(0, 1.05)
             ax.grid(axis="y", alpha=0.3)
             ax.set_title(f"{panel}, {CORPUS_TITLES[corpus]}: {n_diff} pairs still different\n"
                          f"({n_same} made identical: 1.0 by construction, not shown)", fontsize=9)
+    # zoomed to the bars and their intervals (shared by every panel): a change of 0.01 must be visible
+    axes[0, 0].set_ylim(*zoomed_limits(ends, 0.0, 1.0))
+    axes[0, 0].set_ylabel("value (axis zoomed, not from 0)", fontsize=8)
+    axes[1, 0].set_ylabel("value (axis zoomed, not from 0)", fontsize=8)
     fig.legend(*axes[0, 0].get_legend_handles_labels(), loc="outside lower center", ncols=len(models), fontsize=8)
     fig.suptitle(f"{lang.upper()}: before/after normalisation (rules {mit['rules']}), only the pairs that still differ; "
                  "MAP and acc@1 of the masculine (M) and feminine (F) form of those pairs "

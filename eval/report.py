@@ -5,6 +5,7 @@ report (the paper's Table 6) and a flat metrics file for DVC. Inputs are results
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, field
 from pathlib import Path
 
 CORPUS_TITLES = {"masculine": "masculine corpora", "feminine": "feminine corpora"}
@@ -63,69 +64,172 @@ def _cell(doc: dict, lang: str, *keys: str) -> dict | None:
     return node
 
 
+# The paper's published figures (DESIGN.md §2), to mark beside ours. Table 2: AO (the paper's "RBO"),
+# feminine vs masculine queries over the masculine corpora; Table 4: MAP (F queries, M queries) over the
+# masculine corpora. Keys are the paper's model names.
+PAPER_TABLE2_AO = {
+    "m-use": {"de": 0.9128, "es": 0.9077, "fr": 0.9270, "pt": 0.9016},
+    "m-use-l": {"de": 0.9254, "es": 0.9140, "fr": 0.9435, "pt": 0.9294},
+    "m-e5": {"de": 0.8896, "es": 0.9060, "fr": 0.9270, "pt": 0.9236},
+    "m-e5-l": {"de": 0.8966, "es": 0.9113, "fr": 0.9391, "pt": 0.9243},
+    "minilm": {"de": 0.9095, "es": 0.9436, "fr": 0.9448, "pt": 0.9510},
+}
+PAPER_TABLE4_MAP = {
+    "m-use": {"de": (0.3102, 0.3123), "es": (0.4490, 0.4779), "fr": (0.3298, 0.3490), "pt": (0.3495, 0.3534)},
+    "minilm": {"de": (0.2591, 0.2635), "es": (0.4253, 0.4456), "fr": (0.3328, 0.3500), "pt": (0.3142, 0.3149)},
+}
+# Our model names that are the paper's models (the same weights): only these get the paper's values beside
+# them. m-e5-small-q4 is the small e5 quantised, not the paper's multilingual-e5-base: no paper value.
+PAPER_MODEL_OF = {
+    "m-use": "m-use",
+    "intfloat/multilingual-e5-base": "m-e5",
+    "intfloat/multilingual-e5-large": "m-e5-l",
+    "sentence-transformers/paraphrase-multilingual-MiniLM-L12-v2": "minilm",
+    "paraphrase-multilingual-MiniLM-L12-v2": "minilm",
+}
+
+
+def paper_model(name: str) -> str | None:
+    """The paper's name for our model ``name`` when it is the same model, else None."""
+    return PAPER_MODEL_OF.get(name)
+
+
+# One colour and one marker per model, the same in every eval and audit figure and on the site. The
+# Okabe-Ito colours stay apart for colour-blind readers; the markers differ in shape, not only in size.
+PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#8C564B", "#7F7F7F", "#BCBD22")
+MARKERS = ("o", "s", "D", "^", "v", "P", "X", "*", "h", "<")
+# The project's models keep their slot whatever else is plotted with them.
+KNOWN_MODELS = ("m-use", "m-e5-small-q4", "tfidf-char", "all-minilm-l6-v2")
+
+
+def model_styles(names: list[str]) -> dict[str, dict[str, str]]:
+    """``{name: {"color", "marker"}}``: known models in fixed slots; any other model in the first free slot
+    from a stable hash of its name, so a model looks the same in every figure that shows it."""
+    import hashlib
+
+    slots: dict[str, int] = {}
+    for name in dict.fromkeys(names):
+        if name in KNOWN_MODELS:
+            slots[name] = KNOWN_MODELS.index(name)
+    for name in sorted(set(names) - set(slots)):
+        start = int(hashlib.sha256(name.encode("utf-8")).hexdigest()[:8], 16) % len(PALETTE)
+        free = [s for s in range(len(PALETTE)) if s not in slots.values()]
+        # first free slot at or after the hash, wrapping; more models than colours share slots
+        slots[name] = min(free, key=lambda s: (s - start) % len(PALETTE)) if free else start
+    return {name: {"color": PALETTE[slot], "marker": MARKERS[slot]} for name, slot in slots.items()}
+
+
+def text_colour_on(rgba) -> str:
+    """Black or white, whichever reads better on a cell of colour ``rgba`` (WCAG relative luminance)."""
+    def linear(c: float) -> float:
+        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+
+    r, g, b = (linear(float(c)) for c in rgba[:3])
+    return "white" if 0.2126 * r + 0.7152 * g + 0.0722 * b < 0.18 else "black"
+
+
 GENDER_COLUMNS = (("feminine", "F"), ("masculine", "M"), ("neutral", "N"))
 
 
-def _header(columns: list[str], first: str = "model") -> str:
-    return f"| {first} | " + " | ".join(columns) + " |\n|---|" + "---|" * len(columns) + "\n"
+@dataclass
+class Table:
+    """One table of the report, rendered as Markdown (tables.md) and as HTML (the site) from the same cells.
+    A cell is a figure ``{"value", "ci95", ...}`` (shown with its interval), a p value ``("p", figure)``,
+    or text. ``kind`` of a row: "model", "paper" (the paper's published value) or "n"."""
+
+    anchor: str
+    title: str
+    note: str
+    columns: list[str]
+    rows: list[tuple[str, str, list]] = field(default_factory=list)
 
 
-def tables_markdown(docs: list[dict]) -> str:
+def _md_cell(cell) -> str:
+    if isinstance(cell, tuple) and cell[0] == "p":
+        return _fmt_p(cell[1])
+    if isinstance(cell, dict) or cell is None:
+        return _fmt_ci(cell)
+    return str(cell)
+
+
+def _header(columns: list[str]) -> str:
+    return "| " + " | ".join(columns) + " |\n|---|" + "---|" * (len(columns) - 1) + "\n"
+
+
+def paper_tables(docs: list[dict]) -> list[Table]:
     """The paper's tables, models x languages: 2-3 symmetry (AO, the paper's "RBO", and RBO_ext) over the
     masculine / feminine corpora, 4-5 MAP per query gender over the masculine / feminine corpora, then
-    parity (MAP and acc@1 gaps with the paired tests, identical top-1). Every cell has its 95% interval."""
+    parity (MAP and acc@1 gaps with the paired tests, identical top-1). Every cell has its 95% interval;
+    the paper's own values (Tables 2 and 4) are rows of their own, under the model they belong to."""
     langs = _langs(docs)
-    lang_head = _header([lang.upper() for lang in langs])
-    settings = docs[0]["settings"]
     rbo = _rbo_name(docs[0])
-    out = [
-        "# Evaluation results\n\n",
-        f"Self-match policy: **{settings['self_match']}**; tie-break: {settings['tie_break']}; "
-        f"intervals: {settings['interval']}. Test sets: "
-        + ", ".join(sorted({f"{d['testset']['version']}" for d in docs}))
-        + f"; toolkit {docs[0]['toolkit']['version']}.\n",
-    ]
+    tables = []
     for number, corpus in ((2, "masculine"), (3, "feminine")):
         for suffix, metric, what in (("a", "AO", "the paper's \"RBO\" formula"), ("b", rbo, "RBO_ext, top-weighted")):
-            out.append(f"\n## Table {number}{suffix}: {metric} ({what}), feminine vs masculine queries over {CORPUS_TITLES[corpus]}\n")
-            out.append("\nValue with bootstrap 95% interval; n = query pairs.\n\n" + lang_head)
+            t = Table(f"table-{number}{suffix}", f"Table {number}{suffix}: {metric} ({what}), feminine vs masculine queries over "
+                      f"{CORPUS_TITLES[corpus]}", "Value with bootstrap 95% interval; n = query pairs.",
+                      ["model"] + [lang.upper() for lang in langs])
             for d in docs:
-                cells = [_fmt_ci(_cell(d, lang, "corpora", corpus, "symmetry", metric)) for lang in langs]
-                out.append(f"| {d['model']['name']} | " + " | ".join(cells) + " |\n")
-            ns = [str((_cell(docs[0], lang, "corpora", corpus, "symmetry", metric) or {}).get("n", "–")) for lang in langs]
-            out.append("| n | " + " | ".join(ns) + " |\n")
-    map_head = _header([f"{lang.upper()} {g}" for lang in langs for _, g in GENDER_COLUMNS])
+                t.rows.append(("model", d["model"]["name"], [_cell(d, lang, "corpora", corpus, "symmetry", metric) for lang in langs]))
+                paper = PAPER_TABLE2_AO.get(paper_model(d["model"]["name"]) or "") if (number, metric) == (2, "AO") else None
+                if paper:
+                    t.rows.append(("paper", f"paper: {paper_model(d['model']['name'])} (Table 2)",
+                                   [f"{paper[lang]:.4f}" if lang in paper else "–" for lang in langs]))
+            t.rows.append(("n", "n", [str((_cell(docs[0], lang, "corpora", corpus, "symmetry", metric) or {}).get("n", "–"))
+                                      for lang in langs]))
+            tables.append(t)
     for number, corpus in ((4, "masculine"), (5, "feminine")):
-        out.append(f"\n## Table {number}: MAP over {CORPUS_TITLES[corpus]}, feminine (F) / masculine (M) / neutral (N) queries\n")
-        out.append("\nValue with bootstrap 95% interval over queries; n = queries with a relevant title.\n\n" + map_head)
+        t = Table(f"table-{number}", f"Table {number}: MAP over {CORPUS_TITLES[corpus]}, feminine (F) / masculine (M) / neutral (N) queries",
+                  "Value with bootstrap 95% interval over queries; n = queries with a relevant title.",
+                  ["model"] + [f"{lang.upper()} {g}" for lang in langs for _, g in GENDER_COLUMNS])
         for d in docs:
-            cells = [_fmt_ci(_cell(d, lang, "corpora", corpus, "MAP", g)) for lang in langs for g, _ in GENDER_COLUMNS]
-            out.append(f"| {d['model']['name']} | " + " | ".join(cells) + " |\n")
-        ns = [str((_cell(docs[0], lang, "corpora", corpus, "MAP", g) or {}).get("n", "–")) for lang in langs for g, _ in GENDER_COLUMNS]
-        out.append("| n | " + " | ".join(ns) + " |\n")
-    parity_head = _header(
-        ["lang", "MAP_M − MAP_F", "paired AP_M − AP_F", "p", "acc@1_M − acc@1_F", "paired acc@1_M − acc@1_F", "p",
-         "identical top-1", "pairs"]
-    )
+            t.rows.append(("model", d["model"]["name"], [_cell(d, lang, "corpora", corpus, "MAP", g) for lang in langs for g, _ in GENDER_COLUMNS]))
+            paper = PAPER_TABLE4_MAP.get(paper_model(d["model"]["name"]) or "") if number == 4 else None
+            if paper:
+                cells = []
+                for lang in langs:
+                    f, m = paper.get(lang, (None, None))
+                    cells += ["–" if f is None else f"{f:.4f}", "–" if m is None else f"{m:.4f}", "–"]
+                t.rows.append(("paper", f"paper: {paper_model(d['model']['name'])} (Table 4)", cells))
+        t.rows.append(("n", "n", [str((_cell(docs[0], lang, "corpora", corpus, "MAP", g) or {}).get("n", "–"))
+                                  for lang in langs for g, _ in GENDER_COLUMNS]))
+        tables.append(t)
     for corpus in ("masculine", "feminine"):
-        out.append(f"\n## Parity over {CORPUS_TITLES[corpus]}\n\n"
-                   "MAP_M − MAP_F is the difference of the MAP figures above (Table 4/5: all masculine vs all feminine "
-                   "queries); the paired columns average the masculine minus the feminine query's value over query "
-                   "pairs, with a two-sided paired randomisation test (p). Positive: masculine queries served better.\n\n"
-                   + parity_head)
+        t = Table(f"parity-{corpus}", f"Parity over {CORPUS_TITLES[corpus]}",
+                  "MAP_M − MAP_F is the difference of the MAP figures above (Table 4/5: all masculine vs all feminine "
+                  "queries); the paired columns average the masculine minus the feminine query's value over query "
+                  "pairs, with a two-sided paired randomisation test (p). Positive: masculine queries served better.",
+                  ["model", "lang", "MAP_M − MAP_F", "paired AP_M − AP_F", "p", "acc@1_M − acc@1_F", "paired acc@1_M − acc@1_F",
+                   "p", "identical top-1", "pairs"])
         for d in docs:
             for lang in langs:
                 par = _cell(d, lang, "corpora", corpus, "parity") or {}
                 if not par:
                     continue
-                cells = [
-                    lang.upper(), _fmt_ci(par.get("MAP_M-MAP_F")), _fmt_ci(par.get("paired_AP_M-AP_F")),
-                    _fmt_p(par.get("paired_AP_M-AP_F")), _fmt_ci(par.get("acc@1_M-acc@1_F")),
-                    _fmt_ci(par.get("paired_acc@1_M-acc@1_F")), _fmt_p(par.get("paired_acc@1_M-acc@1_F")),
-                    _fmt_ci(_cell(d, lang, "corpora", corpus, "symmetry", "identical_top1")),
+                t.rows.append(("model", d["model"]["name"], [
+                    lang.upper(), par.get("MAP_M-MAP_F"), par.get("paired_AP_M-AP_F"), ("p", par.get("paired_AP_M-AP_F")),
+                    par.get("acc@1_M-acc@1_F"), par.get("paired_acc@1_M-acc@1_F"), ("p", par.get("paired_acc@1_M-acc@1_F")),
+                    _cell(d, lang, "corpora", corpus, "symmetry", "identical_top1"),
                     str((par.get("paired_AP_M-AP_F") or {}).get("n", "–")),
-                ]
-                out.append(f"| {d['model']['name']} | " + " | ".join(cells) + " |\n")
+                ]))
+        tables.append(t)
+    return tables
+
+
+def settings_line(docs: list[dict]) -> str:
+    settings = docs[0]["settings"]
+    return (f"Self-match policy: {settings['self_match']}; tie-break: {settings['tie_break']}; intervals: {settings['interval']}. "
+            "Test sets: " + ", ".join(sorted({d["testset"]["version"] for d in docs})) + f"; toolkit {docs[0]['toolkit']['version']}.")
+
+
+def tables_markdown(docs: list[dict]) -> str:
+    """The tables of ``paper_tables`` as Markdown."""
+    settings = docs[0]["settings"]
+    out = ["# Evaluation results\n\n", settings_line(docs).replace(f"policy: {settings['self_match']}", f"policy: **{settings['self_match']}**") + "\n"]
+    for t in paper_tables(docs):
+        out.append(f"\n## {t.title}\n\n{t.note}\n\n" + _header(t.columns))
+        for _, label, cells in t.rows:
+            out.append(f"| {label} | " + " | ".join(_md_cell(c) for c in cells) + " |\n")
     return "".join(out)
 
 
@@ -189,8 +293,66 @@ def summary_metrics(docs: list[dict]) -> dict:
     return out
 
 
+def zoomed_limits(values, floor: float | None = None, ceiling: float | None = None, pad: float = 0.08, min_span: float = 0.02):
+    """Axis limits that hold ``values`` (NaN ignored) with a margin, clipped to [floor, ceiling]: the axis
+    shows the data, not the metric's whole range."""
+    finite = [float(v) for v in values if v is not None and v == v]
+    if not finite:
+        return (0.0 if floor is None else floor, 1.0 if ceiling is None else ceiling)
+    lo, hi = min(finite), max(finite)
+    margin = max(min_span, hi - lo) * pad + (max(0.0, min_span - (hi - lo)) / 2)
+    lo, hi = lo - margin, hi + margin
+    if floor is not None:
+        lo = max(floor, lo)
+    if ceiling is not None:
+        hi = min(ceiling, hi)
+    return lo, hi
+
+
+def _figure_point(fig: dict | None) -> tuple[float, float, float]:
+    """(value, low error, high error) of a figure; NaNs when it has no value."""
+    nan = float("nan")
+    if not fig or fig.get("value") is None:
+        return nan, nan, nan
+    lo, hi = fig["ci95"]
+    return fig["value"], fig["value"] - (fig["value"] if lo is None else lo), (fig["value"] if hi is None else hi) - fig["value"]
+
+
+def _dot_panel(ax, docs: list[dict], langs: list[str], styles: dict, figure_of, paper_of=None) -> list[float]:
+    """One point with its 95% interval per model and language (languages on x, models side by side);
+    ``paper_of(doc, lang)`` gives the paper's value, drawn as a hollow marker of the model's shape and
+    colour with a horizontal tick. Returns every plotted end, for zooming."""
+    import numpy as np
+
+    ends = []
+    offsets = np.linspace(-0.25, 0.25, len(docs)) if len(docs) > 1 else [0.0]
+    for di, d in enumerate(docs):
+        name = d["model"]["name"]
+        style = styles[name]
+        pts = [_figure_point(figure_of(d, lang)) for lang in langs]
+        xs = np.arange(len(langs)) + offsets[di]
+        vals = np.array([p[0] for p in pts])
+        errs = np.array([[p[1] for p in pts], [p[2] for p in pts]])
+        ax.errorbar(xs, vals, yerr=np.nan_to_num(errs), fmt=style["marker"], color=style["color"], ms=7, capsize=3,
+                    label=name, linestyle="none")
+        ends += list(vals - errs[0]) + list(vals + errs[1])
+        if paper_of:
+            paper = [paper_of(d, lang) for lang in langs]
+            if any(p is not None for p in paper):
+                pv = np.array([np.nan if p is None else p for p in paper])
+                ax.plot(xs, pv, linestyle="none", marker=style["marker"], ms=11, markerfacecolor="none",
+                        markeredgecolor=style["color"], markeredgewidth=1.6, label=f"{name}: paper")
+                ends += [p for p in paper if p is not None]
+    ax.set_xticks(np.arange(len(langs)), [lang.upper() for lang in langs])
+    ax.set_xlim(-0.6, len(langs) - 0.4)
+    ax.grid(axis="y", alpha=0.3)
+    return ends
+
+
 def write_plots(docs: list[dict], folder: str | Path) -> list[Path]:
-    """symmetry.png (AO and RBO per language and model, both corpora) and map.png (MAP F vs M)."""
+    """symmetry.png (AO and RBO per language and model, both corpora), map.png (MAP of feminine vs
+    masculine queries) and gap.png (the paired AP_M − AP_F with its p, the tested statistic). One colour and
+    marker per model (``model_styles``); y-axes zoomed to the data; the paper's values as hollow markers."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -201,61 +363,64 @@ def write_plots(docs: list[dict], folder: str | Path) -> list[Path]:
     folder.mkdir(parents=True, exist_ok=True)
     langs = _langs(docs)
     models = [d["model"]["name"] for d in docs]
+    styles = model_styles(models)
+    self_match = docs[0]["settings"]["self_match"]
     written = []
 
-    def bars(ax, values, errs, labels, title, ylim):
-        width = 0.8 / max(len(labels), 1)
-        x = np.arange(len(langs))
-        for i, label in enumerate(labels):
-            ax.bar(x + i * width - 0.4 + width / 2, values[i], width, yerr=errs[i], capsize=3, label=label)
-        ax.set_xticks(x, [lang.upper() for lang in langs])
-        ax.set_title(title, fontsize=10)
-        ax.set_ylim(*ylim)
-        ax.grid(axis="y", alpha=0.3)
+    def paper_ao(doc, lang):
+        return PAPER_TABLE2_AO.get(paper_model(doc["model"]["name"]) or "", {}).get(lang)
 
-    def series(doc, lang, *keys):
-        fig = _cell(doc, lang, *keys)
-        if not fig or fig.get("value") is None:
-            return np.nan, (0.0, 0.0)
-        return fig["value"], (fig["value"] - fig["ci95"][0], fig["ci95"][1] - fig["value"])
-
-    fig, axes = plt.subplots(2, 2, figsize=(11, 7), sharey="row")
+    fig, axes = plt.subplots(2, 2, figsize=(11, 7.5), sharey="row")
     for row, metric in enumerate(("AO", _rbo_name(docs[0]))):
+        ends = []
         for col, corpus in enumerate(("masculine", "feminine")):
-            vals, errs = [], []
-            for d in docs:
-                pts = [series(d, lang, "corpora", corpus, "symmetry", metric) for lang in langs]
-                vals.append([p[0] for p in pts])
-                errs.append(np.array([p[1] for p in pts]).T)
-            bars(axes[row, col], vals, errs, models, f"{metric}, F vs M queries, {CORPUS_TITLES[corpus]}", (0, 1.05))
-    axes[0, 0].legend(fontsize=8, loc="lower left")
-    fig.suptitle(f"Symmetry per language and model (95% bootstrap CI; self-match {docs[0]['settings']['self_match']})")
-    fig.tight_layout()
+            ax = axes[row, col]
+            ends += _dot_panel(ax, docs, langs, styles, lambda d, lang: _cell(d, lang, "corpora", corpus, "symmetry", metric),
+                               paper_ao if (metric, corpus) == ("AO", "masculine") else None)
+            ax.set_title(f"{metric}, F vs M queries, {CORPUS_TITLES[corpus]}", fontsize=10)
+        axes[row, 0].set_ylim(*zoomed_limits(ends, 0.0, 1.0))
+        axes[row, 0].set_ylabel(f"{metric} (axis zoomed to the data)", fontsize=9)
+    handles, labels = axes[0, 0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncols=min(len(labels), 6), fontsize=8, frameon=False)
+    fig.suptitle(f"Symmetry per language and model (95% bootstrap CI; self-match {self_match}; "
+                 "hollow: the paper's Table 2 value)", fontsize=11)
+    fig.tight_layout(rect=(0, 0.05, 1, 1))
     path = folder / "symmetry.png"
     fig.savefig(path, dpi=110)
     plt.close(fig)
     written.append(path)
 
-    # MAP F vs M: one colour per model, one marker per language; both axes zoomed to the same range so the
-    # diagonal (F = M) stays at 45 degrees and small gaps are visible.
-    markers = "osD^v<>pPX*h"
-    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
-    points = [
-        (di, li, corpus, series(d, lang, "corpora", corpus, "MAP", "feminine"), series(d, lang, "corpora", corpus, "MAP", "masculine"))
-        for di, d in enumerate(docs) for li, lang in enumerate(langs) for corpus in ("masculine", "feminine")
-    ]
-    ends = [end for *_, fem, masc in points for v, (below, above) in (fem, masc) if v == v for end in (v - below, v + above)]
-    lo, hi = (min(ends), max(ends)) if ends else (0.0, 1.0)
-    pad = max(0.02, 0.08 * (hi - lo))
-    lim = (max(0.0, lo - pad), min(1.0, hi + pad))
-    fig, axes = plt.subplots(1, 2, figsize=(11, 5), sharey=True)
+    # MAP F vs M: both axes on the same zoomed range so the diagonal (F = M) stays at 45 degrees and small
+    # gaps show; each point is labelled with its language, the paper's values hollow beside ours.
+    points = []
+    for d in docs:
+        for lang in langs:
+            for corpus in ("masculine", "feminine"):
+                f = _figure_point(_cell(d, lang, "corpora", corpus, "MAP", "feminine"))
+                m = _figure_point(_cell(d, lang, "corpora", corpus, "MAP", "masculine"))
+                points.append((d["model"]["name"], lang, corpus, f, m))
+    paper_points = [(d["model"]["name"], lang, PAPER_TABLE4_MAP[paper_model(d["model"]["name"])][lang]) for d in docs
+                    if paper_model(d["model"]["name"]) in PAPER_TABLE4_MAP for lang in langs
+                    if lang in PAPER_TABLE4_MAP[paper_model(d["model"]["name"])]]
+    ends = [v - lo for *_, f, m in points for v, lo, _ in (f, m)] + [v + hi for *_, f, m in points for v, _, hi in (f, m)]
+    ends += [v for *_, fm in paper_points for v in fm]
+    lim = zoomed_limits(ends, 0.0, 1.0)
+    fig, axes = plt.subplots(1, 2, figsize=(11, 5.6), sharey=True)
     for col, corpus in enumerate(("masculine", "feminine")):
         ax = axes[col]
-        for di, li, c, (f, ferr), (m, merr) in points:
-            if c != corpus:
+        for name, lang, c, (f, flo, fhi), (m, mlo, mhi) in points:
+            if c != corpus or f != f or m != m:
                 continue
-            ax.errorbar(m, f, xerr=np.array([merr]).T, yerr=np.array([ferr]).T, fmt=markers[li % len(markers)],
-                        color=colours[di % len(colours)], capsize=3, ms=7, label=f"{models[di]} {langs[li].upper()}")
+            style = styles[name]
+            ax.errorbar(m, f, xerr=[[mlo], [mhi]], yerr=[[flo], [fhi]], fmt=style["marker"], color=style["color"], capsize=3, ms=7,
+                        label=name)
+            ax.annotate(lang.upper(), (m, f), textcoords="offset points", xytext=(6, 5), fontsize=8, color=style["color"])
+        if corpus == "masculine":  # the paper's Table 4 is over the masculine corpora only
+            for name, lang, (pf, pm) in paper_points:
+                style = styles[name]
+                ax.plot(pm, pf, linestyle="none", marker=style["marker"], ms=11, markerfacecolor="none", markeredgecolor=style["color"],
+                        markeredgewidth=1.6, label=f"{name}: paper")
+                ax.annotate(f"{lang.upper()} paper", (pm, pf), textcoords="offset points", xytext=(6, -10), fontsize=7, color=style["color"])
         ax.plot(lim, lim, color="grey", lw=0.8, ls="--")
         ax.set_xlim(*lim)
         ax.set_ylim(*lim)
@@ -263,11 +428,44 @@ def write_plots(docs: list[dict], folder: str | Path) -> list[Path]:
         ax.set_xlabel("MAP, masculine queries")
         ax.set_title(f"MAP over {CORPUS_TITLES[corpus]} (below the diagonal: F worse)", fontsize=10)
         ax.grid(alpha=0.3)
+        handles, labels = ax.get_legend_handles_labels()
+        unique = dict(zip(labels, handles))
+        ax.legend(unique.values(), unique.keys(), fontsize=7, loc="upper left")
     axes[0].set_ylabel("MAP, feminine queries")
-    axes[1].legend(fontsize=7, loc="upper left")
-    fig.suptitle("MAP, feminine vs masculine queries per language and model (95% bootstrap CI)")
+    fig.suptitle("MAP, feminine vs masculine queries per language and model (95% bootstrap CI; hollow: the paper's Table 4)")
     fig.tight_layout()
     path = folder / "map.png"
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    written.append(path)
+
+    # The paired gap, what the randomisation test is about: mean over pairs of AP_M − AP_F with its interval
+    # and p; zero is no gap, above zero the masculine form is served better.
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.8), sharey=True)
+    ends = [0.0]
+    for col, corpus in enumerate(("masculine", "feminine")):
+        ax = axes[col]
+        ends += _dot_panel(ax, docs, langs, styles, lambda d, lang: _cell(d, lang, "corpora", corpus, "parity", "paired_AP_M-AP_F"))
+        offsets = np.linspace(-0.25, 0.25, len(docs)) if len(docs) > 1 else [0.0]
+        for di, d in enumerate(docs):
+            for li, lang in enumerate(langs):
+                fig_ = _cell(d, lang, "corpora", corpus, "parity", "paired_AP_M-AP_F")
+                if fig_ and fig_.get("value") is not None and fig_.get("p_value") is not None:
+                    ax.annotate(f"p={fig_['p_value']:.2f}", (li + offsets[di], fig_["ci95"][1]), textcoords="offset points",
+                                xytext=(0, 4), ha="center", fontsize=7, color=styles[d["model"]["name"]]["color"],
+                                fontweight="bold" if fig_["p_value"] < 0.05 else "normal")
+        ax.axhline(0.0, color="grey", lw=0.9, ls="--")
+        ax.set_title(f"paired AP_M − AP_F, {CORPUS_TITLES[corpus]}", fontsize=10)
+    lo, hi = zoomed_limits(ends, -1.0, 1.0)
+    span = max(abs(lo), abs(hi))
+    axes[0].set_ylim(-span, span * 1.12)  # symmetric around 0, room for the p labels
+    axes[0].set_ylabel("AP_M − AP_F (above 0: masculine served better)", fontsize=9)
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncols=min(len(labels), 6), fontsize=8, frameon=False)
+    fig.suptitle("Paired gap per language and model: mean over query pairs of AP_M − AP_F (95% bootstrap CI; "
+                 "p: paired randomisation test, bold below 0.05)", fontsize=10)
+    fig.tight_layout(rect=(0, 0.06, 1, 1))
+    path = folder / "gap.png"
     fig.savefig(path, dpi=110)
     plt.close(fig)
     written.append(path)

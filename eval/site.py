@@ -1,0 +1,306 @@
+"""``python -m eval report``: a static site of eval and audit results, to look at rather than read.
+
+SITE/index.html with the figures beside it in SITE/figures/: no script, no font or style from the network,
+nothing but relative links, so it opens from file:// and can be copied anywhere. The tables are the
+paper-style tables of ``eval.report.paper_tables`` (the same cells as tables.md); the figures are those of
+``eval run`` and ``eval audit``; the worst pairs show the two ranked lists of a pair side by side. The page
+holds no time stamp and no absolute path, so the same inputs give the same bytes.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import shutil
+from pathlib import Path
+
+from eval.audit_report import write_audit_plots
+from eval.errors import EvalError
+from eval.report import CORPUS_TITLES, Table, _rbo_name, load_results, model_styles, paper_tables, settings_line, write_plots
+
+RESULTS_KEYS = ("toolkit", "model", "testset", "settings", "languages")
+AUDIT_KEYS = ("models", "testset", "eval_settings", "audit_settings", "languages")
+
+STYLE = """
+body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; margin: 0 auto;
+       max-width: 1180px; padding: 0 24px 48px; color: #1b1b1b; line-height: 1.45; }
+h1 { font-size: 1.6em; margin-top: 28px; } h2 { margin-top: 40px; border-bottom: 2px solid #ddd; padding-bottom: 4px; }
+h3 { margin-top: 28px; font-size: 1.1em; } h4 { margin: 18px 0 6px; font-size: 0.98em; }
+nav { background: #f5f5f5; padding: 8px 12px; border-radius: 6px; font-size: 0.92em; }
+nav a { margin-right: 14px; }
+table { border-collapse: collapse; margin: 8px 0 18px; font-size: 0.86em; }
+caption { caption-side: top; text-align: left; font-weight: 600; padding: 4px 0; }
+th, td { border-top: 1px solid #ccc; border-bottom: 1px solid #ccc; padding: 3px 9px; text-align: right; vertical-align: top; }
+th { background: #f0f0f0; } td:first-child, th:first-child { text-align: left; }
+td.num { font-variant-numeric: tabular-nums; white-space: nowrap; }
+.ci { color: #666; font-size: 0.85em; display: block; }
+tr.paper td { font-style: italic; background: #fff8e6; } tr.n td { color: #666; }
+.sig { font-weight: 700; color: #b00020; }
+.swatch { display: inline-block; width: 0.8em; height: 0.8em; border-radius: 50%; margin-right: 5px; vertical-align: -1px; }
+figure { margin: 12px 0 24px; } figure img { max-width: 100%; height: auto; border: 1px solid #eee; }
+figcaption { font-size: 0.88em; color: #444; }
+.note { font-size: 0.9em; color: #444; max-width: 70em; }
+details { margin: 6px 0; border: 1px solid #ddd; border-radius: 6px; padding: 4px 10px; }
+summary { cursor: pointer; font-weight: 600; }
+table.lists td { text-align: left; }
+.rel { font-weight: 700; color: #0b6b2f; }
+.only { font-style: italic; background: #fde9d9; }
+.legend span { margin-right: 18px; }
+"""
+
+
+def read_inputs(paths: list[str | Path]) -> tuple[list[Path], list[Path]]:
+    """Split the given files and folders (a folder: its *.json, not its subfolders) into eval results and
+    audit documents, recognised by their keys."""
+    results, audits = [], []
+    for given in paths:
+        p = Path(given)
+        if p.is_dir():
+            files = sorted(p.glob("*.json"))
+            if not files:
+                raise EvalError(f"{p}: no *.json in this folder; give results written by python -m eval run or eval audit")
+        elif p.is_file():
+            files = [p]
+        else:
+            raise EvalError(f"{p}: no such file or folder; give results JSON files or the folders holding them")
+        for f in files:
+            try:
+                doc = json.loads(f.read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+                raise EvalError(f"{f}: not a readable JSON file ({exc})") from None
+            if isinstance(doc, dict) and all(k in doc for k in AUDIT_KEYS):
+                audits.append(f)
+            elif isinstance(doc, dict) and all(k in doc for k in RESULTS_KEYS):
+                results.append(f)
+            else:
+                raise EvalError(f"{f}: neither an eval results file nor an audit file; give files written by "
+                                "python -m eval run (results/runs) or python -m eval audit (results/audit)")
+    if not results:
+        raise EvalError("no eval results among the inputs; give the files written by python -m eval run "
+                        "(e.g. results/runs, or results/audit/runs for the audit's models)")
+    if len(audits) > 1:
+        raise EvalError(f"more than one audit file ({', '.join(map(str, audits))}); give one")
+    return results, audits
+
+
+def build_site(paths: list[str | Path], out: str | Path) -> Path:
+    """Write OUT/index.html and OUT/figures/*.png; returns the index path."""
+    result_paths, audit_paths = read_inputs(paths)
+    docs = load_results(result_paths)
+    seen: dict[tuple[str, str], Path] = {}
+    for path, doc in zip(result_paths, docs):
+        key = (doc["model"]["name"], doc["testset"]["version"])
+        if key in seen:
+            raise EvalError(f"{path}: {key[0]} on test set {key[1]} is also in {seen[key]}; give one results file per model and test set")
+        seen[key] = path
+    audit = json.loads(audit_paths[0].read_text(encoding="utf-8")) if audit_paths else None
+    out = Path(out)
+    figures = out / "figures"
+    if figures.exists():  # pictures of an earlier report must not linger beside this one
+        shutil.rmtree(figures)
+    eval_figures = write_plots(docs, figures)
+    audit_figures = write_audit_plots(audit, figures) if audit else []
+    page = render_page(docs, [p.name for p in result_paths], audit, audit_paths[0].name if audit else None,
+                       [p.name for p in eval_figures], [p.name for p in audit_figures])
+    index = out / "index.html"
+    tmp = out / "index.html.tmp"
+    tmp.write_text(page, encoding="utf-8")
+    os.replace(tmp, index)  # a reader never sees half a page
+    return index
+
+
+def _e(text) -> str:
+    return html.escape(str(text), quote=True)
+
+
+def _figure_html(fig: dict | None, digits: int = 3) -> str:
+    if not fig or fig.get("value") is None:
+        return "–"
+    lo, hi = fig["ci95"]
+    ci = "" if lo is None else f'<span class="ci">[{lo:.{digits}f}, {hi:.{digits}f}]</span>'
+    return f"{fig['value']:.{digits}f}{ci}"
+
+
+def _p_html(fig: dict | None) -> str:
+    p = (fig or {}).get("p_value")
+    if p is None or p != p:
+        return "–"
+    return f'<span class="sig">{p:.3f}</span>' if p < 0.05 else f"{p:.3f}"
+
+
+def _cell_html(cell) -> str:
+    if isinstance(cell, tuple) and cell[0] == "p":
+        return _p_html(cell[1])
+    if isinstance(cell, dict) or cell is None:
+        return _figure_html(cell)
+    return _e(cell)
+
+
+def table_html(table: Table, styles: dict) -> str:
+    head = "".join(f"<th>{_e(c)}</th>" for c in table.columns)
+    rows = []
+    for kind, label, cells in table.rows:
+        swatch = f'<span class="swatch" style="background:{styles[label]["color"]}"></span>' if kind == "model" and label in styles else ""
+        rows.append(f'<tr class="{kind}"><td>{swatch}{_e(label)}</td>' + "".join(f'<td class="num">{_cell_html(c)}</td>' for c in cells) + "</tr>")
+    return (f'<table id="{table.anchor}"><caption>{_e(table.title)}</caption><thead><tr>{head}</tr></thead>'
+            f'<tbody>{"".join(rows)}</tbody></table><p class="note">{_e(table.note)}</p>\n')
+
+
+def _img(name: str, alt: str, caption: str) -> str:
+    return (f'<figure><img src="figures/{_e(name)}" alt="{_e(alt)}"><figcaption>{_e(caption)}</figcaption></figure>\n')
+
+
+def worst_pairs_html(doc: dict, open_first: bool) -> str:
+    """The least symmetric pairs of one model, each with its two top-k lists side by side."""
+    rbo = _rbo_name(doc)
+    out = []
+    first = open_first
+    for lang, block in sorted(doc["languages"].items()):
+        for corpus, pairs in block["worst_pairs"].items():
+            attr = " open" if first else ""
+            first = False
+            out.append(f"<details{attr}><summary>{_e(doc['model']['name'])} · {lang.upper()} · {_e(CORPUS_TITLES[corpus])}: "
+                       f"{len(pairs)} least symmetric pairs by {_e(rbo)}</summary>")
+            for p in pairs:
+                fem, masc = p["top_feminine"], p["top_masculine"]
+                in_f, in_m = {x["text"] for x in fem}, {x["text"] for x in masc}
+                aps = "".join(f", AP {g} {p[k]:.3f}" for g, k in (("F", "AP_F"), ("M", "AP_M")) if p.get(k) is not None)
+                out.append(f"<h4>{_e(p['feminine'])} / {_e(p['masculine'])} — AO {p['AO']:.3f}, {_e(rbo)} {p[rbo]:.3f}{_e(aps)}</h4>")
+                out.append(f'<table class="lists"><thead><tr><th>rank</th><th>{_e(p["feminine"])} (F)</th>'
+                           f'<th>{_e(p["masculine"])} (M)</th></tr></thead><tbody>')
+                for r in range(max(len(fem), len(masc))):
+                    f = _list_item(fem[r], in_m) if r < len(fem) else ""
+                    m = _list_item(masc[r], in_f) if r < len(masc) else ""
+                    out.append(f"<tr><td>{r + 1}</td><td>{f}</td><td>{m}</td></tr>")
+                out.append("</tbody></table>")
+            out.append("</details>\n")
+    return "".join(out)
+
+
+def _list_item(item: dict, other: set[str]) -> str:
+    classes, marks = [], ""
+    if item["relevant"]:
+        classes.append("rel")
+        marks += " ✓"
+    if item["text"] not in other:
+        classes.append("only")
+        marks += " †"
+    return f'<span class="{" ".join(classes)}">{_e(item["text"])}{marks}</span>' if classes else _e(item["text"])
+
+
+def _pct_html(fig: dict) -> str:
+    if not fig or fig.get("value") is None:
+        return "–"
+    lo, hi = fig["ci95"]
+    return f'{100 * fig["value"]:.1f}%<span class="ci">[{100 * lo:.1f}, {100 * hi:.1f}] ({fig["count"]}/{fig["n"]})</span>'
+
+
+def audit_html(doc: dict, source: str, figure_names: list[str]) -> str:
+    s, es = doc["audit_settings"], doc["eval_settings"]
+    models = [m["name"] for m in doc["models"]]
+    rbo = f"RBO(p={es['rbo_p']:g})"
+    out = [f'<h2 id="audit">Audit across models</h2><p class="note">From {_e(source)}: models {_e(", ".join(models))}; test set '
+           f"{_e(doc['testset']['version'])}; self-match {_e(es['self_match'])}; intervals: {_e(s['interval'])}. "
+           f"<b>Served</b> (k = {s['k']}, ρ = {s['rho']:g}, τ = {s['tau']}): {_e(s['served'])}</p>\n"]
+    for lang, block in sorted(doc["languages"].items()):
+        out.append(f'<h3 id="audit-{lang}">{lang.upper()}: do the models fail on the same occupations?</h3>')
+        if f"correlation_{lang}.png" in figure_names:
+            out.append(_img(f"correlation_{lang}.png", f"{lang} correlation matrices",
+                            "Correlation of the per-pair asymmetry vectors between models (upper triangle Pearson, lower Spearman)."))
+        rows = []
+        for corpus, c in block["corpora"].items():
+            for measure, entries in c["correlation"].items():
+                for e in entries:
+                    cells = [_e(CORPUS_TITLES[corpus]), _e(measure), _e(f"{e['a']} × {e['b']}")]
+                    for kind in ("pearson", "spearman"):
+                        cells.append(f"NaN ({_e(e[kind]['reason'])})" if e[kind].get("reason") else _figure_html(e[kind]))
+                    cells.append(str(e["pearson"]["n"]))
+                    rows.append("<tr>" + "".join(f'<td class="num">{x}</td>' for x in cells) + "</tr>")
+        out.append(f"<table><caption>{lang.upper()}: correlation of per-pair vectors, with bootstrap 95% intervals</caption>"
+                   "<thead><tr><th>corpus</th><th>measure</th><th>models</th><th>Pearson r</th><th>Spearman ρ</th><th>n pairs</th>"
+                   f"</tr></thead><tbody>{''.join(rows)}</tbody></table>")
+        out.append(f'<h3 id="exclusion-{lang}">{lang.upper()}: systemic exclusion</h3>')
+        if f"exclusion_{lang}.png" in figure_names:
+            out.append(_img(f"exclusion_{lang}.png", f"{lang} exclusion heatmaps",
+                            f"Share of pairs one form of which is failed while the other is served, by at least τ models, over ρ × τ "
+                            f"(k = {s['k']}); the reported setting outlined."))
+        rows = []
+        for corpus, c in block["corpora"].items():
+            ex = c["exclusion"]
+            rows.append(f'<tr><td>{_e(CORPUS_TITLES[corpus])}</td><td class="num">{_pct_html(ex["feminine_excluded"])}</td>'
+                        f'<td class="num">{_pct_html(ex["masculine_excluded"])}</td><td class="num">{_figure_html(ex["difference_F-M"])}</td>'
+                        f'<td class="num">{_pct_html(ex["both_failed"])}</td><td class="num">{ex["pairs_scored"]} / {ex["pairs_left_out"]}</td></tr>')
+        out.append(f"<table><caption>{lang.upper()}: systemic exclusion at k = {s['k']}, ρ = {s['rho']:g}, τ = {s['tau']}</caption>"
+                   "<thead><tr><th>corpus</th><th>feminine excluded</th><th>masculine excluded</th><th>difference F − M</th>"
+                   "<th>both failed</th><th>pairs scored / left out</th></tr></thead>"
+                   f"<tbody>{''.join(rows)}</tbody></table>")
+        mit = block.get("mitigation")
+        if not mit:
+            continue
+        out.append(f'<h3 id="mitigation-{lang}">{lang.upper()}: mitigation by normalisation (rules {_e(mit["rules"])})</h3>')
+        out.append(f'<p class="note"><b>{mit["pairs_identical_after"]} of {mit["pairs"]} query pairs became identical strings</b>: '
+                   "their symmetry after normalisation is 1.0 by construction (a tautology, not an effect), so they are left "
+                   f"out; only the {mit['pairs'] - mit['pairs_identical_after']} pairs that still differ measure the mitigation.</p>")
+        if f"mitigation_{lang}.png" in figure_names:
+            out.append(_img(f"mitigation_{lang}.png", f"{lang} mitigation before and after",
+                            "Before (plain) and after (hatched) normalisation, on the pairs that still differ."))
+        rows = []
+        for name, per_corpus in mit["models"].items():
+            for corpus in ("masculine", "feminine"):
+                diff = per_corpus[corpus]["still_different"]
+                cells = [_e(name), _e(CORPUS_TITLES[corpus]), str(diff["n"])]
+                for key in ("AO", rbo, "AP_M-AP_F"):  # the gap has no change figure: before and after say it
+                    cells += [_figure_html(diff[key][phase]) for phase in ("before", "after", "change") if phase in diff[key]]
+                rows.append("<tr>" + "".join(f'<td class="num">{x}</td>' for x in cells) + "</tr>")
+        head = "".join(f"<th>{_e(k)} {phase}</th>" for k in ("AO", rbo) for phase in ("before", "after", "change"))
+        head += "<th>AP_M − AP_F before</th><th>AP_M − AP_F after</th>"
+        out.append(f"<table><caption>{lang.upper()}: pairs that still differ, before → after</caption><thead><tr><th>model</th>"
+                   f"<th>corpus</th><th>n pairs</th>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>")
+    return "".join(out)
+
+
+def render_page(docs: list[dict], sources: list[str], audit: dict | None, audit_source: str | None,
+                eval_figures: list[str], audit_figures: list[str]) -> str:
+    models = [d["model"]["name"] for d in docs]
+    styles = model_styles(models + ([m["name"] for m in audit["models"]] if audit else []))
+    tables = {t.anchor: t for t in paper_tables(docs)}
+    settings = docs[0]["settings"]
+    nav = [("symmetry", "Symmetry"), ("map", "MAP"), ("parity", "Parity"), ("worst-pairs", "Worst pairs")] + (
+        [("audit", "Audit")] if audit else [])
+    legend = "".join(f'<span><span class="swatch" style="background:{styles[m]["color"]}"></span>{_e(m)}</span>' for m in models)
+    body = [
+        "<h1>Gender bias in job-title matching: evaluation report</h1>",
+        f'<p class="note">{_e(settings_line(docs))} Resamples: bootstrap {settings.get("bootstrap_resamples", "–")}, '
+        f'permutation {settings.get("permutation_resamples", "–")}, seed {settings.get("seed", "–")}. '
+        f"Inputs: {_e(', '.join(sources + ([audit_source] if audit_source else [])))}.</p>",
+        f'<p class="legend">Models: {legend}</p>',
+        "<nav>" + "".join(f'<a href="#{a}">{_e(t)}</a>' for a, t in nav) + "</nav>",
+        '<h2 id="symmetry">Symmetry: do the feminine and masculine query get the same ranking?</h2>',
+        _img("symmetry.png", "symmetry per language and model",
+             "AO (the paper's \"RBO\") and RBO_ext per language and model with 95% bootstrap intervals; hollow markers: the "
+             "paper's Table 2 for the same model. Axes zoomed to the data."),
+        *(table_html(tables[a], styles) for a in ("table-2a", "table-2b", "table-3a", "table-3b")),
+        '<h2 id="map">MAP per query gender</h2>',
+        _img("map.png", "MAP feminine vs masculine queries",
+             "MAP of the feminine vs the masculine queries; below the diagonal the feminine queries are served worse. "
+             "Hollow markers: the paper's Table 4 for the same model."),
+        *(table_html(tables[a], styles) for a in ("table-4", "table-5")),
+        '<h2 id="parity">Parity: the paired gap and its test</h2>',
+        _img("gap.png", "paired AP gap per language and model",
+             "Mean over query pairs of AP_M − AP_F with its 95% interval and the paired randomisation test's p (bold below 0.05)."),
+        *(table_html(tables[a], styles) for a in ("parity-masculine", "parity-feminine")),
+        '<h2 id="worst-pairs">Least symmetric pairs, lists side by side</h2>',
+        '<p class="legend"><span><span class="rel">bold ✓</span> relevant in the qrels</span>'
+        '<span><span class="only">italic †</span> not in the other form\'s list</span></p>',
+        *(worst_pairs_html(d, open_first=(i == 0)) for i, d in enumerate(docs)),
+    ]
+    missing = [n for n in ("symmetry.png", "map.png", "gap.png") if n not in eval_figures]
+    if missing:
+        raise EvalError(f"figures not written: {missing}")
+    if audit:
+        body.append(audit_html(audit, audit_source or "", audit_figures))
+    return ("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+            "<title>Evaluation report: gendered job titles</title>"
+            f"<style>{STYLE}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n")

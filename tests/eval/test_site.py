@@ -1,0 +1,327 @@
+"""`python -m eval report`: the static site, rendered in headless Chromium (Debian `chromium`).
+
+Chromium is driven over its DevTools protocol on a pipe (--remote-debugging-pipe: JSON messages ended by a
+NUL byte on file descriptors 3 and 4), so the test needs nothing beyond the browser and the standard
+library. The page must load from file:// with no console error, show its tables and figures (every image
+decoded), and a full-page screenshot is kept: its path is printed (pytest -s, or the captured output of a
+failure) and it is copied to $SITE_SCREENSHOT_DIR when that is set.
+"""
+
+from __future__ import annotations
+
+import base64
+import fcntl
+import json
+import os
+import select
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from eval.report import model_styles, text_colour_on, zoomed_limits
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                  "--remote-debugging-pipe"]
+
+
+class Chromium:
+    """One headless Chromium with a page, spoken to over the DevTools pipe."""
+
+    def __init__(self, profile: Path, timeout: float = 60.0):
+        exe = shutil.which("chromium") or shutil.which("chromium-browser")
+        if exe is None:
+            pytest.fail("chromium not found: apt-get install chromium (scripts/setup.sh installs it when missing)")
+        to_browser_r, self._to_browser = os.pipe()
+        self._from_browser, from_browser_w = os.pipe()
+        # fds 3 and 4 in the child, whatever numbers the pipes got here
+        high_r, high_w = fcntl.fcntl(to_browser_r, fcntl.F_DUPFD, 10), fcntl.fcntl(from_browser_w, fcntl.F_DUPFD, 10)
+
+        def child_fds():
+            os.dup2(high_r, 3)
+            os.dup2(high_w, 4)
+
+        self.proc = subprocess.Popen([exe, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", "about:blank"], preexec_fn=child_fds,
+                                     close_fds=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        for fd in (to_browser_r, from_browser_w, high_r, high_w):
+            os.close(fd)
+        self.timeout = timeout
+        self._buffer = b""
+        self._next_id = 0
+        self.events: list[dict] = []
+        target = self.call("Target.createTarget", url="about:blank")["targetId"]
+        self.session = self.call("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
+
+    def _read_message(self, deadline: float) -> dict:
+        while b"\0" not in self._buffer:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([self._from_browser], [], [], left)[0]:
+                raise TimeoutError("chromium did not answer in time")
+            chunk = os.read(self._from_browser, 1 << 20)
+            if not chunk:
+                raise RuntimeError(f"chromium closed the DevTools pipe (exit status {self.proc.poll()})")
+            self._buffer += chunk
+        message, self._buffer = self._buffer.split(b"\0", 1)
+        return json.loads(message)
+
+    def call(self, method: str, session: str | None = None, **params) -> dict:
+        self._next_id += 1
+        request = {"id": self._next_id, "method": method, "params": params}
+        if session:
+            request["sessionId"] = session
+        os.write(self._to_browser, json.dumps(request).encode() + b"\0")
+        deadline = time.monotonic() + self.timeout
+        while True:
+            message = self._read_message(deadline)
+            if message.get("id") == self._next_id:
+                if "error" in message:
+                    raise RuntimeError(f"{method}: {message['error']}")
+                return message["result"]
+            self.events.append(message)
+
+    def page(self, method: str, **params) -> dict:
+        return self.call(method, session=self.session, **params)
+
+    def wait_for(self, event: str) -> None:
+        deadline = time.monotonic() + self.timeout
+        while not any(e.get("method") == event for e in self.events):
+            self.events.append(self._read_message(deadline))
+
+    def console_errors(self) -> list[str]:
+        errors = []
+        for e in self.events:
+            method, params = e.get("method"), e.get("params", {})
+            if method == "Runtime.exceptionThrown":
+                errors.append(json.dumps(params["exceptionDetails"])[:300])
+            elif method == "Runtime.consoleAPICalled" and params.get("type") in ("error", "assert"):
+                errors.append(" ".join(str(a.get("value", a.get("description"))) for a in params.get("args", [])))
+            elif method == "Log.entryAdded" and params["entry"]["level"] == "error":
+                errors.append(f"{params['entry']['text']} {params['entry'].get('url', '')}")
+        return errors
+
+    def close(self) -> None:
+        try:
+            self.call("Browser.close")
+        except (RuntimeError, TimeoutError, OSError):
+            pass
+        try:
+            self.proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        os.close(self._to_browser)
+        os.close(self._from_browser)
+
+
+def render(index: Path, tmp: Path, screenshot: Path) -> tuple[dict, list[str]]:
+    """Open ``index`` from file://, return what the page shows and the console errors; save a full-page PNG."""
+    browser = Chromium(tmp / "chromium-profile")
+    try:
+        for domain in ("Page", "Runtime", "Log"):
+            browser.page(f"{domain}.enable")
+        browser.page("Emulation.setDeviceMetricsOverride", width=1280, height=900, deviceScaleFactor=1, mobile=False)
+        browser.page("Page.navigate", url=index.resolve().as_uri())
+        browser.wait_for("Page.loadEventFired")
+        shown = browser.page("Runtime.evaluate", returnByValue=True, expression="""JSON.stringify({
+            tables: Array.from(document.querySelectorAll('table')).map(t => ({
+                caption: t.caption ? t.caption.textContent : '', rows: t.rows.length,
+                visible: t.getBoundingClientRect().height > 0 || t.closest('details:not([open])') !== null})),
+            images: Array.from(document.images).map(i => ({src: i.getAttribute('src'), complete: i.complete,
+                width: i.naturalWidth, shown: i.getBoundingClientRect().width})),
+            headings: Array.from(document.querySelectorAll('h2')).map(h => h.textContent),
+            relevant: document.querySelectorAll('details[open] .rel').length,
+            only_in_one_list: document.querySelectorAll('details[open] .only').length,
+            external: Array.from(document.querySelectorAll('[src],[href]')).map(e => e.getAttribute('src') || e.getAttribute('href'))
+                .filter(u => /^[a-z]+:/i.test(u)),
+            height: document.documentElement.scrollHeight})""")["result"]["value"]
+        shown = json.loads(shown)
+        height = min(shown["height"], 16000)
+        browser.page("Emulation.setDeviceMetricsOverride", width=1280, height=height, deviceScaleFactor=1, mobile=False)
+        png = browser.page("Page.captureScreenshot", format="png")["data"]
+        screenshot.write_bytes(base64.b64decode(png))
+        return shown, browser.console_errors()
+    finally:
+        browser.close()
+
+
+def keep_artifact(screenshot: Path) -> None:
+    print(f"site screenshot: {screenshot}")
+    folder = os.environ.get("SITE_SCREENSHOT_DIR")
+    if folder:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        print(f"site screenshot copied to: {shutil.copy(screenshot, folder)}")
+
+
+def run_cli(*args: str, **kwargs) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "eval", *args], cwd=ROOT, capture_output=True, text=True, timeout=600, **kwargs)
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory) -> Path:
+    """Real runs of two models on the inline PT and ES sets, and a real audit of them, written by the CLI."""
+    from tests.eval.conftest import make_testset
+    from eval.testset import write_testset
+
+    tmp = tmp_path_factory.mktemp("site-results")
+    for lang in ("pt", "es"):
+        write_testset(make_testset(lang), tmp / "data")
+    params = tmp / "params.yaml"
+    params.write_text("eval:\n  bootstrap_resamples: 200\n  permutation_resamples: 500\n  worst_pairs: 3\n  list_depth: 5\n"
+                      "audit:\n  tau: 1\n", encoding="utf-8")
+    r = run_cli("run", "--data", str(tmp / "data"), "--model", "tfidf-char", "--model", "m-use", "--out", str(tmp / "runs"),
+                "--cache", str(tmp / "cache"), "--params", str(params), "--quiet")
+    assert r.returncode == 0, r.stderr
+    r = run_cli("audit", "--data", str(tmp / "data"), "--models", "tfidf-char,m-use", "--out", str(tmp / "audit"),
+                "--cache", str(tmp / "cache"), "--params", str(params), "--quiet")
+    assert r.returncode == 0, r.stderr
+    return tmp
+
+
+def test_site_renders_in_chromium_with_tables_figures_and_no_console_error(results, tmp_path):
+    site = tmp_path / "site"
+    r = run_cli("report", str(results / "runs"), str(results / "audit"), "--out", str(site))
+    assert r.returncode == 0, r.stderr
+    index = site / "index.html"
+    assert f"wrote {index}" in r.stdout
+    screenshot = tmp_path / "site.png"
+    shown, errors = render(index, tmp_path, screenshot)
+    keep_artifact(screenshot)
+    assert errors == []
+    assert shown["external"] == []  # nothing from the network: the page works from file:// offline
+    captions = [t["caption"] for t in shown["tables"]]
+    for table in ("Table 2a: AO", "Table 2b: RBO(p=0.98)", "Table 3a", "Table 3b", "Table 4: MAP", "Table 5: MAP",
+                  "Parity over masculine", "Parity over feminine", "PT: correlation", "PT: systemic exclusion",
+                  "PT: pairs that still differ"):
+        assert any(c.startswith(table) for c in captions), (table, captions)
+    # a row per model plus the n row; m-use gets the paper's Table 2 row too
+    table2a = next(t for t in shown["tables"] if t["caption"].startswith("Table 2a"))
+    assert table2a["rows"] == 1 + 2 + 1 + 1
+    images = {i["src"]: i for i in shown["images"]}
+    expected = {f"figures/{n}.png" for n in ("symmetry", "map", "gap")} | {
+        f"figures/{k}_{lang}.png" for k in ("correlation", "exclusion", "mitigation") for lang in ("pt", "es")}
+    assert set(images) == expected
+    assert all(i["complete"] and i["width"] > 300 and i["shown"] > 300 for i in images.values()), images
+    assert shown["headings"][:4] == ["Symmetry: do the feminine and masculine query get the same ranking?", "MAP per query gender",
+                                     "Parity: the paired gap and its test", "Least symmetric pairs, lists side by side"]
+    assert shown["relevant"] > 0 and shown["only_in_one_list"] > 0
+    # The screenshot shows the figures: each model's colour covers a visible area of it.
+    pixels = np.asarray(Image.open(screenshot).convert("RGB")).reshape(-1, 3)
+    assert Image.open(screenshot).size[0] == 1280 and Image.open(screenshot).size[1] > 3000
+    for name, style in model_styles(["tfidf-char", "m-use"]).items():
+        rgb = np.array([int(style["color"][i:i + 2], 16) for i in (1, 3, 5)])
+        assert (np.abs(pixels.astype(int) - rgb).sum(axis=1) < 30).sum() > 500, name
+
+
+def test_a_missing_figure_is_a_console_error(results, tmp_path):
+    """The check above can fail: a figure that does not load is reported by the browser."""
+    site = tmp_path / "site"
+    assert run_cli("report", str(results / "runs"), "--out", str(site)).returncode == 0
+    (site / "figures" / "gap.png").unlink()
+    shown, errors = render(site / "index.html", tmp_path, tmp_path / "broken.png")
+    assert any("gap.png" in e or "ERR_FILE_NOT_FOUND" in e for e in errors), errors
+    assert not next(i for i in shown["images"] if i["src"] == "figures/gap.png")["width"]
+
+
+def test_site_is_deterministic_and_self_contained(results, tmp_path):
+    a, b = tmp_path / "a", tmp_path / "b"
+    for out in (a, b):
+        assert run_cli("report", str(results / "runs"), str(results / "audit"), "--out", str(out)).returncode == 0
+    files = sorted(p.relative_to(a) for p in a.rglob("*") if p.is_file())
+    assert files == sorted(p.relative_to(b) for p in b.rglob("*") if p.is_file())
+    assert all((a / f).read_bytes() == (b / f).read_bytes() for f in files)
+    page = (a / "index.html").read_text(encoding="utf-8")
+    assert str(results) not in page and str(tmp_path) not in page  # no absolute path: the folder can be moved
+    assert "<script" not in page and "http://" not in page and "https://" not in page
+
+
+def test_report_tables_hold_the_results_figures(results, tmp_path):
+    """Cells come from the results file: value and interval of a figure, the paired p, the paper's value."""
+    site = tmp_path / "site"
+    assert run_cli("report", str(results / "runs"), "--out", str(site)).returncode == 0
+    page = (site / "index.html").read_text(encoding="utf-8")
+    doc = json.loads(next((results / "runs").glob("m-use__*.json")).read_text())
+    ao = doc["languages"]["pt"]["corpora"]["masculine"]["symmetry"]["AO"]
+    assert f'{ao["value"]:.3f}<span class="ci">[{ao["ci95"][0]:.3f}, {ao["ci95"][1]:.3f}]</span>' in page
+    par = doc["languages"]["es"]["corpora"]["feminine"]["parity"]["paired_AP_M-AP_F"]
+    assert f"{par['p_value']:.3f}" in page
+    assert "paper: m-use (Table 2)" in page and "0.9016" in page and "0.9077" in page  # DESIGN §2, PT and ES
+    assert "paper: m-use (Table 4)" in page and "0.3495" in page and "0.4779" in page
+    assert "paper: tfidf-char" not in page  # no paper value for a model the paper did not score
+    assert 'id="audit"' not in page  # no audit given, no audit section
+
+
+def test_bad_inputs_are_clear_errors(results, tmp_path):
+    r = run_cli("report", str(tmp_path / "nothing"), "--out", str(tmp_path / "site"))
+    assert r.returncode == 2 and "nothing: no such file or folder" in r.stderr and "Traceback" not in r.stderr
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"a": 1}', encoding="utf-8")
+    r = run_cli("report", str(bad), "--out", str(tmp_path / "site"))
+    assert r.returncode == 2 and f"error: {bad}: neither an eval results file nor an audit file" in r.stderr
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"a": ', encoding="utf-8")
+    r = run_cli("report", str(broken), "--out", str(tmp_path / "site"))
+    assert r.returncode == 2 and f"error: {broken}: not a readable JSON file" in r.stderr
+    r = run_cli("report", str(results / "audit"), "--out", str(tmp_path / "site"))
+    assert r.returncode == 2 and "no eval results among the inputs" in r.stderr
+    r = run_cli("report", str(results / "runs"), str(results / "audit" / "runs"), "--out", str(tmp_path / "site"))
+    assert r.returncode == 2 and "give one results file per model and test set" in r.stderr
+    assert not (tmp_path / "site").exists()
+
+
+def test_compare_survives_a_closed_pipe_and_writes_out(results, tmp_path):
+    files = [str(p) for p in sorted((results / "runs").glob("*__*.json"))]
+    out = tmp_path / "compare"
+    # `| head -1`: the reader takes one line and closes the pipe
+    proc = subprocess.Popen([sys.executable, "-m", "eval", "compare", *files, "--out", str(out)], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    first = proc.stdout.readline()
+    proc.stdout.close()
+    stderr = proc.stderr.read().decode()
+    assert proc.wait(timeout=300) == 0, stderr
+    assert first.startswith(b"# Evaluation results")
+    assert "Traceback" not in stderr and "BrokenPipeError" not in stderr, stderr
+    assert (out / "tables.md").read_text(encoding="utf-8").startswith("# Evaluation results")
+    assert {p.name for p in (out / "plots").iterdir()} == {"symmetry.png", "map.png", "gap.png"}
+
+
+def test_help_texts_have_no_rest_markup():
+    for command in ([], ["run"], ["compare"], ["audit"], ["report"]):
+        r = run_cli(*command, "--help")
+        assert r.returncode == 0 and "``" not in r.stdout and "`" not in r.stdout, (command, r.stdout)
+    assert "python -m eval report" in run_cli("--help").stdout
+
+
+def test_one_style_per_model_in_every_figure():
+    both = model_styles(["tfidf-char", "m-use"])
+    alone = model_styles(["m-use"])
+    audit = model_styles(["m-use", "m-e5-small-q4", "tfidf-char"])
+    assert both["m-use"] == alone["m-use"] == audit["m-use"] and both["tfidf-char"] == audit["tfidf-char"]
+    many = model_styles([f"model-{i}" for i in range(8)] + ["m-use"])
+    assert len({s["color"] for s in many.values()}) == 9 and len({s["marker"] for s in many.values()}) == 9
+    assert model_styles(["x/y", "m-use"])["x/y"] == model_styles(["m-use", "x/y"])["x/y"]
+
+
+def test_heatmap_text_is_white_on_dark_cells():
+    # WCAG relative luminance: black text reads on white and yellow, white text on navy and dark red
+    assert text_colour_on((1, 1, 1)) == "black" and text_colour_on((1, 1, 0)) == "black"
+    assert text_colour_on((0, 0, 0.5)) == "white" and text_colour_on((0.5, 0, 0)) == "white"
+    import matplotlib
+
+    cmap = matplotlib.colormaps["RdBu_r"]
+    assert text_colour_on(cmap(1.0)) == "white" and text_colour_on(cmap(0.5)) == "black"
+
+
+def test_zoomed_limits_hold_the_data_and_not_the_whole_range():
+    lo, hi = zoomed_limits([0.84, 0.86, float("nan"), 0.9016], 0.0, 1.0)
+    assert 0.8 < lo < 0.84 and 0.9016 < hi < 0.95
+    assert zoomed_limits([0.999, 1.0], 0.0, 1.0)[1] == 1.0  # clipped at the metric's range
+    assert zoomed_limits([], 0.0, 1.0) == (0.0, 1.0)
+    lo, hi = zoomed_limits([0.5], 0.0, 1.0)
+    assert lo < 0.5 < hi and hi - lo >= 0.02  # a single value still gets a visible span
