@@ -195,12 +195,16 @@ def write_audit_plots(doc: dict, folder: str | Path) -> list[Path]:
         written.append(path)
 
         fig, axes = plt.subplots(len(corpora), 2, figsize=(9, 3.6 * len(corpora)), squeeze=False)
+        # one colour scale for the four panels: the same shade is the same share everywhere
+        shares = [v for corpus in corpora for d in ("feminine_excluded", "masculine_excluded")
+                  for row in block["corpora"][corpus]["exclusion"]["grid"][d] for v in row if v is not None]
+        vmax = max([0.05, *shares])
         for r, corpus in enumerate(corpora):
             grid = block["corpora"][corpus]["exclusion"]["grid"]
             for col, direction in enumerate(("feminine_excluded", "masculine_excluded")):
                 ax = axes[r, col]
                 mat = np.array([[np.nan if v is None else v for v in row] for row in grid[direction]], dtype=float)
-                im = ax.imshow(mat, vmin=0, vmax=max(0.05, np.nanmax(mat) if mat.size else 0.05), cmap="Reds", aspect="auto")
+                im = ax.imshow(mat, vmin=0, vmax=vmax, cmap="Reds", aspect="auto")
                 _label_cells(ax, im, mat, "{:.2f}", "–")
                 if s["rho"] in grid["rho"] and s["tau"] in grid["tau"]:  # the reported setting, outlined
                     i, j = grid["rho"].index(s["rho"]), grid["tau"].index(s["tau"])
@@ -276,7 +280,7 @@ def mitigation_figure(lang: str, mit: dict, models: list[str], rbo_name: str):
             ax.set_title(f"{panel}, {CORPUS_TITLES[corpus]}: {n_diff} pairs still different\n"
                          f"({n_same} made identical: 1.0 by construction, not shown)", fontsize=9)
     # zoomed to the bars and their intervals (shared by every panel): a change of 0.01 must be visible
-    axes[0, 0].set_ylim(*zoomed_limits(ends, 0.0, 1.0))
+    axes[0, 0].set_ylim(*zoomed_limits(ends, 0.0, 1.02))
     axes[0, 0].set_ylabel("value (axis zoomed, not from 0)", fontsize=8)
     axes[1, 0].set_ylabel("value (axis zoomed, not from 0)", fontsize=8)
     fig.legend(*axes[0, 0].get_legend_handles_labels(), loc="outside lower center", ncols=len(models), fontsize=8)

@@ -378,7 +378,7 @@ def write_plots(docs: list[dict], folder: str | Path) -> list[Path]:
             ends += _dot_panel(ax, docs, langs, styles, lambda d, lang: _cell(d, lang, "corpora", corpus, "symmetry", metric),
                                paper_ao if (metric, corpus) == ("AO", "masculine") else None)
             ax.set_title(f"{metric}, F vs M queries, {CORPUS_TITLES[corpus]}", fontsize=10)
-        axes[row, 0].set_ylim(*zoomed_limits(ends, 0.0, 1.0))
+        axes[row, 0].set_ylim(*zoomed_limits(ends, 0.0, 1.02))  # room for an interval that ends at 1
         axes[row, 0].set_ylabel(f"{metric} (axis zoomed to the data)", fontsize=9)
     handles, labels = axes[0, 0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="lower center", ncols=min(len(labels), 6), fontsize=8, frameon=False)
@@ -405,7 +405,7 @@ def write_plots(docs: list[dict], folder: str | Path) -> list[Path]:
     ends = [v - lo for *_, f, m in points for v, lo, _ in (f, m)] + [v + hi for *_, f, m in points for v, _, hi in (f, m)]
     ends += [v for *_, fm in paper_points for v in fm]
     lim = zoomed_limits(ends, 0.0, 1.0)
-    fig, axes = plt.subplots(1, 2, figsize=(11, 5.6), sharey=True)
+    fig, axes = plt.subplots(1, 2, figsize=(11, 5.8), sharey=True, layout="constrained")
     for col, corpus in enumerate(("masculine", "feminine")):
         ax = axes[col]
         for name, lang, c, (f, flo, fhi), (m, mlo, mhi) in points:
@@ -433,7 +433,6 @@ def write_plots(docs: list[dict], folder: str | Path) -> list[Path]:
         ax.legend(unique.values(), unique.keys(), fontsize=7, loc="upper left")
     axes[0].set_ylabel("MAP, feminine queries")
     fig.suptitle("MAP, feminine vs masculine queries per language and model (95% bootstrap CI; hollow: the paper's Table 4)")
-    fig.tight_layout()
     path = folder / "map.png"
     fig.savefig(path, dpi=110)
     plt.close(fig)

@@ -29,7 +29,7 @@ h1 { font-size: 1.6em; margin-top: 28px; } h2 { margin-top: 40px; border-bottom:
 h3 { margin-top: 28px; font-size: 1.1em; } h4 { margin: 18px 0 6px; font-size: 0.98em; }
 nav { background: #f5f5f5; padding: 8px 12px; border-radius: 6px; font-size: 0.92em; }
 nav a { margin-right: 14px; }
-table { border-collapse: collapse; margin: 8px 0 18px; font-size: 0.86em; }
+table { border-collapse: collapse; margin: 8px 0 18px; font-size: 0.86em; min-width: 40em; }
 caption { caption-side: top; text-align: left; font-weight: 600; padding: 4px 0; }
 th, td { border-top: 1px solid #ccc; border-bottom: 1px solid #ccc; padding: 3px 9px; text-align: right; vertical-align: top; }
 th { background: #f0f0f0; } td:first-child, th:first-child { text-align: left; }

@@ -14,6 +14,8 @@ need_apt=()
 command -v apertium >/dev/null || need_apt+=(apertium)
 [ -d /usr/share/apertium/apertium-eng-spa ] || need_apt+=(apertium-eng-spa)
 command -v redis-server >/dev/null || need_apt+=(redis-server)
+# the eval report's test renders the site in headless Chromium
+command -v chromium >/dev/null || need_apt+=(chromium)
 "$PY" -c "import ensurepip" 2>/dev/null || need_apt+=("$(basename "$PY")-venv")
 if [ ${#need_apt[@]} -gt 0 ]; then
     if [ "$(id -u)" -eq 0 ]; then
