@@ -17,7 +17,7 @@ from builder.errors import BuildError, scrub
 from builder.params import load_params
 from builder.source import REGISTRY, check_counts, download_source, load_source, resolve_source_dir, sha256_of
 from builder.summary import format_table, table1_rows
-from builder.translators import TRANSLATORS, offline_available
+from builder.translators import TRANSLATORS, is_translator_name, offline_available
 from eval.testset import TestSetError, write_folder_atomically
 
 SOURCE_COPY = Path("data") / "source"
@@ -109,6 +109,13 @@ def cmd_defaults(args, params) -> None:
         print("skipped: " + ", ".join(skipped))
 
 
+
+def _translator_name(value: str) -> str:
+    if not is_translator_name(value):
+        raise argparse.ArgumentTypeError(f"{value!r} is not a translator ({', '.join(TRANSLATORS)}) or a chain "
+                                         "such as bergamot>apertium")
+    return value
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m builder", description=__doc__)
     ap.add_argument("--params", default=None, help="params.yaml (default: ./params.yaml, else the repository's)")
@@ -134,7 +141,9 @@ def main(argv: list[str] | None = None) -> int:
         p = sub.add_parser(name, help=helptext)
         common(p)
         if func is not cmd_postprocess:
-            p.add_argument("--translator", choices=TRANSLATORS, default=None, help="default: build.translator.<lang>")
+            p.add_argument("--translator", type=_translator_name, default=None,
+                           help=f"one of {', '.join(TRANSLATORS)} or a chain such as bergamot>apertium; "
+                                "default: build.translator.<lang>")
             p.add_argument("--cache", default=str(DEFAULT_CACHE_DIR), help="translation cache folder (default: cache)")
             p.add_argument("--libre-url", default=None, help="LibreTranslate URL for --translator libre")
         if func is not cmd_translate:
@@ -146,6 +155,9 @@ def main(argv: list[str] | None = None) -> int:
     p.set_defaults(func=cmd_defaults)
     args = ap.parse_args(argv)
     try:
+        out = Path(getattr(args, "out", None) or ".")
+        if out.exists() and not out.is_dir():
+            raise BuildError(f"{out}: --out is a file; give a folder (it is created when missing)")
         params = load_params(args.params)
         args.func(args, params)
     except (BuildError, TestSetError) as exc:

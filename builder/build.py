@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -43,6 +44,8 @@ def run_translate(source: EnglishSource, lang: str, translator_name: str, out: P
     translator = make_translator(translator_name, lang, web_settings(build, libre_url))
     templates = templates_for(build, lang, translator_name)
     batch = int(build.get("batch_size", {}).get(translator_name, 32))
+    if hasattr(translator, "steps"):
+        translator.batch_sizes = dict(build.get("batch_size", {}))  # each step of a chain keeps its own batch size
     cache = TranslationCache(Path(cache_dir) / "translations.sqlite")
     try:
         raw = translate_source(source, translator, templates, cache, batch_size=batch, progress=progress)
@@ -60,10 +63,13 @@ def run_translate(source: EnglishSource, lang: str, translator_name: str, out: P
     return raw
 
 
-def run_postprocess(source: EnglishSource, lang: str, out: Path, params: dict, corrections_path: Path | None) -> dict:
+def run_postprocess(source: EnglishSource, lang: str, out: Path, params: dict, corrections_path: Path | None,
+                    translations_dir: Path | None = None) -> dict:
+    """``translations_dir``: where raw_translations.parquet and templates.json are read (default: the output
+    folder ``<out>/<lang>``); the set written to ``<out>/<lang>`` carries copies of them."""
     from eval.testset import TestSet, write_testset
 
-    folder = Path(out) / lang
+    folder = Path(translations_dir) if translations_dir else Path(out) / lang
     raw_path = folder / RAW_FILE
     if not raw_path.is_file():
         raise BuildError(f"{raw_path}: no raw translations; run `python -m builder translate --lang {lang}` first")
@@ -139,5 +145,12 @@ def build_language(source: str | Path | EnglishSource | None, lang: str, transla
     src = source if isinstance(source, EnglishSource) else load_source(source)
     corrections_path = Path(corrections) if corrections else default_corrections(lang)
     read_corrections(corrections_path, lang)  # a bad corrections file stops the build before anything is written
-    run_translate(src, lang, translator, Path(out), Path(cache) if cache else DEFAULT_CACHE_DIR, params, libre_url, progress)
-    return run_postprocess(src, lang, Path(out), params, corrections_path)
+    # The translations go to a hidden staging folder, so <out>/<lang> is replaced once, by the complete set:
+    # a failed or killed build leaves the previous set as it was (list_languages skips hidden folders; the next
+    # write removes a killed run's leftovers).
+    staging = Path(out) / f".{lang}.translate-{os.getpid()}-staging"
+    try:
+        run_translate(src, lang, translator, staging, Path(cache) if cache else DEFAULT_CACHE_DIR, params, libre_url, progress)
+        return run_postprocess(src, lang, Path(out), params, corrections_path, translations_dir=staging / lang)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)

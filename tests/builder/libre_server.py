@@ -2,7 +2,9 @@
 
 It answers from a fixed table (filled by the test with the real offline model's outputs) and can inject
 faults on the first attempts at sentences: ``timeout`` (answers too late), ``429``, ``500``,
-``malformed`` (not JSON) and ``empty`` (JSON without a translation). It logs every request.
+``malformed`` (not JSON) and ``empty`` (JSON without a translation); ``echo_key`` answers 500 with the
+request's API key in the body, as a careless server would. A sentence missing from the table gets a 400.
+``refused_key`` answers 403 with the key quoted. It logs every request.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import time
 import urllib.parse
 
 FAULTS = ("timeout", "429", "500", "malformed", "empty")
+LEAKY_FAULTS = ("echo_key",)
 
 
 class LibreServer:
@@ -66,7 +69,7 @@ class LibreServer:
                     except json.JSONDecodeError:
                         fields.update(urllib.parse.parse_qsl(body))
                 if fields.get("api_key") != owner.api_key:
-                    return self._send(403, b'{"error": "Invalid API key"}')
+                    return self._send(403, json.dumps({"error": f"Invalid API key {fields.get('api_key')}"}).encode())
                 q = fields.get("q", "")
                 fault = owner._fault_for(q)
                 if owner.delay_s:
@@ -79,6 +82,8 @@ class LibreServer:
                     return self._send(200, b"<html>upstream proxy error", "text/html")
                 elif fault == "empty":
                     return self._send(200, b"{}")
+                elif fault == "echo_key":
+                    return self._send(500, json.dumps({"error": f"quota exceeded for key {fields.get('api_key')}"}).encode())
                 if q not in owner.table:
                     return self._send(400, json.dumps({"error": f"unknown sentence {q!r}"}).encode())
                 self._send(200, json.dumps({"translatedText": owner.table[q]}).encode())
