@@ -63,6 +63,23 @@ def _num(value: float | None, spec: str) -> str:
     return "–" if value is None else format(value, spec)
 
 
+# Figures in the metrics file (a git-tracked DVC metric) are rounded so that a rerun on the same data gives
+# the same bytes: float summation order in the embedding models moves them by ~1e-7, which would otherwise
+# rewrite results/metrics.json and dvc.lock on every `dvc repro`. Four decimals, as the summary line prints;
+# a figure within ~1e-7 of a rounding boundary can still flip (rare), a cold embedding cache being the cause.
+METRICS_DECIMALS = 4
+
+
+def _rounded(value):
+    if isinstance(value, float):
+        return round(value, METRICS_DECIMALS) + 0.0  # + 0.0: -0.0 becomes 0.0
+    if isinstance(value, dict):
+        return {k: _rounded(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_rounded(v) for v in value]
+    return value
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from eval.evaluate import EvalSettings, evaluate
     from eval.models import EmbeddingCache, load_model, model_slug
@@ -124,7 +141,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     _write(out / "tables.md", tables_markdown(docs))
     write_plots(docs, args.plots or out / "plots")
     if args.summary:
-        _write(Path(args.summary), json.dumps(summary_metrics(docs), indent=1, sort_keys=True) + "\n")
+        _write(Path(args.summary), json.dumps(_rounded(summary_metrics(docs)), indent=1, sort_keys=True) + "\n")
     print(f"wrote {out}")
     return 0
 
