@@ -262,7 +262,14 @@ def score_corpus(
     """
     n_queries, n_docs, n_pairs = len(self_cols), len(doc_ids), len(m_idx)
     drop = settings.self_match == SELF_MATCH_DROP
-    by_id_descending = id_descending_order(doc_ids, np.int32 if n_docs < 2**31 - 1 else np.int64)
+    # Work in id-descending column order: the corpus rows are permuted once, so the sort's tie-break is the
+    # column itself and no block is gathered into that order; columns map back to corpus rows at the end.
+    by_id_descending = id_descending_order(doc_ids)
+    column_of = np.empty(n_docs, dtype=np.int64)
+    column_of[by_id_descending] = np.arange(n_docs)
+    d_emb = d_emb[by_id_descending]
+    self_cols = [np.sort(column_of[c]) for c in self_cols]
+    relevant_cols = [column_of[c] for c in relevant_cols]
     n_relevant = np.array([len(c) for c in relevant_cols], dtype=np.int64)
     ap = np.full(n_queries, np.nan)
     first_hit = np.full(n_queries, n_docs, dtype=np.int64)  # n_docs: no relevant item retrieved
@@ -274,7 +281,7 @@ def score_corpus(
     for rows, pairs in blocks:
         n_rows = len(rows)
         dropped = _flags(n_rows, n_docs, [self_cols[i] for i in rows]) if drop else None
-        ranking = rank_rows(similarity_scores(q_emb[rows], d_emb), by_id_descending, dropped)
+        ranking = rank_rows(similarity_scores(q_emb[rows], d_emb), None, dropped)
         del dropped
         relevant = _flags(n_rows, n_docs, [relevant_cols[i] for i in rows])
         hits = np.take_along_axis(relevant, ranking, axis=1)  # padding (-1) reads the last column: masked next
@@ -307,7 +314,7 @@ def score_corpus(
             same_top1[pairs] = identical_top1_batch(rank_m, rank_f)
             for name, flags, ranks, pos in (("top_m", "top_m_relevant", rank_m, pm), ("top_f", "top_f_relevant", rank_f, pf)):
                 head = ranks[:, :depth]
-                top[name][pairs, : head.shape[1]] = head
+                top[name][pairs, : head.shape[1]] = np.where(head >= 0, by_id_descending[head], -1)
                 top_relevant[flags][pairs, : head.shape[1]] = np.take_along_axis(relevant[pos], np.maximum(head, 0), axis=1) & (head >= 0)
         del ranking, relevant
     return {"AP": ap, "has_relevant": n_relevant > 0, "first_hit": first_hit, "AO": ao, "RBO": rbo_values,
@@ -377,13 +384,13 @@ def evaluate_language(
         self_cols = self_match_columns(q_source_ids, docs["source_ids"].to_list())
         relevant_cols = []
         for i in range(len(q_ids)):
-            cols = np.unique(np.array([doc_index[d] for d in relevant_by_query.get(i, ()) if d in doc_index], dtype=np.int64))
+            cols = {doc_index[d] for d in relevant_by_query.get(i, ()) if d in doc_index}
             if settings.self_match == SELF_MATCH_DROP:
                 # A dropped self-match leaves the query's corpus, so it leaves its relevant set too: a title merged
                 # from the query's own source and a relevant one would otherwise count as a relevant item that can
                 # never be retrieved.
-                cols = np.setdiff1d(cols, self_cols[i], assume_unique=True)
-            relevant_cols.append(cols)
+                cols.difference_update(self_cols[i].tolist())
+            relevant_cols.append(np.array(sorted(cols), dtype=np.int64))
         scored = score_corpus(q_emb, d_emb[docs["row"].to_numpy()], doc_ids, self_cols, relevant_cols,
                               m_idx, f_idx, q_pair_ids, settings)
         ap, has_relevant, ao, rbo_values, same_top1 = (

@@ -88,26 +88,36 @@ def id_descending_order(doc_ids: Sequence[str], dtype=np.int64) -> np.ndarray:
 _SORT_BLOCK_CELLS = 1 << 18
 
 
-def _order_float32(scores: np.ndarray, by_id_descending: np.ndarray, dropped: np.ndarray | None = None) -> np.ndarray:
+def _order_float32(scores: np.ndarray, by_id_descending: np.ndarray | None, dropped: np.ndarray | None = None) -> np.ndarray:
     """The trec_eval order of float32 scores with one plain sort of unique 64-bit keys (10x faster than a
     two-key lexsort): the high 32 bits rank the score (descending), the low 32 bits are the column in
     id-descending order, so equal scores fall into id-descending order and the column is read back.
     Dropped cells get the largest score part (no finite score has it), so they sort to the tail and the
-    order of the others is unchanged; their slots are then padded with -1."""
+    order of the others is unchanged; their slots are then padded with -1.
+    ``by_id_descending=None``: the columns are already in id-descending order (no gather, int32 result)."""
     n_rows, n_docs = scores.shape
-    out = np.empty((n_rows, n_docs), dtype=by_id_descending.dtype)
+    out = np.empty((n_rows, n_docs), dtype=np.int32 if by_id_descending is None else by_id_descending.dtype)
     columns = np.arange(n_docs, dtype=np.uint64)
     step = max(1, _SORT_BLOCK_CELLS // max(n_docs, 1))
     for start in range(0, n_rows, step):
         rows = slice(start, start + step)
-        bits = (scores[rows][:, by_id_descending] + np.float32(0.0)).view(np.uint32)  # + 0.0 makes -0.0 equal +0.0
-        ascending = np.where(bits >> np.uint32(31), ~bits, bits | np.uint32(0x80000000))  # float order as integers
-        keys = (~ascending).astype(np.uint64) << np.uint64(32)
+        block = scores[rows] if by_id_descending is None else scores[rows][:, by_id_descending]
+        bits = (block + np.float32(0.0)).view(np.uint32)  # + 0.0 makes -0.0 equal +0.0 (and copies)
+        # Descending float order as unsigned integers: a non-negative float's bits flipped below the sign bit,
+        # a negative float's bits as they are (its sign bit puts it after every non-negative one).
+        high = bits >> np.uint32(31)
+        high -= np.uint32(1)
+        high &= np.uint32(0x7FFFFFFF)
+        high ^= bits
+        keys = high.astype(np.uint64)
+        keys <<= np.uint64(32)
         keys |= columns
         if dropped is not None:
-            keys[dropped[rows][:, by_id_descending]] |= np.uint64(0xFFFFFFFF00000000)
+            flags = dropped[rows] if by_id_descending is None else dropped[rows][:, by_id_descending]
+            keys[flags] |= np.uint64(0xFFFFFFFF00000000)
         keys.sort(axis=1)
-        out[rows] = by_id_descending[(keys & np.uint64(0xFFFFFFFF)).astype(np.int64)]
+        low = keys.astype(np.uint32)  # the low 32 bits: the column
+        out[rows] = low if by_id_descending is None else by_id_descending[low]
         if dropped is not None:
             n_kept = n_docs - dropped[rows].sum(axis=1)
             for r in np.flatnonzero(n_kept < n_docs):
@@ -116,12 +126,15 @@ def _order_float32(scores: np.ndarray, by_id_descending: np.ndarray, dropped: np
 
 
 def rank_rows(
-    scores: np.ndarray, by_id_descending: np.ndarray, dropped: np.ndarray | None = None
+    scores: np.ndarray, by_id_descending: np.ndarray | None, dropped: np.ndarray | None = None
 ) -> np.ndarray:
     """``rank_corpus`` without its checks, for callers that rank many blocks of one corpus: the id order
-    (``id_descending_order``) is computed once, and the ranking takes its integer type."""
+    (``id_descending_order``) is computed once, and the ranking takes its integer type. With
+    ``by_id_descending=None`` the columns are already in id-descending order and the ranking is int32."""
     if scores.dtype in (np.float16, np.float32):  # what embedding models give
         return _order_float32(scores.astype(np.float32, copy=False), by_id_descending, dropped)
+    if by_id_descending is None:
+        by_id_descending = np.arange(scores.shape[1], dtype=np.int32)
     id_rank = np.empty(len(by_id_descending), dtype=np.int64)
     id_rank[by_id_descending[::-1]] = np.arange(len(by_id_descending))
     # lexsort: last key is primary. Negated keys turn ascending sorts into descending ones.

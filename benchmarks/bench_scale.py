@@ -1,0 +1,164 @@
+"""How eval grows with the catalogue and the query set, and how far it is from the hardware floor.
+
+    .venv/bin/python benchmarks/bench_scale.py --data DIR [--lang pt] [--work /tmp/scale] [--cells 1x1,3x1,10x1,1x10,10x10]
+
+DIR is a built test-set root (``python -m builder build --lang pt --out DIR``). Each cell ``CxQ`` copies the
+corpus C times and the queries Q times (copy k keeps the source ids, gets new item and pair ids and the text
+"<title> k", since a test set never repeats a text; copies are relevant wherever the original is), writes that set
+under --work and measures, each in a fresh process:
+
+- ``eval run --model tfidf-char`` as a user runs it: wall time and peak RSS of the whole process;
+- in one process: ``evaluate_language`` (encode, then the rest) with its peak RSS, and the floor on the same
+  sizes in the same process: one float32 product (the model's sparse product, and a dense 512-d one as for
+  m-use) plus one row-wise ``argsort`` of the (queries, docs) score matrix, per corpus variant.
+
+The table gives each figure, the growth exponent against the 1x1 cell (log time ratio / log size ratio,
+size = queries x documents) and eval's time outside encoding as a multiple of the floor.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def scaled_testset(data: Path, lang: str, corpus_x: int, query_x: int, root: Path) -> Path:
+    import polars as pl
+
+    from eval.testset import TestSet, read_testset, write_testset
+
+    if (root / lang / "qrels.tsv").is_file():
+        return root
+    ts = read_testset(data, lang)
+
+    def copies(frame: pl.DataFrame, times: int) -> pl.DataFrame:
+        return pl.concat([frame] + [
+            frame.with_columns(id=pl.col("id") + f"~{k}", pair_id=pl.col("pair_id") + f"~{k}", text=pl.col("text") + f" {k}")
+            for k in range(1, times)
+        ])
+
+    suffix = lambda times: pl.DataFrame({"k": [""] + [f"~{k}" for k in range(1, times)]})  # noqa: E731
+    qrels = (ts.qrels.join(suffix(query_x).rename({"k": "qk"}), how="cross").join(suffix(corpus_x).rename({"k": "dk"}), how="cross")
+             .select(query_id=pl.col("query_id") + pl.col("qk"), doc_id=pl.col("doc_id") + pl.col("dk"), relevance="relevance"))
+    stats = {"lang": lang, "version": f"scale-c{corpus_x}-q{query_x}"}
+    write_testset(TestSet(lang, copies(ts.queries, query_x), copies(ts.corpus, corpus_x), qrels, stats), root)
+    return root
+
+
+def run_measured(cmd: list[str], cwd: Path) -> tuple[float, float, str]:
+    """Wall seconds, peak RSS (MiB) of this one child process (wait4's own rusage), its stdout."""
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        start = time.perf_counter()
+        proc = subprocess.Popen(cmd, cwd=cwd, stdout=out, stderr=err, text=True)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - start
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        if proc.returncode != 0:
+            raise SystemExit(f"error: {' '.join(cmd)} failed ({proc.returncode}): {err.read().strip()[-500:]}")
+        return wall, usage.ru_maxrss / 1024, out.read()
+
+
+def child(data: Path, lang: str, budget: float) -> None:
+    """In-process figures for one cell, printed as one JSON line."""
+    import resource
+
+    import numpy as np
+    import polars as pl
+
+    from eval.evaluate import EvalSettings, evaluate_language
+    from eval.models import CharTfidf, EmbeddingCache
+    from eval.testset import read_testset
+
+    ts = read_testset(data, lang)
+    model = CharTfidf()
+    with tempfile.TemporaryDirectory() as tmp:
+        start = time.perf_counter()
+        result, timing = evaluate_language(ts, model, EmbeddingCache(tmp), EvalSettings(memory_budget_mb=budget), progress=False)
+        total = time.perf_counter() - start
+    peak_eval = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    # The floor on the same sizes: the product and one row-wise argsort of each corpus variant's full matrix.
+    q = model.encode_sparse(ts.queries["text"].to_list(), "query")
+    rng = np.random.default_rng(0)
+    floor = {"sparse product": 0.0, "dense 512-d product": 0.0, "argsort": 0.0}
+    for gender in ("masculine", "feminine"):
+        rows = ts.corpus.with_row_index("row").filter(pl.col("gender").is_in([gender, "neutral"]))["row"].to_numpy()
+        d = model.encode_sparse(ts.corpus["text"].to_list(), "passage")[rows]
+        t = time.perf_counter()
+        scores = np.ascontiguousarray((d @ q.T.toarray()).T, dtype=np.float32)
+        floor["sparse product"] += time.perf_counter() - t
+        qd = rng.standard_normal((q.shape[0], 512), dtype=np.float32)
+        dd = rng.standard_normal((len(rows), 512), dtype=np.float32)
+        t = time.perf_counter()
+        dense = qd @ dd.T
+        floor["dense 512-d product"] += time.perf_counter() - t
+        del dense, qd, dd
+        t = time.perf_counter()
+        np.argsort(scores, axis=1)
+        floor["argsort"] += time.perf_counter() - t
+        del scores
+    print(json.dumps({
+        "queries": ts.queries.height, "documents": ts.corpus.height, "eval_s": total, "encode_s": timing.encode_s,
+        "blocks": timing.extra, "peak_eval_mb": peak_eval, "floor": floor,
+        "symmetry_AO": result["corpora"]["masculine"]["symmetry"]["AO"]["value"],
+    }))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data", type=Path, required=True, help="a built test-set root")
+    parser.add_argument("--lang", default="pt")
+    parser.add_argument("--work", type=Path, help="where the scaled sets go (default: a temporary folder)")
+    parser.add_argument("--cells", default="1x1,3x1,10x1,1x10,10x10", help="corpus x queries copies, comma-separated")
+    parser.add_argument("--budget", type=float, default=256, help="eval.memory_budget_mb for the runs")
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        child(args.data, args.lang, args.budget)
+        return
+    work = args.work or Path(tempfile.mkdtemp(prefix="bench-scale-"))
+    params = work / "params.yaml"
+    work.mkdir(parents=True, exist_ok=True)
+    params.write_text(f"eval:\n  memory_budget_mb: {args.budget:g}\n", encoding="utf-8")
+    rows = []
+    for cell in args.cells.split(","):
+        corpus_x, query_x = (int(x) for x in cell.split("x"))
+        root = scaled_testset(args.data, args.lang, corpus_x, query_x, work / f"c{corpus_x}-q{query_x}")
+        wall, peak, _ = run_measured([sys.executable, "-m", "eval", "run", "--data", str(root), "--lang", args.lang, "--model",
+                                      "tfidf-char", "--out", str(work / f"out-c{corpus_x}-q{query_x}"), "--params", str(params),
+                                      "--cache", str(work / "cache"), "--quiet"], REPO)
+        _, _, out = run_measured([sys.executable, str(Path(__file__).resolve()), "--child", "--data", str(root), "--lang",
+                                  args.lang, "--budget", str(args.budget)], REPO)
+        inner = json.loads(out.strip().splitlines()[-1])
+        floor = inner["floor"]["sparse product"] + inner["floor"]["argsort"]
+        rows.append({"cell": cell, "wall": wall, "peak": peak, **inner, "floor_s": floor})
+        print(f"[{cell}] {inner['queries']} queries x {inner['documents']} titles: eval run {wall:.1f} s, peak RSS {peak:.0f} MB; "
+              f"evaluate_language {inner['eval_s']:.2f} s ({inner['encode_s']:.2f} s encoding), peak {inner['peak_eval_mb']:.0f} MB, "
+              f"blocks {inner['blocks']}; floor: sparse product {inner['floor']['sparse product']:.2f} s + argsort "
+              f"{inner['floor']['argsort']:.2f} s (dense 512-d product {inner['floor']['dense 512-d product']:.2f} s)", flush=True)
+    base = rows[0]
+    print()
+    print("| cell | queries x titles | eval run s | peak RSS MB | exponent (run) | eval outside encoding s | floor s | x floor | exponent (outside) |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        size = math.log((r["queries"] * r["documents"]) / (base["queries"] * base["documents"]))
+        outside, base_outside = r["eval_s"] - r["encode_s"], base["eval_s"] - base["encode_s"]
+        exp_run = math.log(r["wall"] / base["wall"]) / size if size else float("nan")
+        exp_out = math.log(outside / base_outside) / size if size else float("nan")
+        print(f"| {r['cell']} | {r['queries']} x {r['documents']} | {r['wall']:.1f} | {r['peak']:.0f} | {exp_run:.2f} | "
+              f"{outside:.2f} | {r['floor_s']:.2f} | {outside / r['floor_s']:.2f} | {exp_out:.2f} |")
+    print(f"\n(sets under {work}; budget {args.budget:g} MiB; 2 cores shared, figures vary run to run by ~10-20%)")
+
+
+if __name__ == "__main__":
+    main()
