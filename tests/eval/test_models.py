@@ -143,3 +143,35 @@ def test_sentence_transformers_missing_names_the_extra_and_torch(tmp_path):
     assert len(lines) == 3, out.stdout + out.stderr
     for line in lines:
         assert "pip install '.[st]'" in line and "torch==2.13.0" in line
+
+
+def test_tfidf_vectors_follow_their_definition():
+    """tfidf-char against its documented definition, computed here independently in plain Python: character
+    2-4-grams of ' ' + lowercased title + ' ', crc32 buckets, tf 1 + log(count), idf log((1 + n) / (1 + df)) + 1
+    over the fitted corpus, unit length; the sparse and the dense forms are the same vectors."""
+    import math
+    import zlib
+
+    corpus = ["Advogado", "advogada", "padeiro de pão", "Enfermeira-Chefe", "técnico em TI", "a"]
+    queries = ["advogado", "chefe de cozinha", "TI"]
+    dim = 64
+    model = CharTfidf(dimension=dim)
+    model.fit(corpus)
+
+    def counts(text):
+        padded = f" {text.lower()} "
+        out = [0] * dim
+        for n in (2, 3, 4):
+            for i in range(len(padded) - n + 1):
+                out[zlib.crc32(padded[i : i + n].encode()) % dim] += 1
+        return out
+
+    df = [sum(1 for t in corpus if counts(t)[b] > 0) for b in range(dim)]
+    idf = [math.log((1 + len(corpus)) / (1 + df[b])) + 1 for b in range(dim)]
+    for texts in (corpus, queries):
+        dense = model.encode(texts, role="query")
+        assert np.array_equal(model.encode_sparse(texts).toarray(), dense)
+        for text, row in zip(texts, dense):
+            x = [(1 + math.log(c)) * idf[b] if c else 0.0 for b, c in enumerate(counts(text))]
+            norm = math.sqrt(sum(v * v for v in x))
+            np.testing.assert_allclose(row, [v / norm for v in x], rtol=1e-6, atol=1e-7)
