@@ -11,9 +11,9 @@ import pytest
 from builder.__main__ import main
 from builder.errors import SourceError
 from builder.source import REGISTRY, download_source, load_source
+from tests.english import english_or_skip
 
 REPO = Path(__file__).resolve().parents[2]
-ENGLISH = REPO.parent / "shared" / "data" / "jobtitlesimilarity" / "dataset" / "en"
 GOOD = {
     "queries.tsv": b"Lawyer\tLawyer\nNurse\tNurse\n",
     "corpus_documents.tsv": b"Attorney\tAttorney\nLawyer\tLawyer\nParalegal\tParalegal\n",
@@ -71,13 +71,12 @@ def test_cli_prints_error_and_exits_2(tmp_path, capsys):
 @pytest.fixture
 def served(tmp_path):
     """A temp copy of the English files laid out like raw.githubusercontent.com, on 127.0.0.1."""
-    if not ENGLISH.is_dir():
-        pytest.skip(f"English source not present at {ENGLISH}")
+    english = english_or_skip()
     root = tmp_path / "www"
     folder = root / REGISTRY["commit"] / REGISTRY["path"]
     folder.mkdir(parents=True)
     for name in REGISTRY["files"]:
-        shutil.copyfile(ENGLISH / name, folder / name)
+        shutil.copyfile(english / name, folder / name)
     handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(root))
     handler.log_message = lambda *a, **k: None
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
@@ -110,3 +109,135 @@ def test_download_cli_through_base_url(served, tmp_path, capsys):
     base_url, _ = served
     assert main(["source", "--download", "--base-url", base_url, "--out", str(tmp_path / "dl")]) == 0
     assert "105 queries, 2619 corpus titles, 2420 qrels" in capsys.readouterr().out
+
+
+# --- degenerate input is an error, not an empty benchmark ------------------------------------------------
+
+@pytest.mark.parametrize("replace, where, message", [
+    ({"annotations__tsv": b""}, "annotations.tsv", r"no rows; the qrels file needs at least one relevant pair"),
+    ({"annotations__tsv": b"Lawyer\t0\tAttorney\t-1\nNurse\t0\tParalegal\t-1\n"}, "annotations.tsv",
+     r"no relevant pair \(every relevance is 0 or less, 2 line\(s\)\)"),
+    ({"queries__tsv": b"id\ttitle\nLawyer\tLawyer\nNurse\tNurse\n"}, "queries.tsv:1", r"looks like a header line"),
+    ({"queries__tsv": b"query_id\ttext\n"}, "queries.tsv:1", r"looks like a header line"),
+    ({"annotations__tsv": b"query_id\t0\tdoc_id\trelevance\nLawyer\t0\tAttorney\t1\n"}, "annotations.tsv:1", r"looks like a header line"),
+    ({"corpus_documents__tsv": b"Attorney\tAttorney\nLawyer\tAdvocate\nParalegal\tParalegal\n"}, "corpus_documents.tsv:2",
+     r"id 'Lawyer' has title 'Advocate', but queries.tsv:1 gives it 'Lawyer'; one id must name one title"),
+    ({"queries__tsv": b"Lawyer\tLaw\x00yer\nNurse\tNurse\n"}, "queries.tsv:1", r"control character U\+0000"),
+    ({"queries__tsv": b"Lawyer\tLaw\ryer\nNurse\tNurse\n"}, "queries.tsv:1", r"control character U\+000D"),
+    ({"queries__tsv": "Lawyer\tLawyer\nNurse\t\u200b\u200d\ufeff\n".encode()}, "queries.tsv:2", r"empty title for id 'Nurse' \(no visible character\)"),
+    ({"queries__tsv": b"Lawyer\tLawyer\nNurse\t" + b"Nurse " * 60 + b"\n"}, "queries.tsv:2", r"is 359 characters, over the limit of 300"),
+])
+def test_degenerate_input_is_one_error_line_with_file_and_line(tmp_path, capsys, replace, where, message):
+    import re
+
+    folder = write(tmp_path / "en", **replace)
+    assert main(["source", "--source", str(folder), "--out", str(tmp_path / "copy")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {folder / where}: ") and re.search(message, err), err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert not (tmp_path / "copy").exists()
+
+
+def test_a_1mb_title_is_refused_at_once(tmp_path):
+    folder = write(tmp_path, queries__tsv=b"Lawyer\tLawyer\nNurse\t" + b"x" * 1_000_000 + b"\n")
+    with pytest.raises(SourceError, match=r"queries.tsv:2: title of id 'Nurse' is 1000000 characters"):
+        load_source(folder)
+
+
+# --- fuzz: the reader never raises anything but its own error, the CLI exits 0 or 2 -------------------------
+
+def test_fuzzed_source_files_give_exit_0_or_2_never_a_traceback(tmp_path_factory):
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    ids = st.sampled_from(["Lawyer", "Nurse", "Attorney", "Paralegal", "id", "query_id", "", "a b", "Ünïcode"])
+    texts = st.text(alphabet=st.sampled_from(list("ab é\t\r\x00\u200b\ufeff-0123")), max_size=12)
+    field = st.one_of(ids, texts, st.just("0"), st.just("1"), st.just("-1"))
+    line = st.lists(field, min_size=0, max_size=5).map(lambda fs: "\t".join(fs).encode("utf-8"))
+    raw = st.one_of(line, st.binary(max_size=20), st.sampled_from([b"\xef\xbb\xbf", b"\xff\xfe", b"\r", b"\x00"]))
+    content = st.lists(raw, max_size=6).map(lambda ls: b"\n".join(ls) + b"\n")
+    files = st.fixed_dictionaries({"queries.tsv": content, "corpus_documents.tsv": content,
+                                   "annotations.tsv": st.one_of(content, st.just(GOOD["annotations.tsv"]))})
+    root = tmp_path_factory.mktemp("fuzz")
+    outcomes = {0: 0, 2: 0}
+
+    @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None)
+    @given(files=files, keep_good=st.sets(st.sampled_from(sorted(GOOD))))
+    def run(files, keep_good):
+        import contextlib
+        import io
+
+        folder = root / "en"
+        shutil.rmtree(folder, ignore_errors=True)
+        folder.mkdir()
+        for name, data in files.items():
+            (folder / name).write_bytes(GOOD[name] if name in keep_good else data)
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+            rc = main(["source", "--source", str(folder), "--out", str(root / "copy")])
+        assert rc in (0, 2)
+        if rc == 2:
+            assert err.getvalue().startswith("error: ") and len(err.getvalue().strip().splitlines()) == 1
+        else:
+            src = load_source(folder)
+            assert src.queries and src.corpus and src.qrels
+        outcomes[rc] += 1
+
+    run()
+    assert outcomes[0] and outcomes[2]  # the fuzzer reached both outcomes
+
+
+# --- a fresh machine: the source is downloaded into the user cache when it is not found locally ----------
+
+@pytest.mark.server
+def test_missing_source_is_downloaded_into_the_user_cache_and_verified(served, tmp_path, monkeypatch, capsys):
+    import builder.source as source
+
+    base_url, folder = served
+    monkeypatch.setattr(source, "DEFAULT_SOURCE_DIR", tmp_path / "not-here")
+    monkeypatch.delenv("JOBTITLES_SOURCE_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    monkeypatch.chdir(tmp_path)  # no data/source copy here
+    params = tmp_path / "params.yaml"
+    doc = __import__("yaml").safe_load((REPO / "params.yaml").read_text())
+    doc["source"]["base_url"] = base_url
+    params.write_text(__import__("yaml").safe_dump(doc))
+    cached = tmp_path / "xdg" / "gendered-job-titles" / "jobtitlesimilarity" / REGISTRY["commit"] / "dataset" / "en"
+    assert source.user_cache_dir() == cached
+    assert main(["--params", str(params), "source", "--out", str(tmp_path / "copy")]) == 0
+    captured = capsys.readouterr()
+    assert f"downloading Avature/jobtitlesimilarity-dataset@{REGISTRY['commit'][:12]} into {cached}" in captured.err
+    assert "105 queries, 2619 corpus titles, 2420 qrels" in captured.out
+    assert source.cached_source_complete(cached)
+    # Kept: a second run reads the cache and downloads nothing (the files on the server are gone).
+    shutil.rmtree(folder)
+    assert main(["--params", str(params), "source", "--out", str(tmp_path / "copy2")]) == 0
+    assert "downloading" not in capsys.readouterr().err
+    # A cached file that no longer matches its SHA-256 is fetched again; here the server has lost it: a clear error.
+    with open(cached / "queries.tsv", "ab") as fh:
+        fh.write(b"Extra\tExtra\n")
+    assert main(["--params", str(params), "source", "--out", str(tmp_path / "copy3")]) == 2
+    err = capsys.readouterr().err
+    assert "error: " in err and "queries.tsv: download failed" in err and "pass --source DIR" in err
+    assert "Traceback" not in err
+
+
+def test_under_ci_a_missing_source_fails_instead_of_skipping(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    probe = tmp_path / "test_probe.py"
+    probe.write_text("from tests.english import english_or_skip\n\ndef test_needs_english():\n    english_or_skip()\n")
+    env = {**os.environ, "JOBTITLES_SOURCE_DIR": str(tmp_path / "none"), "XDG_CACHE_HOME": str(tmp_path / "xdg")}
+    # The checkout's neighbour folder may exist here: hide it by pointing the default elsewhere in the probe.
+    (tmp_path / "conftest.py").write_text("import builder.source, tests.english\nfrom pathlib import Path\n"
+                                          f"tests.english.DEFAULT_SOURCE_DIR = Path({str(tmp_path / 'none')!r})\n")
+    results = {}
+    for ci in ("", "true"):
+        r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--rootdir", str(tmp_path), str(probe)],
+                           cwd=REPO, env={**env, "CI": ci}, capture_output=True, text=True, timeout=120)
+        results[ci] = r
+    assert results[""].returncode == 0 and "1 skipped" in results[""].stdout
+    assert results["true"].returncode == 1 and "1 failed" in results["true"].stdout
+    assert "never skipped" in results["true"].stdout
