@@ -49,7 +49,7 @@ def validate_build(data: dict, path: Path | str = "params.yaml") -> None:
     """Check every ``source:``/``build:`` value the builder uses, before any translating starts; each
     error names the key."""
     from builder.postprocess import SELF_MATCH_POLICIES
-    from builder.translators import TRANSLATORS
+    from builder.translators import TRANSLATORS, is_translator_name
 
     def fail(key: str, value, expected: str):
         raise BuildError(f"{path}: {key} is {value!r}; expected {expected}")
@@ -69,8 +69,8 @@ def validate_build(data: dict, path: Path | str = "params.yaml") -> None:
         fail("source.base_url", source["base_url"], "an http:// or https:// URL")
     build = mapping("build", data.get("build"))
     for lang, name in mapping("build.translator", build.get("translator")).items():
-        if name not in TRANSLATORS:
-            fail(f"build.translator.{lang}", name, f"one of {', '.join(TRANSLATORS)}")
+        if not is_translator_name(name):
+            fail(f"build.translator.{lang}", name, f"one of {', '.join(TRANSLATORS)} or a chain such as bergamot>apertium")
     for name, size in mapping("build.batch_size", build.get("batch_size")).items():
         if not _is_int(size) or size < 1:
             fail(f"build.batch_size.{name}", size, "an integer >= 1")

@@ -30,6 +30,7 @@ import polars as pl
 from builder.corrections import Corrections
 from builder.errors import BuildError
 from builder.gender import F, M, N, U, check_many
+from builder.inflection import GenderLayer, has_lexicon
 
 # What happened to one English source; which items it gives.
 VERDICTS = {
@@ -44,10 +45,17 @@ VERDICTS = {
     "one_form_failed": "one output failed (not stripped, empty or echoed): only the other form is kept (needs review)",
     "failed": "both outputs failed: the source gives no item (needs review)",
     "dropped_by_annotator": "a person flagged the source not_a_job_title/untranslatable without a correction: dropped",
-    "masculine_only": "a person marked the occupation as named in the masculine only: the masculine item alone",
-    "feminine_only": "a person marked the occupation as named in the feminine only: the feminine item alone",
+    "masculine_only": "the occupation is named in the masculine only: a person marked it so, or the lexicon and the "
+    "word list know no feminine of its head (flag no_feminine_form / unknown_head): the masculine item alone",
+    "feminine_only": "the occupation is named in the feminine only (a person marked it so, or no masculine of the "
+    "head exists, flag no_masculine_form): the feminine item alone",
+    "reinflected": "the lexicon made one form from the other because the translator's form was not its inflection "
+    "(flag reinflected_feminine / reinflected_masculine; the translator's forms stay in mt_masculine/mt_feminine): two items",
 }
 NEEDS_REVIEW = {"uninflected_feminine", "masculine_is_feminine", "unverified_identical", "wrong_gender_form", "one_form_failed", "failed"}
+# Flags of the lexicon gender layer that leave a decision unconfirmed (check_gender unknown, check_ok false).
+REVIEW_FLAGS = {"unknown_word", "untranslated", "unknown_head", "not_a_person_noun", "no_feminine_form", "no_masculine_form"}
+UNCHECKED_FLAGS = {"unknown_word", "untranslated", "unknown_head", "not_a_person_noun"}
 SELF_MATCH_POLICIES = {
     "keep_derived": "qrels kept exactly as derived from the English qrels (which never mark a query's own id); "
     "eval drops, at ranking time, documents sharing a source id with the query",
@@ -92,7 +100,8 @@ def strip_template(output: str, english_title: str, pattern: re.Pattern) -> Stri
     if not title:
         return Stripped(None, article, ["empty"])
     if title == normalise(english_title):
-        return Stripped(None, article, ["echo"])
+        # Kept: a loanword in use (chef, designer) is a title; the gender layer tells it from an untranslated one.
+        return Stripped(title, article, ["echo"])
     return Stripped(title, article)
 
 
@@ -106,8 +115,13 @@ def compile_pattern(pattern: str, lang: str) -> re.Pattern:
     return compiled
 
 
-def _different_words(lang: str, m: str, f: str) -> bool:
-    """Heads that share fewer than 3 leading letters (pt advogado / procuradora)."""
+def _different_words(lang: str, layer: GenderLayer | None, m: str | None, f: str | None) -> bool:
+    """A pair whose feminine is not the masculine's inflection (pt advogado / procuradora). With a lexicon:
+    word by word through the gender layer; without one: heads sharing fewer than 3 leading letters."""
+    if not m or not f:
+        return False
+    if layer is not None:
+        return not layer.consistent(m, f, "f")
     from builder.gender import head_word
 
     hm, hf = head_word(lang, m) or "", head_word(lang, f) or ""
@@ -131,7 +145,10 @@ def decide(m_title, f_title, m_check, f_check, m_failed, f_failed) -> str:
 
 
 def process_translations(raw: pl.DataFrame, lang: str, pattern: str, corrections: Corrections | None = None) -> pl.DataFrame:
-    """One row per English id: stripped titles, checks, verdict (the builder's translations.parquet)."""
+    """One row per English id: stripped titles, checks, verdict (the builder's translations.parquet).
+
+    Languages with a declared lexicon (builder.inflection.LANGUAGES) are decided by the lexicon-grounded
+    gender layer; the others by the ending rules of builder.gender, and check_method says which."""
     corrections = corrections or Corrections()
     rx = compile_pattern(pattern, lang)
     rows = raw.to_dicts()
@@ -141,6 +158,13 @@ def process_translations(raw: pl.DataFrame, lang: str, pattern: str, corrections
             strip_template(r["output_masculine"], r["source_text"], rx),
             strip_template(r["output_feminine"], r["source_text"], rx),
         )
+    layer = GenderLayer(lang) if has_lexicon(lang) else None
+    if layer is None:
+        # Without a lexicon an echoed English title cannot be told from a loanword: it fails, as it always did.
+        for sm, sf in stripped.values():
+            for s in (sm, sf):
+                if "echo" in s.flags:
+                    s.title = None
     # Corrected text replaces the machine text before the check; the person's marking decides the verdict.
     titles: dict[str, list[str | None]] = {}
     for sid, (sm, sf) in stripped.items():
@@ -149,10 +173,14 @@ def process_translations(raw: pl.DataFrame, lang: str, pattern: str, corrections
             normalise(c.masculine) if c and c.masculine else sm.title,
             normalise(c.feminine) if c and c.feminine else sf.title,
         ]
-    batch = []
-    for sid, (sm, sf) in stripped.items():
-        batch += [(titles[sid][0], sm.article), (titles[sid][1], sf.article)]
-    checks = check_many(lang, batch)
+    if layer is not None:
+        layer.prepare([t for pair in titles.values() for t in pair if t])
+        checks = [(U, "none")] * (2 * len(rows))
+    else:
+        batch = []
+        for sid, (sm, sf) in stripped.items():
+            batch += [(titles[sid][0], sm.article), (titles[sid][1], sf.article)]
+        checks = check_many(lang, batch)
     out = []
     for i, r in enumerate(rows):
         sid = r["source_id"]
@@ -161,8 +189,19 @@ def process_translations(raw: pl.DataFrame, lang: str, pattern: str, corrections
         m_title, f_title = titles[sid]
         c = corrections.translations.get(sid)
         flags = [f"masculine:{x}" for x in sm.flags] + [f"feminine:{x}" for x in sf.flags]
-        status = "machine"
-        if c is None:
+        status, reason = "machine", ""
+        if c is None and layer is not None:
+            d = layer.decide(m_title, f_title, r["source_text"])
+            verdict, reason = d.verdict, d.reason
+            flags += [x for x in d.flags if x not in flags]
+            method = layer_method(layer, d.method)
+            unsure = any(x in UNCHECKED_FLAGS for x in d.flags)
+            m_title, f_title = (d.neutral, d.neutral) if verdict == "neutral" else (d.masculine, d.feminine)
+            gender = {"neutral": N}.get(verdict)
+            mc = U if unsure else (gender or (M if m_title else U))
+            fc = U if unsure else (gender or (F if f_title else U))
+            mmethod = fmethod = method
+        elif c is None:
             verdict = decide(m_title, f_title, mc, fc, m_title is None, f_title is None)
         else:
             status = "corrected"
@@ -185,10 +224,12 @@ def process_translations(raw: pl.DataFrame, lang: str, pattern: str, corrections
             flags.append("uninflected_feminine")
         elif verdict == "masculine_is_feminine":
             flags.append("masculine_is_feminine")
-        if verdict == "gendered" and _different_words(lang, m_title, f_title):
+        if verdict in ("gendered", "reinflected") and _different_words(lang, layer, m_title, f_title):
             flags.append("different_words")
         out.append({
             **r,
+            "mt_masculine": sm.title,
+            "mt_feminine": sf.title,
             "title_masculine": m_title,
             "title_feminine": f_title,
             "article_masculine": sm.article,
@@ -199,6 +240,7 @@ def process_translations(raw: pl.DataFrame, lang: str, pattern: str, corrections
             "check_method_feminine": fmethod,
             "check_method": mmethod if mmethod == fmethod else f"{mmethod}|{fmethod}",
             "verdict": verdict,
+            "reason": reason,
             "flags": flags,
             "status": status,
             "annotators": list(c.annotators) if c else [],
@@ -206,10 +248,18 @@ def process_translations(raw: pl.DataFrame, lang: str, pattern: str, corrections
     return pl.DataFrame(out, infer_schema_length=None)
 
 
+def layer_method(layer: GenderLayer, parts: str) -> str:
+    """check_method of a lexicon decision: which resources decided (``lexicon:apertium-es-pt+hunspell:pt_BR``)."""
+    names = {"lexicon": f"lexicon:{layer.lexicon.name.split(':', 1)[1]}", "rule": f"rule:{layer.lang}-endings",
+             "wordlist": layer.wordlist.name}
+    return "+".join(names[p] for p in parts.split("+") if p in names) or "none"
+
+
 TRANSLATIONS_COLUMNS = [
     "source_id", "source_text", "in_queries", "in_corpus", "sentence_masculine", "sentence_feminine",
-    "output_masculine", "output_feminine", "title_masculine", "title_feminine", "check_masculine",
-    "check_feminine", "check_method", "verdict", "flags", "translator", "translator_version", "status",
+    "output_masculine", "output_feminine", "mt_masculine", "mt_feminine", "title_masculine", "title_feminine",
+    "check_masculine", "check_feminine", "check_method", "verdict", "reason", "flags", "translator",
+    "translator_version", "status",
 ]
 
 
@@ -218,7 +268,7 @@ def forms_of(row: dict) -> list[tuple[str, str, str, str]]:
     v = row["verdict"]
     m = (M, row["title_masculine"], row["check_masculine"], row["check_method_masculine"])
     f = (F, row["title_feminine"], row["check_feminine"], row["check_method_feminine"])
-    if v == "gendered":
+    if v in ("gendered", "reinflected"):
         return [m, f]
     if v == "neutral":
         if row["status"] == "corrected":
@@ -228,10 +278,11 @@ def forms_of(row: dict) -> list[tuple[str, str, str, str]]:
         return [m]
     if v == "masculine_is_feminine":
         return [f]
+    human = row["status"] == "corrected"
     if v == "masculine_only":
-        return [(M, row["title_masculine"], M, "human")]
+        return [(M, row["title_masculine"], M, "human")] if human else [m]
     if v == "feminine_only":
-        return [(F, row["title_feminine"], F, "human")]
+        return [(F, row["title_feminine"], F, "human")] if human else [f]
     if v == "wrong_gender_form":
         return [x for x in (m, f) if x[2] != (F if x[0] == M else M)]
     if v == "one_form_failed":

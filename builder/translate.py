@@ -38,10 +38,28 @@ def translate_sentences(
     batch is stored. Offline translators: each batch is committed when it finishes (their answers cost
     nothing to redo)."""
     unique = list(dict.fromkeys(sentences))
-    key = (translator.name, translator.version, SOURCE_LANG, translator.target)
+    steps = getattr(translator, "steps", None)
+    if steps:
+        # A chain (builder.chain): each step through the cache under its own key, so steps are reused.
+        outputs = unique
+        sizes = getattr(translator, "batch_sizes", {}) or {}
+        for step in steps:
+            answers = translate_sentences(outputs, step, cache, batch_size=int(sizes.get(step.name, batch_size)),
+                                          progress=progress)
+            outputs = [answers[s] for s in outputs]
+        fallback = getattr(translator, "fallback", None)
+
+        def through_cache(english: list[str]) -> list[str]:
+            answers = translate_sentences(english, fallback, cache, batch_size=int(sizes.get(fallback.name, batch_size)),
+                                          progress=progress)
+            return [answers[s] for s in english]
+
+        return dict(zip(unique, translator.finish(unique, outputs, through_cache if fallback else None)))
+    key = (translator.name, translator.version, getattr(translator, "source", SOURCE_LANG), translator.target)
     done = cache.get_many(*key, unique)
     todo = [s for s in unique if s not in done]
-    with tqdm(total=len(unique), initial=len(done), desc=f"translate en->{translator.target} ({translator.name})",
+    with tqdm(total=len(unique), initial=len(done),
+              desc=f"translate {getattr(translator, 'source', SOURCE_LANG)}->{translator.target} ({translator.name})",
               unit="sent", disable=not progress, leave=False) as bar:
         for i in range(0, len(todo), batch_size):
             batch = todo[i : i + batch_size]

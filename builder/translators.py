@@ -109,7 +109,8 @@ class ApertiumTranslator:
             return []
         # One sentence per line; a blank line between them keeps apertium from merging lines.
         text = "\n\n".join(s.replace("\n", " ") for s in sentences) + "\n"
-        proc = subprocess.run(["apertium", "-u", self.mode], input=text, capture_output=True, text=True, check=False)
+        args = ["apertium", self.mode] if getattr(self, "unknown_marks", False) else ["apertium", "-u", self.mode]
+        proc = subprocess.run(args, input=text, capture_output=True, text=True, check=False)
         if proc.returncode != 0:
             raise TranslationError(f"apertium -u {self.mode} failed (exit {proc.returncode}): {proc.stderr.strip()[:300]}")
         outputs = [line.strip() for line in proc.stdout.split("\n") if line.strip()]
@@ -304,7 +305,16 @@ OFFLINE: dict[str, Callable[[str], Translator]] = {"bergamot": BergamotTranslato
 TRANSLATORS = (*OFFLINE, *WEB_BACKENDS)
 
 
+def is_translator_name(name: str) -> bool:
+    """A translator of TRANSLATORS or a chain of them (``bergamot>apertium``, builder.chain)."""
+    return isinstance(name, str) and all(part in TRANSLATORS for part in name.split(">"))
+
+
 def make_translator(name: str, target: str, web: WebSettings | None = None) -> Translator:
+    from builder.chain import ChainTranslator, is_chain
+
+    if is_chain(name):
+        return ChainTranslator(name, target, lambda step, lang: make_translator(step, lang, web))
     if name in OFFLINE:
         return OFFLINE[name](target)
     if name in WEB_BACKENDS:

@@ -13,6 +13,14 @@ command -v "$PY" >/dev/null || PY=python3
 need_apt=()
 command -v apertium >/dev/null || need_apt+=(apertium)
 [ -d /usr/share/apertium/apertium-eng-spa ] || need_apt+=(apertium-eng-spa)
+# The gender layer's lexicons and word lists (builder/lexicon.py): Apertium dictionaries read by lt-proc,
+# Hunspell dictionaries read by the hunspell command. pt: apertium-es-pt + hunspell-pt-br/pt-pt; es: the above.
+command -v lt-proc >/dev/null || need_apt+=(lttoolbox)
+[ -d /usr/share/apertium/apertium-es-pt ] || need_apt+=(apertium-es-pt)
+command -v hunspell >/dev/null || need_apt+=(hunspell)
+[ -f /usr/share/hunspell/pt_BR.dic ] || need_apt+=(hunspell-pt-br)
+[ -f /usr/share/hunspell/pt_PT.dic ] || need_apt+=(hunspell-pt-pt)
+[ -f /usr/share/hunspell/es_ES.dic ] || need_apt+=(hunspell-es)
 command -v redis-server >/dev/null || need_apt+=(redis-server)
 # the eval report's test renders the site in headless Chromium
 command -v chromium >/dev/null || need_apt+=(chromium)

@@ -54,7 +54,9 @@ def test_strip_and_lowercase(lang, output, title, article):
 ])
 def test_unusable_outputs_are_flagged(lang, output, flag):
     s = strip_template(output, "Airline Pilot", pattern(lang))
-    assert s.title is None and flag in s.flags
+    assert flag in s.flags
+    # An echo keeps its text: the gender layer tells a loanword in use from an untranslated title.
+    assert (s.title == "airline pilot") if flag == "echo" else s.title is None
 
 
 def test_normalise_trims_punctuation_and_spaces():
@@ -102,11 +104,12 @@ def verdicts(lang, rows):
 
 @pytest.mark.parametrize("lang, rows, expected", [
     ("pt", [("Data_Analyst", "Data Analyst", "Ele é um analista de dados.", "Ela é uma analista de dados.")], "neutral"),
-    ("pt", [("Waiter", "Waiter", "Ele é um garçom.", "Ela é uma garçom.")], "uninflected_feminine"),
-    ("pt", [("Nurse", "Nurse", "Ele é uma enfermeira.", "Ela é uma enfermeira.")], "masculine_is_feminine"),
+    # pt and es have a lexicon: a broken form is made again from the other one (tests/builder/test_inflection.py)
+    ("pt", [("Waiter", "Waiter", "Ele é um garçom.", "Ela é uma garçom.")], "reinflected"),
+    ("pt", [("Nurse", "Nurse", "Ele é uma enfermeira.", "Ela é uma enfermeira.")], "reinflected"),
     ("pt", [("Lawyer", "Lawyer", "Ele é um advogado.", "Ela é uma advogada.")], "gendered"),
     ("es", [("Lawyer", "Lawyer", "Es un abogado .", "Es una abogada .")], "gendered"),
-    ("es", [("Lawyer", "Lawyer", "Es un abogado .", "Es una abogado .")], "uninflected_feminine"),
+    ("es", [("Lawyer", "Lawyer", "Es un abogado .", "Es una abogado .")], "reinflected"),
     ("es", [("Sales_Manager", "Sales Manager", "Es un gerente de ventas .", "Es una gerente de ventas .")], "neutral"),
     ("fr", [("Secretary", "Secretary", "Il est secrétaire.", "Elle est secrétaire.")], "neutral"),
     ("fr", [("Engineer", "Engineer", "Il est ingénieur.", "Elle est ingénieur.")], "uninflected_feminine"),
@@ -114,7 +117,8 @@ def verdicts(lang, rows):
     ("de", [("Engineer", "Engineer", "Er ist Ingenieur.", "Sie ist Ingenieurin.")], "gendered"),
     ("it", [("Teacher", "Teacher", "Lui è un insegnante.", "Lei è un'insegnante.")], "neutral"),
     ("it", [("Lawyer", "Lawyer", "Lui è un avvocato.", "Lei è un avvocato.")], "uninflected_feminine"),
-    ("pt", [("Pilot", "Airline Pilot", "Ele é um piloto de linha aérea.", "Ela é uma Airline Pilot.")], "one_form_failed"),
+    ("pt", [("Pilot", "Airline Pilot", "Ele é um piloto de linha aérea.", "Ela é uma Airline Pilot.")], "neutral"),  # piloto: <mf>
+    ("it", [("Pilot", "Airline Pilot", "Lui è un pilota di linea.", "Lei è una Airline Pilot.")], "one_form_failed"),
     ("pt", [("Pilot", "Airline Pilot", "Airline Pilot.", "Airline Pilot.")], "failed"),
 ])
 def test_neutral_merge_only_when_the_check_agrees(lang, rows, expected):
@@ -127,54 +131,57 @@ def build(lang, rows, queries=(), corrections=None):
 
 
 def test_uninflected_feminine_keeps_only_the_masculine_item():
-    _, corpus, _ = build("pt", [("Waiter", "Waiter", "Ele é um garçom.", "Ela é uma garçom.")])
-    assert corpus.select("id", "gender", "flags").rows() == [("m:garçom", "masculine", ["uninflected_feminine"])]
+    # Italian has no lexicon declared: the ending rules find the broken feminine and drop it.
+    _, corpus, _ = build("it", [("Lawyer", "Lawyer", "Lui è un avvocato.", "Lei è un avvocato.")])
+    assert corpus.select("id", "gender", "flags").rows() == [("m:avvocato", "masculine", ["uninflected_feminine"])]
     assert table1_counts(corpus)["neutral"] == 0
 
 
 def test_two_english_titles_giving_the_same_feminine_become_one_item_with_both_sources():
     _, corpus, _ = build("es", [
         ("Lawyer", "Lawyer", "Es un abogado .", "Es una abogada ."),
-        ("Attorney", "Attorney", "Es un procurador .", "Es una abogada ."),
+        ("Attorney", "Attorney", "Es un abogado .", "Es una abogada ."),
+        ("Solicitor", "Solicitor", "Es un procurador .", "Es una abogada ."),
     ])
     rows = {r["id"]: r for r in corpus.iter_rows(named=True)}
-    assert set(rows) == {"m:abogado", "m:procurador", "f:abogada"}
+    # Solicitor's feminine is not procurador's: the lexicon makes procuradora, a pair of its own.
+    assert set(rows) == {"m:abogado", "f:abogada", "m:procurador", "f:procuradora"}
     assert rows["f:abogada"]["source_ids"] == ["Attorney", "Lawyer"]
     assert rows["f:abogada"]["source_texts"] == ["Attorney", "Lawyer"]
-    # Connected through the shared feminine: one occupation, one pair id.
-    assert len({r["pair_id"] for r in rows.values()}) == 1
+    # Connected through the shared forms: one occupation, one pair id; Solicitor is another.
+    assert rows["m:abogado"]["pair_id"] == rows["f:abogada"]["pair_id"] != rows["f:procuradora"]["pair_id"]
     counts = table1_counts(corpus)
-    assert (counts["pairs"], counts["titles"], counts["masculine"], counts["feminine"]) == (1, 3, 2, 1)
+    assert (counts["pairs"], counts["titles"], counts["masculine"], counts["feminine"]) == (2, 4, 2, 2)
 
 
 def test_text_neutral_for_one_source_and_gendered_for_another_stays_unique_per_corpus():
-    _, corpus, _ = build("pt", [
-        ("Manager", "Manager", "Ele é um gerente.", "Ela é uma gerente."),
-        ("Store_Manager", "Store Manager", "Ele é um gerente.", "Ela é uma gerenta."),
+    _, corpus, _ = build("it", [
+        ("Teacher", "Teacher", "Lui è un insegnante.", "Lei è un'insegnante."),
+        ("School_Teacher", "School Teacher", "Lui è un insegnante.", "Lei è un'insegnanta."),
     ])
     rows = {r["id"]: r for r in corpus.iter_rows(named=True)}
-    assert set(rows) == {"n:gerente", "f:gerenta"}
-    assert rows["n:gerente"]["source_ids"] == ["Manager", "Store_Manager"]
-    assert "absorbed_gendered_form" in rows["n:gerente"]["flags"]
+    assert set(rows) == {"n:insegnante", "f:insegnanta"}
+    assert rows["n:insegnante"]["source_ids"] == ["School_Teacher", "Teacher"]
+    assert "absorbed_gendered_form" in rows["n:insegnante"]["flags"]
 
 
 def test_qrels_map_through_source_ids():
     rows = [
         ("Lawyer", "Lawyer", "Es un abogado .", "Es una abogada ."),
-        ("Attorney", "Attorney", "Es un procurador .", "Es una abogada ."),
+        ("Attorney", "Attorney", "Es un procurador .", "Es una procuradora ."),
+        ("Counsel", "Counsel", "Es un abogado .", "Es una abogada ."),
         ("Paralegal", "Paralegal", "Es un asistente legal .", "Es una asistente legal ."),
     ]
+    english = [("Lawyer", "Attorney"), ("Lawyer", "Counsel"), ("Lawyer", "Paralegal")]
     queries, corpus, _ = build("es", rows, queries={"Lawyer"})
-    qrels, info = derive_qrels(queries, corpus, [("Lawyer", "Attorney"), ("Lawyer", "Paralegal")])
+    qrels, info = derive_qrels(queries, corpus, english)
     got = set(qrels.select("query_id", "doc_id").iter_rows())
-    assert got == {
-        ("m:abogado", "m:procurador"), ("m:abogado", "f:abogada"), ("m:abogado", "n:asistente_legal"),
-        ("f:abogada", "m:procurador"), ("f:abogada", "f:abogada"), ("f:abogada", "n:asistente_legal"),
-    }
-    # The feminine query is identical to a relevant document (via Attorney): recorded, kept under keep_derived.
-    assert info["identical_text_pairs"] == 1
-    dropped, _ = derive_qrels(queries, corpus, [("Lawyer", "Attorney"), ("Lawyer", "Paralegal")], self_match_policy="drop_identical_text")
-    assert dropped.height == 5
+    assert got == {(q, d) for q in ("m:abogado", "f:abogada")
+                   for d in ("m:procurador", "f:procuradora", "m:abogado", "f:abogada", "n:asistente_legal")}
+    # Both queries are identical to a relevant document (via Counsel): recorded, kept under keep_derived.
+    assert info["identical_text_pairs"] == 2
+    dropped, _ = derive_qrels(queries, corpus, english, self_match_policy="drop_identical_text")
+    assert dropped.height == 8
 
 
 def test_corrections_override_text_marking_and_relevance():
@@ -226,7 +233,7 @@ def test_single_form_markings_build_only_that_form():
 
 
 def test_single_form_marking_without_that_title_fails():
-    rows = [("Foreman", "Foreman", "Ele é: Foreman.", "Ela é uma capataz.")]
+    rows = [("Foreman", "Foreman", "Foreman.", "Ela é uma capataz.")]
     corr = Corrections(translations={"Foreman": TranslationCorrection("Foreman", None, None, "masculine_only", None, ("rui",))})
     _, corpus, processed = build("pt", rows, queries=set(), corrections=corr)
     assert dict(processed.select("source_id", "verdict").iter_rows()) == {"Foreman": "failed"}
@@ -269,12 +276,11 @@ def test_agreement_aware_gender_check(lang, title, article, gender, method):
     ("pt", "Ele é um piloto corporativo.", "Ela é uma piloto corporativa.", "gendered"),
     ("pt", "Ele é um terapeuta clínico.", "Ela é uma terapeuta clínica.", "gendered"),
     ("pt", "Ele é um caixa.", "Ela é uma caixa.", "neutral"),
-    ("pt", "Ele é um analista financeiro.", "Ela é uma analista financeiro.", "uninflected_feminine"),
-    ("pt", "Ele é um banqueiro privado.", "Ela é uma banqueiro privada.", "wrong_gender_form"),
+    ("pt", "Ele é um analista financeiro.", "Ela é uma analista financeiro.", "reinflected"),
+    ("pt", "Ele é um banqueiro privado.", "Ela é uma banqueiro privada.", "reinflected"),
     ("es", "Es un terapeuta educativo .", "Es una terapeuta educativa .", "gendered"),
-    ("es", "Es un guía turístico .", "Es una guía turístico .", "uninflected_feminine"),
+    ("es", "Es un guía turístico .", "Es una guía turístico .", "reinflected"),
     ("es", "Es un 3D Artista .", "Es una 3D Artista .", "neutral"),
-    ("es", "Es un Java Desarrollador.", "Es una Java Desarrollador.", "masculine_is_feminine"),
     ("it", "Lui è un terapeuta specializzato.", "Lei è una terapeuta specializzata.", "gendered"),
     ("it", "Lui è un pilota professionista.", "Lei è una pilota professionista.", "neutral"),
     ("fr", "Il est pilote professionnel.", "Elle est pilote professionnelle.", "gendered"),
@@ -295,4 +301,4 @@ def test_english_pairs_whose_title_gave_no_item_are_counted_as_lost():
     queries, corpus, _ = build("es", rows, queries={"Lawyer"})
     qrels, info = derive_qrels(queries, corpus, [("Lawyer", "Attorney"), ("Lawyer", "Pilot")])
     assert info["english_pairs_lost"] == [("Lawyer", "Pilot")]
-    assert {d for _, d in qrels.select("query_id", "doc_id").iter_rows()} == {"m:procurador", "f:abogada"}
+    assert {d for _, d in qrels.select("query_id", "doc_id").iter_rows()} == {"m:procurador", "f:procuradora"}

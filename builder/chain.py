@@ -1,0 +1,118 @@
+"""Translator chains: English -> a pivot language -> the target, each step a translator of its own.
+
+A chain is named by its steps, ``bergamot>apertium``: the first step translates the English template
+sentences into its language (bergamot: Portuguese), the next translates that output on with an Apertium
+pair (``apertium-es-pt``'s ``pt-es``). A gendered pivot keeps the gender of the first step
+(*Ela é uma engenheira* -> *Ella es una ingeniera*), and with it that step's errors, which the target's gender
+layer then checks. Each step has its own name, version and cache key (``translate_sentences`` caches per
+step), so a chain through Portuguese reuses the Portuguese build's translations.
+
+A later Apertium step marks a pivot word it does not know with ``*`` (*Él es un \*padeiro*: a Portuguese word
+left in a Spanish title). Such a sentence is translated again by the **fallback**, the direct offline English
+translator of the target where one exists (es: ``apertium`` eng-spa, also run with its unknown words marked),
+and the output with fewer unknown words wins (the chain's on a tie: the direct route keeps English word
+order). The marks are never kept in a title.
+"""
+
+from __future__ import annotations
+
+import re
+
+from builder.errors import TranslationError
+from builder.translators import ApertiumTranslator
+
+# The language an English-source offline translator produces (its only pair here).
+FIRST_STEP_TARGET = {"bergamot": "pt", "apertium": "es"}
+# Apertium modes between two languages (Debian packages in DESIGN.md §6).
+APERTIUM_PAIRS = {("pt", "es"): "pt-es", ("es", "pt"): "es-pt", ("es", "fr"): "es-fr", ("fr", "es"): "fr-es",
+                  ("es", "it"): "spa-ita", ("es", "gl"): "es-gl", ("pt", "gl"): "pt-gl", ("es", "ca"): "es-ca"}
+APERTIUM_PACKAGES = {"pt-es": "apertium-es-pt", "es-pt": "apertium-es-pt", "es-fr": "apertium-fr-es",
+                     "fr-es": "apertium-fr-es", "spa-ita": "apertium-spa-ita", "es-gl": "apertium-es-gl",
+                     "pt-gl": "apertium-pt-gl", "es-ca": "apertium-es-ca"}
+
+
+UNKNOWN_MARK = re.compile(r"(?:^|(?<=[\s(\"'«“-]))\*(?=\w)")
+
+
+def has_unknown_word(output: str) -> bool:
+    return bool(UNKNOWN_MARK.search(output))
+
+
+def strip_marks(output: str) -> str:
+    return UNKNOWN_MARK.sub("", output)
+
+
+class ApertiumPairTranslator(ApertiumTranslator):
+    """One Apertium pair between two non-English languages (a chain's later step). Runs without ``-u`` so
+    words it does not know stay marked with ``*`` for the chain to see."""
+
+    name = "apertium"
+    unknown_marks = True
+
+    def __init__(self, source: str, target: str):
+        import shutil
+
+        mode = APERTIUM_PAIRS.get((source, target))
+        if mode is None:
+            raise TranslationError(f"apertium: no {source}->{target} pair known (have: "
+                                   f"{', '.join(f'{a}->{b}' for a, b in APERTIUM_PAIRS)})")
+        package = APERTIUM_PACKAGES[mode]
+        if shutil.which("apertium") is None:
+            raise TranslationError(f"apertium: command not found; install the Debian packages apertium and {package}")
+        self.source = source
+        self.target = target
+        self.mode = mode
+        # "marked": outputs keep Apertium's * before unknown words (a different output from -u, a different cache key)
+        self.version = f"apertium-{self._package_version('apertium')}/{package}-{self._package_version(package)}/marked"
+        if self._package_version(package) == "unknown":
+            raise TranslationError(f"apertium: the {source}->{target} pair needs the Debian package {package} "
+                                   f"(apt-get install {package})")
+
+
+class ChainTranslator:
+    """English -> pivot -> target, step by step (see the module docstring)."""
+
+    def __init__(self, name: str, target: str, make_step):
+        parts = name.split(">")
+        if len(parts) != 2 or not all(parts):
+            raise TranslationError(f"translator chain {name!r}: write it as first>next (two steps), e.g. bergamot>apertium")
+        first, second = parts
+        if first not in FIRST_STEP_TARGET:
+            raise TranslationError(f"translator chain {name!r}: the first step must be an offline English translator "
+                                   f"({', '.join(FIRST_STEP_TARGET)})")
+        if second != "apertium":
+            raise TranslationError(f"translator chain {name!r}: the second step must be apertium (got {second!r})")
+        pivot = FIRST_STEP_TARGET[first]
+        steps = [make_step(first, pivot), ApertiumPairTranslator(pivot, target)]
+        direct = {lang: name for name, lang in FIRST_STEP_TARGET.items()}.get(target)
+        self.fallback = make_step(direct, target) if direct else None
+        if self.fallback is not None:
+            self.fallback.unknown_marks = True  # count its unknown words too (its own cache key: "/marked")
+            self.fallback.version += "/marked"
+        self.steps = steps
+        self.name = name
+        self.target = target
+        self.pivot = pivot
+        self.version = " > ".join(f"{s.name}:{s.version}" for s in steps)
+        if self.fallback is not None:
+            self.version += f" | fallback {self.fallback.name}:{self.fallback.version}"
+
+    def translate(self, sentences: list[str]) -> list[str]:
+        outputs = sentences
+        for step in self.steps:
+            outputs = step.translate(outputs)
+        return self.finish(sentences, outputs, self.fallback.translate if self.fallback else None)
+
+    def finish(self, english: list[str], outputs: list[str], fallback) -> list[str]:
+        """Outputs with a marked unknown word go to the fallback (when there is one); marks never stay."""
+        redo = [i for i, o in enumerate(outputs) if has_unknown_word(o)]
+        out = list(outputs)
+        if redo and fallback is not None:
+            for i, answer in zip(redo, fallback([english[i] for i in redo])):
+                if len(UNKNOWN_MARK.findall(answer)) < len(UNKNOWN_MARK.findall(out[i])):
+                    out[i] = answer
+        return [strip_marks(o) for o in out]
+
+
+def is_chain(name: str) -> bool:
+    return ">" in name

@@ -1,0 +1,172 @@
+"""A real morphological lexicon and word list per language, the ground truth of the gender layer.
+
+- ``Lexicon``: an Apertium lttoolbox dictionary (Debian packages ``apertium-es-pt``, ``apertium-eng-spa``, …)
+  run through ``lt-proc``: analysis (surface form -> lemma + part of speech + gender ``m``/``f``/``mf``
+  + number) and generation (lemma + tags -> surface form, or nothing when the dictionary cannot make it).
+  One ``lt-proc -z`` process per batch of words; null-flush mode keeps every word apart, so no multiword
+  entry spans two of them. The stream format is parsed by ``apertium-streamparser``.
+- ``WordList``: a Hunspell dictionary (Debian ``hunspell-pt-br``, ``hunspell-es``, …) read by the
+  ``hunspell`` command: which words are spelled as the language spells them. It proves spelling, not
+  meaning: it accepts a rule-made feminine the lexicon cannot generate (*bombeira*) and tells a loanword in
+  use (*designer*) from an untranslated word.
+
+Both memoise per process. A missing program or file is a ``LexiconError`` naming the ``apt-get install``
+command: the build never falls back silently to a weaker check.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable
+
+from builder.errors import BuildError
+
+APERTIUM_DIR = Path("/usr/share/apertium")
+HUNSPELL_DIRS = (Path("/usr/share/hunspell"), Path("/usr/share/myspell/dicts"))
+GENDER_TAGS = ("mf", "m", "f")  # Apertium: common gender, masculine, feminine
+NUMBER_TAGS = ("sg", "pl", "sp")
+
+
+class LexiconError(BuildError):
+    """A lexicon or word list this language needs is not installed."""
+
+
+@dataclass(frozen=True)
+class Resources:
+    """Which Debian files give one language its lexicon and word list."""
+
+    package: str  # the Apertium package holding both dictionaries
+    analyser: str  # file under /usr/share/apertium/<package>/
+    generator: str
+    hunspell_package: str
+    hunspell_dicts: tuple[str, ...]  # dictionary names; a word any of them knows is a word
+
+    @property
+    def install_command(self) -> str:
+        return f"apt-get install apertium lttoolbox hunspell {self.package} {self.hunspell_package}"
+
+
+@dataclass(frozen=True)
+class Reading:
+    lemma: str
+    pos: str  # n, adj, vblex, pr, …
+    gender: str | None  # m, f, mf or None
+    number: str | None
+    tags: tuple[str, ...]
+
+
+def _gender(tags: list[str]) -> str | None:
+    for g in GENDER_TAGS:
+        if g in tags:
+            return g
+    return None
+
+
+class Lexicon:
+    """Analysis and generation with one language's lttoolbox dictionaries."""
+
+    def __init__(self, lang: str, resources: Resources):
+        self.lang = lang
+        self.resources = resources
+        folder = APERTIUM_DIR / resources.package
+        self.analyser = folder / resources.analyser
+        self.generator = folder / resources.generator
+        if shutil.which("lt-proc") is None:
+            raise LexiconError(f"{lang}: the lexicon needs lt-proc (Debian lttoolbox); install it with: "
+                               f"{resources.install_command}")
+        for f in (self.analyser, self.generator):
+            if not f.is_file():
+                raise LexiconError(f"{lang}: lexicon file {f} is missing; install it with: {resources.install_command}")
+        self.name = f"apertium:{resources.package}"
+        self._analyses: dict[str, list[Reading]] = {}
+        self._generated: dict[str, str | None] = {}
+
+    def _run(self, args: list[str], units: list[str]) -> list[str]:
+        text = "".join(u + "\0" for u in units)
+        proc = subprocess.run(["lt-proc", "-z", *args], input=text, capture_output=True, text=True, check=False)
+        if proc.returncode != 0:
+            raise LexiconError(f"{self.lang}: lt-proc {' '.join(args)} failed (exit {proc.returncode}): "
+                               f"{proc.stderr.strip()[:300]}; reinstall with: {self.resources.install_command}")
+        out = proc.stdout.split("\0")
+        if len(out) < len(units):
+            raise LexiconError(f"{self.lang}: lt-proc gave {len(out)} answers for {len(units)} words")
+        return [o.strip() for o in out[:len(units)]]
+
+    def analyse(self, words: Iterable[str]) -> dict[str, list[Reading]]:
+        """Readings of each word (empty list: the dictionary does not know it)."""
+        import streamparser
+
+        words = list(dict.fromkeys(w for w in words if w))
+        todo = [w for w in words if w not in self._analyses]
+        if todo:
+            for word, line in zip(todo, self._run([self.analyser.as_posix()], todo)):
+                readings: list[Reading] = []
+                for unit in streamparser.parse(line):
+                    if unit.knownness is not streamparser.known:
+                        continue
+                    for reading in unit.readings:
+                        if len(reading) != 1:  # a word read as two joined units (contractions): not a title's head
+                            continue
+                        sub = reading[0]
+                        tags = list(sub.tags)
+                        readings.append(Reading(sub.baseform, tags[0] if tags else "", _gender(tags),
+                                                next((t for t in tags if t in NUMBER_TAGS), None), tuple(tags)))
+                self._analyses[word] = readings
+        return {w: self._analyses[w] for w in words}
+
+    def generate(self, lemma: str, tags: Iterable[str]) -> str | None:
+        return self.generate_many([(lemma, tuple(tags))])[(lemma, tuple(tags))]
+
+    def generate_many(self, requests: Iterable[tuple[str, tuple[str, ...]]]) -> dict[tuple[str, tuple[str, ...]], str | None]:
+        """The surface form of each (lemma, tags), or None when the dictionary cannot make it (``#lemma``)."""
+        keys = {(lemma, tuple(tags)): "^" + lemma + "".join(f"<{t}>" for t in tags) + "$" for lemma, tags in requests}
+        todo = [u for u in dict.fromkeys(keys.values()) if u not in self._generated]
+        if todo:
+            for unit, form in zip(todo, self._run(["-g", self.generator.as_posix()], todo)):
+                bad = not form or form.startswith(("#", "*", "@")) or "<" in form or "^" in form
+                self._generated[unit] = None if bad else form.lower()
+        return {k: self._generated[u] for k, u in keys.items()}
+
+
+class WordList:
+    """Hunspell spelling of one language, through the ``hunspell`` command (one process per batch)."""
+
+    def __init__(self, lang: str, resources: Resources):
+        self.lang = lang
+        self.resources = resources
+        if shutil.which("hunspell") is None:
+            raise LexiconError(f"{lang}: the word list needs the hunspell command; install it with: "
+                               f"{resources.install_command}")
+        self.dicts = []
+        for name in resources.hunspell_dicts:
+            found = [d / f"{name}.dic" for d in HUNSPELL_DIRS if (d / f"{name}.dic").is_file()]
+            if found:
+                self.dicts.append(found[0].with_suffix(""))
+        if not self.dicts:
+            raise LexiconError(f"{lang}: no Hunspell dictionary {'/'.join(resources.hunspell_dicts)} found; "
+                               f"install it with: {resources.install_command}")
+        self.name = "hunspell:" + "+".join(d.name for d in self.dicts)
+        self._known: dict[str, bool] = {}
+
+    def known(self, words: Iterable[str]) -> set[str]:
+        """The words any of the dictionaries accepts."""
+        words = list(dict.fromkeys(w for w in words if w and not any(c.isspace() for c in w)))
+        todo = [w for w in words if w not in self._known]
+        if todo:
+            good: set[str] = set()
+            for d in self.dicts:
+                # -G prints the correct words of the input, one per line; -i utf-8 fixes the input encoding.
+                proc = subprocess.run(["hunspell", "-i", "utf-8", "-d", d.as_posix(), "-G"], input="\n".join(todo) + "\n",
+                                      capture_output=True, text=True, check=False)
+                if proc.returncode != 0:
+                    raise LexiconError(f"{self.lang}: hunspell -d {d} failed (exit {proc.returncode}): {proc.stderr.strip()[:300]}")
+                good |= {line.strip() for line in proc.stdout.splitlines() if line.strip()}
+            for w in todo:
+                self._known[w] = w in good
+        return {w for w in words if self._known[w]}
+
+    def is_word(self, word: str) -> bool:
+        return bool(self.known([word]))

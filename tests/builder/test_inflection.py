@@ -1,0 +1,178 @@
+"""The lexicon-grounded gender layer (builder.lexicon, builder.inflection) on inline cases per language.
+
+Every case runs the real Apertium dictionaries and Hunspell word lists of Debian (scripts/setup.sh installs
+them); the expected forms are what a native speaker writes, not what the code happened to give.
+"""
+
+import subprocess
+import sys
+
+import polars as pl
+import pytest
+
+from builder.inflection import GenderLayer
+from builder.lexicon import Lexicon, LexiconError, WordList
+from builder.inflection import LANGUAGES
+from builder.params import load_params, strip_pattern_for
+from builder.postprocess import build_items, process_translations
+from builder.translate import RAW_SCHEMA
+
+BUILD = load_params()["build"]
+
+
+@pytest.fixture(scope="module")
+def pt():
+    return GenderLayer("pt")
+
+
+@pytest.fixture(scope="module")
+def es():
+    return GenderLayer("es")
+
+
+def test_lexicon_analyses_and_generates_with_apertium():
+    lex = Lexicon("es", LANGUAGES["es"].resources)
+    readings = lex.analyse(["ingeniera", "periodista", "xyzzyq"])
+    assert ("ingeniero", "n", "f") in {(r.lemma, r.pos, r.gender) for r in readings["ingeniera"]}
+    assert "mf" in {r.gender for r in readings["periodista"]}
+    assert readings["xyzzyq"] == []
+    assert lex.generate("árbitro", ("n", "f", "sg")) == "árbitra"
+    assert lex.generate("piloto", ("n", "f", "sg")) is None  # common gender: the dictionary has no feminine
+
+
+def test_word_list_proves_spelling():
+    words = WordList("pt", LANGUAGES["pt"].resources)
+    assert words.known(["bombeira", "padeira", "xyzteira", "membra"]) == {"bombeira", "padeira"}
+
+
+@pytest.mark.parametrize("masculine, feminine, verdict, m_out, f_out", [
+    # common gender (lexicon <mf>): one neutral item, whatever the feminine output says
+    ("gerente de vendas", "gerente de vendas", "neutral", "gerente de vendas", "gerente de vendas"),
+    ("piloto de linha aérea", "airline pilot", "neutral", "piloto de linha aérea", "piloto de linha aérea"),
+    # common-gender head, agreeing adjective: a pair
+    ("analista financeiro", "analista financeira", "gendered", "analista financeiro", "analista financeira"),
+    # the translator's feminine is the masculine's inflection, word by word: kept
+    ("engenheiro mecânico", "engenheira mecânica", "gendered", "engenheiro mecânico", "engenheira mecânica"),
+    ("engenheiro de software", "engenheira de software", "gendered", "engenheiro de software", "engenheira de software"),
+    # the feminine names another thing: made again from the masculine (head and agreeing adjective)
+    ("engenheiro mecânico", "engenharia mecânica", "reinflected", "engenheiro mecânico", "engenheira mecânica"),
+    ("engenheiro de rede", "rede de engenheiro", "reinflected", "engenheiro de rede", "engenheira de rede"),
+    ("contador fiscal", "contabilária fiscal", "reinflected", "contador fiscal", "contadora fiscal"),
+    # not in the lexicon: the -eiro rule, kept because the word list knows padeira
+    ("padeiro", "padaria", "reinflected", "padeiro", "padeira"),
+    # the uninflected feminine, an irregular feminine
+    ("garçom", "garçom", "reinflected", "garçom", "garçonete"),
+    # the lexicon knows the noun but not its feminine; the agent-noun rule and the word list give it
+    ("bombeiro", "bombeiro", "reinflected", "bombeiro", "bombeira"),
+    # the masculine template gave a feminine person noun: the masculine is made from it
+    ("enfermeira registrada", "enfermeira registrada", "reinflected", "enfermeiro registrado", "enfermeira registrada"),
+    # a compound head inflects its gendered part
+    ("geólogo-chefe", "geólogo-chefe", "reinflected", "geólogo-chefe", "geóloga-chefe"),
+    # no feminine exists: masculine only, with the reason
+    ("membro da banda", "banda", "masculine_only", "membro da banda", None),
+])
+def test_portuguese_decisions(pt, masculine, feminine, verdict, m_out, f_out):
+    pt.prepare([masculine, feminine])
+    d = pt.decide(masculine, feminine, "English")
+    got_m, got_f = (d.neutral, d.neutral) if d.verdict == "neutral" else (d.masculine, d.feminine)
+    assert (d.verdict, got_m, got_f) == (verdict, m_out, f_out)
+
+
+@pytest.mark.parametrize("masculine, feminine, verdict, m_out, f_out", [
+    ("periodista", "periodista", "neutral", "periodista", "periodista"),
+    ("miembro del equipo", "miembro del equipo", "neutral", "miembro del equipo", "miembro del equipo"),
+    ("ingeniero mecánico", "ingeniería mecánica", "reinflected", "ingeniero mecánico", "ingeniera mecánica"),
+    ("jefe de cocina", "jefe de cocina", "reinflected", "jefe de cocina", "jefa de cocina"),
+    ("bombero", "bombero", "reinflected", "bombero", "bombera"),
+    ("cajero", "caja", "reinflected", "cajero", "cajera"),
+    ("abogado", "abogada", "gendered", "abogado", "abogada"),
+    ("terapeuta clínico", "terapeuta clínica", "gendered", "terapeuta clínico", "terapeuta clínica"),
+    ("enfermera", "enfermera", "reinflected", "enfermero", "enfermera"),
+])
+def test_spanish_decisions(es, masculine, feminine, verdict, m_out, f_out):
+    es.prepare([masculine, feminine])
+    d = es.decide(masculine, feminine, "English")
+    got_m, got_f = (d.neutral, d.neutral) if d.verdict == "neutral" else (d.masculine, d.feminine)
+    assert (d.verdict, got_m, got_f) == (verdict, m_out, f_out)
+
+
+def test_when_the_masculine_names_a_thing_the_feminine_output_is_read_the_other_way(pt):
+    d = pt.decide("programa universitário", "estagiária do programa universitário", "College Program Intern")
+    assert (d.verdict, d.masculine, d.feminine) == ("reinflected", "estagiário do programa universitário",
+                                                    "estagiária do programa universitário")
+    assert "from_feminine_output" in d.flags
+
+
+def test_a_feminine_noun_in_its_own_right_is_not_a_person(pt):
+    d = pt.decide("engenharia elétrica", "engenharia elétrica", "Electrical Engineering")
+    assert d.verdict == "feminine_only" and "not_a_person_noun" in d.flags
+
+
+@pytest.mark.parametrize("lang, title, english, flag", [
+    ("pt", "chef", "Chef", "loanword"),  # a loanword in use: a title, common gender
+    ("es", "barman", "Barman", "loanword"),
+    ("pt", "bagger", "Bagger", "untranslated"),  # not a word of the language: flagged for review
+])
+def test_echoed_english_is_a_loanword_or_untranslated(lang, title, english, flag):
+    layer = GenderLayer(lang)
+    d = layer.decide(title, title, english)
+    assert d.verdict == "neutral" and flag in d.flags
+
+
+def raw(rows):
+    return pl.DataFrame([{
+        "source_id": sid, "source_text": en, "in_queries": True, "in_corpus": True,
+        "sentence_masculine": f"He is a {en}.", "sentence_feminine": f"She is a {en}.",
+        "output_masculine": m, "output_feminine": f, "translator": "fixture", "translator_version": "1",
+    } for sid, en, m, f in rows], schema=RAW_SCHEMA)
+
+
+def test_built_items_record_the_method_and_pair_only_inflections_of_one_head():
+    rows = [
+        ("Mechanical_Engineer", "Mechanical Engineer", "Ele é um engenheiro mecânico.", "Ela é uma engenharia mecânica."),
+        ("Attorney", "Attorney", "Ele é um advogado.", "Ela é uma procuradora."),
+        ("Baker", "Baker", "Ele é um padeiro.", "Ela é uma padaria."),
+        ("Cook", "Cook", "Ele é um chef.", "Ela é uma chef."),
+    ]
+    processed = process_translations(raw(rows), "pt", strip_pattern_for(BUILD, "pt"))
+    assert "different_words" not in processed["flags"].explode().to_list()
+    items = build_items(processed, "queries", "fixture:1")
+    by_id = {r["id"]: r for r in items.iter_rows(named=True)}
+    assert set(by_id) == {"m:engenheiro_mecânico", "f:engenheira_mecânica", "m:advogado", "f:advogada",
+                          "m:padeiro", "f:padeira", "n:chef"}
+    assert by_id["f:engenheira_mecânica"]["check_method"] == "lexicon:apertium-es-pt"
+    assert "reinflected_feminine" in by_id["f:padeira"]["flags"]
+    assert by_id["f:padeira"]["check_method"] == "rule:pt-endings+hunspell:pt_BR+pt_PT" or \
+        by_id["f:padeira"]["check_method"].startswith("rule:pt-endings+hunspell:")
+    assert all(by_id[i]["check_ok"] for i in by_id)
+    # the translator's own forms stay in the working file
+    mt = dict(processed.select("source_id", "mt_feminine").iter_rows())
+    assert mt["Baker"] == "padaria"
+
+
+def test_a_missing_lexicon_is_an_error_naming_the_install_command(monkeypatch, tmp_path):
+    import builder.lexicon as lexicon
+
+    monkeypatch.setattr(lexicon, "APERTIUM_DIR", tmp_path)
+    with pytest.raises(LexiconError, match=r"apt-get install .*apertium-es-pt"):
+        GenderLayer("pt")
+
+
+def test_the_cli_fails_without_lt_proc_instead_of_changing_the_output(tmp_path):
+    """No silent fallback: without the lexicon program the Portuguese build stops with the install command."""
+    rows = [("Lawyer", "Lawyer", "Ele é um advogado.", "Ela é uma advogada."),
+            ("Clerk", "Clerk", "Ele é um balconista.", "Ela é uma balconista.")]
+    (tmp_path / "pt").mkdir()
+    raw(rows).write_parquet(tmp_path / "pt" / "raw_translations.parquet")
+    (tmp_path / "pt" / "templates.json").write_text('{"masculine": "He is a {title}.", "feminine": "She is a {title}.", "lowercase": true}')
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "queries.tsv").write_text("Lawyer\tLawyer\n")
+    (src / "corpus_documents.tsv").write_text("Lawyer\tLawyer\nClerk\tClerk\n")
+    (src / "annotations.tsv").write_text("Lawyer\t0\tClerk\t1\n")
+    python_dir = str(__import__("pathlib").Path(sys.executable).parent)
+    proc = subprocess.run([sys.executable, "-m", "builder", "postprocess", "--lang", "pt", "--source", str(src),
+                           "--out", str(tmp_path), "--quiet"], capture_output=True, text=True,
+                          env={"PATH": python_dir, "HOME": str(tmp_path)})
+    assert proc.returncode == 2, proc.stderr
+    assert "apt-get install" in proc.stderr and "lt-proc" in proc.stderr and "Traceback" not in proc.stderr
