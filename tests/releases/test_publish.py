@@ -1,0 +1,104 @@
+"""`releases publish` and `releases verify --against` on a real git + DVC repository (the release recorded
+with `dvc add`, a local folder remote)."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from releases import make_release
+from releases.__main__ import main
+
+from .conftest import dvc, git
+
+
+@pytest.fixture
+def made(project, tmp_path, monkeypatch):
+    """Release 0.1.0 made and recorded by DVC (release.dvc committed), a folder remote as the default."""
+    make_release(project.data, "0.1.0", project.root / "release", project.params)
+    dvc(project.root, "remote", "add", "-d", "storage", str(tmp_path / "remote"))
+    dvc(project.root, "add", "-q", "release")
+    project.commit("release 0.1.0 recorded")
+    monkeypatch.chdir(project.root)
+    return project
+
+
+def publish_and_tag(project, capsys) -> str:
+    assert main(["publish", "--release", "release"]) == 0
+    out = capsys.readouterr().out
+    git(project.root, "add", "published.json", "release.dvc")
+    project.commit("testset v0.1.0")
+    git(project.root, "tag", "-a", "testset@v0.1.0", "-m", "0.1.0")
+    return out
+
+
+def test_publish_pushes_the_release_and_records_its_digests(made, capsys, tmp_path):
+    out = publish_and_tag(made, capsys)
+    entry = json.loads((made.root / "published.json").read_text())["releases"][0]
+    assert entry["version"] == "0.1.0" and entry["tag"] == "testset@v0.1.0" and entry["folder"] == "release"
+    assert entry["files"] == 11 and entry["languages"] == ["pt", "es"]
+    assert f"DVC md5 {entry['dvc_md5']}" in out and "git add dvc.lock published.json" in out
+    stored = {p.parent.name + p.name for p in (tmp_path / "remote" / "files" / "md5").glob("*/*")}
+    listing = json.loads((made.root / ".dvc/cache/files/md5" / entry["dvc_md5"][:2] / entry["dvc_md5"][2:]).read_text())
+    assert len(listing) == 12  # manifest.json and the 11 files it lists
+    assert stored == {entry["dvc_md5"]} | {e["md5"] for e in listing}  # the release, nothing else (not data/)
+
+
+def test_verify_against_the_tag_says_what_was_checked_against_what(made, capsys):
+    publish_and_tag(made, capsys)
+    assert main(["verify", "release", "--against", "testset@v0.1.0"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"release 0\.1\.0 verified against testset@v0\.1\.0 \(commit [0-9a-f]{12}\)", out)
+    assert re.search(r"checked: manifest\.json sha256 [0-9a-f]{16}… = published\.json \(release 0\.1\.0\) at "
+                     r"testset@v0\.1\.0", out)
+    assert re.search(r"checked: folder md5 [0-9a-f]{32}\.dir = release\.dvc, output release, at testset@v0\.1\.0", out)
+    assert "checked: 11 files: sha256 and rows = manifest.json" in out
+
+
+@pytest.mark.parametrize("spoil, message", [
+    (lambda r: (r / "pt" / "notes.txt").write_text("added\n"), r"folder differs from the release recorded there"),
+    (lambda r: (r / "manifest.json").write_text((r / "manifest.json").read_text().replace('"pt",', '"pt", ')),
+     r"manifest\.json: sha256 [0-9a-f]{16}…, but published\.json at testset@v0\.1\.0 \([0-9a-f]{12}\) records"),
+    (lambda r: (r / "manifest.json").write_text(
+        json.dumps({**json.loads((r / "manifest.json").read_text()), "files": []})), r"'files' is empty"),
+], ids=["extra-file", "manifest-edited", "manifest-emptied"])
+def test_verify_against_refuses_a_changed_copy(made, capsys, spoil, message):
+    publish_and_tag(made, capsys)
+    spoil(made.root / "release")
+    assert main(["verify", "release", "--against", "testset@v0.1.0"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and err.count("\n") == 1 and re.search(message, err), err
+
+
+def test_verify_against_a_commit_without_a_record_or_another_version_is_refused(made, capsys):
+    first = git(made.root, "rev-list", "--max-parents=0", "HEAD").strip()
+    assert main(["verify", "release", "--against", first]) == 2
+    assert "records no digest of release 0.1.0" in capsys.readouterr().err
+    git(made.root, "tag", "testset@v0.0.9")
+    assert main(["verify", "release", "--against", "testset@v0.0.9"]) == 2
+    assert "the manifest says version 0.1.0, but testset@v0.0.9 is another release" in capsys.readouterr().err
+    assert main(["verify", "release", "--against", "no-such-tag"]) == 2
+    assert "--against no-such-tag: no such tag or commit" in capsys.readouterr().err
+
+
+def test_publish_refuses_a_folder_that_is_not_the_recorded_output(made, capsys):
+    (made.root / "release" / "es" / "notes.txt").write_text("added\n")
+    assert main(["publish", "--release", "release"]) == 2
+    assert "fails verification" in capsys.readouterr().err
+    (made.root / "release" / "es" / "notes.txt").unlink()
+    make_release(made.data, "0.2.0", made.root / "release", made.params)  # made, but not recorded by DVC
+    assert main(["publish", "--release", "release"]) == 2
+    assert re.search(r"release: DVC md5 [0-9a-f]{32}\.dir, but release\.dvc records", capsys.readouterr().err)
+
+
+def test_publish_refuses_a_tagged_version_and_reruns_idempotently(made, capsys):
+    assert main(["publish", "--release", "release"]) == 0
+    before = (made.root / "published.json").read_bytes()
+    assert main(["publish", "--release", "release"]) == 0  # e.g. after an interrupted push
+    assert (made.root / "published.json").read_bytes() == before
+    git(made.root, "tag", "testset@v0.1.0")
+    capsys.readouterr()
+    assert main(["publish", "--release", "release"]) == 2
+    assert "git tag testset@v0.1.0 exists already" in capsys.readouterr().err
