@@ -1,0 +1,77 @@
+"""python -m eval: a user's mistake is one `error:` line and exit status 2, Ctrl-C exit 130, never a traceback."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def run_cli(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "eval", *args], cwd=cwd, capture_output=True, text=True, timeout=600)
+
+
+def one_error_line(r: subprocess.CompletedProcess, *needles: str) -> None:
+    assert r.returncode == 2, r.stderr
+    assert "Traceback" not in r.stderr and r.stderr.startswith("error: "), r.stderr
+    for needle in needles:
+        assert needle in r.stderr, r.stderr
+
+
+def test_out_that_is_a_file(tmp_path, small_data):
+    out = tmp_path / "afile"
+    out.write_text("x")
+    one_error_line(run_cli("run", "--data", str(small_data), "--model", "tfidf-char", "--out", str(out),
+                           "--cache", str(tmp_path / "c"), "--quiet"), f"{out}: --out is a file")
+
+
+def test_empty_models_list(tmp_path, small_data):
+    params = tmp_path / "params.yaml"
+    params.write_text(yaml.safe_dump({"eval": {"models": []}}))
+    one_error_line(run_cli("run", "--data", str(small_data), "--out", str(tmp_path / "o"), "--params", str(params),
+                           "--cache", str(tmp_path / "c"), "--quiet"), "eval.models is []")
+
+
+def _model_db(cache: Path) -> Path:
+    (db,) = cache.glob("*.sqlite")
+    return db
+
+
+def test_corrupt_and_truncated_embedding_caches(tmp_path, small_data):
+    args = ["run", "--data", str(small_data), "--model", "m-use", "--out", str(tmp_path / "o"), "--quiet"]
+    cache = tmp_path / "c"
+    first = run_cli(*args, "--cache", str(cache))
+    if first.returncode != 0 and "not installed" in first.stderr:
+        import pytest
+
+        pytest.skip(first.stderr.strip())
+    assert first.returncode == 0, first.stderr
+    db = _model_db(cache)
+    # Truncated vectors (a killed writer, a foreign tool): re-encoded, the results are unchanged.
+    with sqlite3.connect(db) as con:
+        con.execute("UPDATE embedding SET vector = substr(vector, 1, 7)")
+    again = run_cli(*args, "--cache", str(cache))
+    assert again.returncode == 0 and "Traceback" not in again.stderr, again.stderr
+    assert again.stdout == first.stdout  # every vector was unusable, so every text was encoded again: same figures
+    # A file that is not SQLite at all: one error line naming the cache.
+    db.write_bytes(b"not a database\n" * 200)
+    one_error_line(run_cli(*args, "--cache", str(cache)), f"{cache}: the embedding cache is corrupt", "delete it")
+
+
+def test_ctrl_c_exits_130_without_a_traceback(tmp_path, small_data):
+    proc = subprocess.Popen([sys.executable, "-m", "eval", "run", "--data", str(small_data), "--model", "m-use",
+                             "--out", str(tmp_path / "o"), "--cache", str(tmp_path / "c")],
+                            cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    first = proc.stderr.read(1)  # the first progress bar: the command is running (not Python's own start-up)
+    proc.send_signal(signal.SIGINT)
+    _, rest = proc.communicate(timeout=120)
+    err = first + rest
+    assert first, "no progress bar: the run printed nothing to stderr before it ended"
+    assert proc.returncode == 130 and "Traceback" not in err and "interrupted" in err, err
