@@ -4,7 +4,8 @@ Chromium is driven over its DevTools protocol on a pipe (--remote-debugging-pipe
 NUL byte on file descriptors 3 and 4), so the test needs nothing beyond the browser and the standard
 library. The page must load from file:// with no console error, show its tables and figures (every image
 decoded), and a full-page screenshot is kept: its path is printed (pytest -s, or the captured output of a
-failure) and it is copied to $SITE_SCREENSHOT_DIR when that is set.
+failure): it is copied out of pytest's tmp folders to $SITE_SCREENSHOT_DIR, by default
+<system temp>/gendered-job-titles-artifacts/eval-site.png.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import select
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -151,12 +153,13 @@ def render(index: Path, tmp: Path, screenshot: Path) -> tuple[dict, list[str]]:
         browser.close()
 
 
-def keep_artifact(screenshot: Path) -> None:
-    print(f"site screenshot: {screenshot}")
-    folder = os.environ.get("SITE_SCREENSHOT_DIR")
-    if folder:
-        Path(folder).mkdir(parents=True, exist_ok=True)
-        print(f"site screenshot copied to: {shutil.copy(screenshot, folder)}")
+def keep_artifact(screenshot: Path) -> Path:
+    """Copy the screenshot out of pytest's rotating tmp folders, to $SITE_SCREENSHOT_DIR or the system temp folder."""
+    folder = Path(os.environ.get("SITE_SCREENSHOT_DIR") or Path(tempfile.gettempdir()) / "gendered-job-titles-artifacts")
+    folder.mkdir(parents=True, exist_ok=True)
+    kept = Path(shutil.copy(screenshot, folder / "eval-site.png"))
+    print(f"site screenshot: {kept}")
+    return kept
 
 
 def run_cli(*args: str, **kwargs) -> subprocess.CompletedProcess:
