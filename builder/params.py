@@ -83,6 +83,10 @@ def validate_build(data: dict, path: Path | str = "params.yaml") -> None:
             fail(f"build.web.{key}", web[key], expected)
     if web.get("libre_url") is not None and not (isinstance(web["libre_url"], str) and re.match(r"https?://", web["libre_url"])):
         fail("build.web.libre_url", web["libre_url"], "an http:// or https:// URL or null")
+    if isinstance(web.get("libre_url"), str) and re.match(r"https?://[^/]*@", web["libre_url"]):
+        # Never repeat the credentials in the message: the file is the place they must not be.
+        raise BuildError(f"{path}: build.web.libre_url holds a user or password; secrets are never stored in files: "
+                         "pass the URL with --libre-url or $LIBRE_URL, the key with $LIBRE_API_KEY")
     for lang, pattern in mapping("build.strip", build.get("strip")).items():
         if not isinstance(pattern, str):
             fail(f"build.strip.{lang}", pattern, "a regular expression string")

@@ -317,6 +317,7 @@ def test_an_empty_test_set_is_neither_written_nor_read(tmp_path):
     (("build", "strip", "pt"), "(?:ele|ela) (.+)", "build.strip.pt is .*; expected a pattern with a named group"),
     (("build", "self_match_policy"), "drop_all", "build.self_match_policy is 'drop_all'"),
     (("build", "translator", "pt"), "babelfish", "build.translator.pt is 'babelfish'"),
+    (("build", "web", "libre_url"), f"http://bob:{PASSWORD}@127.0.0.1:5000/", "build.web.libre_url holds a user or password"),
 ])
 def test_bad_params_are_refused_before_any_work(path, value, message, src, tmp_path):
     doc = yaml.safe_load((REPO / "params.yaml").read_text())
@@ -332,6 +333,7 @@ def test_bad_params_are_refused_before_any_work(path, value, message, src, tmp_p
     import re
 
     assert re.search(message, r.stderr), r.stderr
+    assert PASSWORD not in r.stderr
     assert not (tmp_path / "out").exists() and not (tmp_path / "cache").exists()
 
 
