@@ -102,3 +102,23 @@ def test_publish_refuses_a_tagged_version_and_reruns_idempotently(made, capsys):
     capsys.readouterr()
     assert main(["publish", "--release", "release"]) == 2
     assert "git tag testset@v0.1.0 exists already" in capsys.readouterr().err
+
+
+def test_the_repository_storage_holds_the_published_releases_and_nothing_else():
+    """dvc-storage/ travels in git: a `dvc push` without a target would put every pipeline output there
+    (the English source, translations, results). It must hold exactly the published releases' objects."""
+    from pathlib import Path
+
+    from releases.anchor import read_published
+
+    project = Path(__file__).resolve().parents[2]
+    storage = project / "dvc-storage" / "files" / "md5"
+    stored = {p.parent.name + p.name for p in storage.glob("*/*")} if storage.is_dir() else set()
+    wanted = set()
+    for entry in read_published(project):
+        listing = storage / entry["dvc_md5"][:2] / entry["dvc_md5"][2:]
+        assert listing.is_file(), f"dvc-storage/ lacks the listing of published release {entry['version']}"
+        wanted |= {entry["dvc_md5"]} | {e["md5"] for e in json.loads(listing.read_text())}
+    assert wanted <= stored, f"dvc-storage/ lacks objects of published releases: {sorted(wanted - stored)[:5]}"
+    assert stored <= wanted, (f"dvc-storage/ holds objects of no published release: {sorted(stored - wanted)[:5]}; "
+                              "push releases only (`python -m releases publish`), never a bare `dvc push`")
