@@ -310,7 +310,8 @@ def score_corpus(
                     if not np.array_equal(self_cols[m], self_cols[f]):
                         rank_m[k] = _without(rank_m[k], self_cols[f])
                         rank_f[k] = _without(rank_f[k], self_cols[m])
-            ao[pairs], rbo_values[pairs] = symmetry_batch(rank_m, rank_f, settings.rbo_p)
+            # rankings from one sort each, less some items: permutations, so no check for repeated items
+            ao[pairs], rbo_values[pairs] = symmetry_batch(rank_m, rank_f, settings.rbo_p, check=False)
             same_top1[pairs] = identical_top1_batch(rank_m, rank_f)
             for name, flags, ranks, pos in (("top_m", "top_m_relevant", rank_m, pm), ("top_f", "top_f_relevant", rank_f, pf)):
                 head = ranks[:, :depth]

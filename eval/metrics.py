@@ -161,9 +161,13 @@ def _lengths(ranking: np.ndarray, name: str) -> np.ndarray:
         raise ValueError(f"{name} must be a 2-D integer array of item indices (rows, n), got {ranking.dtype} {ranking.shape}")
     if ranking.size == 0 or ranking.min() >= 0:  # no padding: one pass instead of three
         return np.full(ranking.shape[0], ranking.shape[1], dtype=np.int64)
-    valid = ranking >= 0
-    lengths = valid.sum(axis=1)
-    if np.any(valid[:, 1:] & ~valid[:, :-1]):
+    n = ranking.shape[1]
+    lengths = n - np.count_nonzero(ranking < 0, axis=1)
+    # Padding at the tail: a row with n - L negative entries has them all at the tail when its last n - L
+    # slots are negative. Only the slots from the shortest length on need looking at.
+    shortest = int(lengths.min())
+    tail = ranking[:, shortest:]
+    if np.any((tail >= 0) != (np.arange(shortest, n)[None, :] < lengths[:, None])):
         raise ValueError(f"{name}: padding (-1) must sit at the tail of each row")
     return lengths
 
@@ -179,51 +183,62 @@ def _check_pair_batches(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return len_a
 
 
-def _overlap_counts(a: np.ndarray, b: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+def _overlap_counts(a: np.ndarray, b: np.ndarray, lengths: np.ndarray, check: bool = True) -> np.ndarray:
+    """X per row for depths 1..n. Where a row is padded, its padding slots hold stand-in items (one per
+    position, the same in both rankings), so every row is a full list and no mask is needed; a stand-in
+    sits at a depth beyond the row's length, so X up to that length is unchanged (later depths are not).
+    ``check=False`` skips the test for repeated items (the caller's rows are permutations)."""
     rows, n = a.shape
     if rows == 0 or n == 0:
         return np.zeros((rows, n), dtype=np.int64)
-    # All rows live in one flat array, row r at offset r * width: one scatter and one gather for the whole
-    # batch. Slot n_items of each row takes the padding (-1), so padding never needs a boolean mask.
     n_items = int(max(a.max(), b.max())) + 1
-    width = n_items + 1
-    offsets = np.arange(rows, dtype=np.int64)[:, None] * width
-    padded = bool(np.any(lengths < n))
+    shortest = int(lengths.min())
+    stand_ins = n - shortest  # padding can only sit from the shortest row's length on
+    index_type = np.int32 if rows * (n_items + stand_ins) < 2**31 else np.int64
+    # All rows live in one flat array, row r at offset r * width: one scatter and one gather for the whole batch.
+    width = n_items + stand_ins
+    offsets = np.arange(rows, dtype=index_type)[:, None] * index_type(width)
     columns = np.tile(np.arange(n, dtype=np.int32), rows)
-    positions = {}
-    for name, ranking in (("a", a), ("b", b)):
-        idx = ((np.where(ranking >= 0, ranking, n_items) if padded else ranking) + offsets).ravel()
-        # Position of every item in its row; n means "not in this ranking".
-        pos = np.full(rows * width, n, dtype=np.int32)
-        pos[idx] = columns
+    idx_a = a + offsets
+    idx_b = b + offsets
+    if stand_ins:
+        stand_in = np.arange(n_items, width, dtype=index_type)[None, :] + offsets
+        for ranking, idx in ((a, idx_a), (b, idx_b)):
+            tail = ranking[:, shortest:] < 0
+            idx[:, shortest:][tail] = np.broadcast_to(stand_in, tail.shape)[tail]
+    n_items = width
+    idx_a, idx_b = idx_a.ravel(), idx_b.ravel()
+    # Position of every item of b in its row; n means "not in this ranking".
+    pos_b = np.full(rows * n_items, n, dtype=np.int32)
+    pos_b[idx_b] = columns
+    if check:
         # A repeated item keeps only its last position, so a mismatch on read-back reveals it.
-        mismatch = pos[idx] != columns
-        if padded:
-            mismatch &= ranking.ravel() >= 0
-        if mismatch.any():
-            raise ValueError(f"{name}: a row repeats an item")
-        positions[name] = (idx, pos)
+        pos_a = np.full(rows * n_items, n, dtype=np.int32)
+        pos_a[idx_a] = columns
+        for name, idx, pos in (("a", idx_a, pos_a), ("b", idx_b, pos_b)):
+            if np.any(pos[idx] != columns):
+                raise ValueError(f"{name}: a row repeats an item")
     # An item at position i in a and j in b joins the overlap at depth max(i, j) + 1; depth n + 1 (index
-    # n: the item is missing from b, or a's slot is padding) lies beyond every row and is cut off.
-    idx_a, _ = positions["a"]
-    _, pos_b = positions["b"]
+    # n: the item is missing from b) lies beyond every row and is cut off.
     join_depth = pos_b[idx_a].reshape(rows, n)
     np.maximum(join_depth, columns[:n], out=join_depth)
-    if padded:
-        join_depth[a < 0] = n
-    join_index = join_depth + np.arange(rows, dtype=np.int64)[:, None] * (n + 1)
-    counts = np.bincount(join_index.ravel(), minlength=rows * (n + 1)).reshape(rows, n + 1)[:, :n]
+    join_depth += (np.arange(rows, dtype=np.int32) * np.int32(n + 1))[:, None]
+    counts = np.bincount(join_depth.ravel(), minlength=rows * (n + 1)).reshape(rows, n + 1)[:, :n]
     return np.cumsum(counts, axis=1)
 
 
 def cumulative_overlap_batch(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Row-wise overlap at every depth for two batches of rankings of equal row lengths.
 
-    Returns ``(X, lengths)``: X has shape (rows, n) with ``X[r, d-1] = |a[r, :d] ∩ b[r, :d]|``.
+    Returns ``(X, lengths)``: X has shape (rows, n) with ``X[r, d-1] = |a[r, :d] ∩ b[r, :d]|`` (constant
+    beyond a padded row's length).
     """
     a, b = np.asarray(a), np.asarray(b)
     lengths = _check_pair_batches(a, b)
-    return _overlap_counts(a, b, lengths), lengths
+    x = _overlap_counts(a, b, lengths)
+    for r in np.flatnonzero(lengths < a.shape[1]):
+        x[r, lengths[r]:] = x[r, lengths[r] - 1] if lengths[r] else 0
+    return x, lengths
 
 
 # Blocks of about 64k ranking positions keep every temporary array in the CPU cache: about 3x faster than
@@ -231,7 +246,7 @@ def cumulative_overlap_batch(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, 
 _BLOCK_POSITIONS = 1 << 16
 
 
-def _symmetry(a: np.ndarray, b: np.ndarray, p: float | None) -> tuple[np.ndarray, np.ndarray | None]:
+def _symmetry(a: np.ndarray, b: np.ndarray, p: float | None, check: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
     """AO and (when p is given) RBO_ext(p) per row pair, block by block of rows."""
     a, b = np.asarray(a), np.asarray(b)
     lengths = _check_pair_batches(a, b)
@@ -244,7 +259,8 @@ def _symmetry(a: np.ndarray, b: np.ndarray, p: float | None) -> tuple[np.ndarray
         block = slice(start, start + step)
         # X_d / d, the agreement at depth d that AO and RBO weigh. Division (not multiplication by 1/d)
         # keeps it exactly 1 where the lists agree, so identical rankings score exactly 1.
-        agreement = _overlap_counts(a[block], b[block], lengths[block]) / depths
+        agreement = _overlap_counts(a[block], b[block], lengths[block], check) / depths
+        _zero_beyond_lengths(agreement, lengths[block])
         ao[block] = _average_overlap_from_agreement(agreement, lengths[block])
         if rb is not None:
             rb[block] = _rbo_from_agreement(agreement, lengths[block], p)
@@ -262,33 +278,41 @@ def rbo_batch(a: np.ndarray, b: np.ndarray, p: float) -> np.ndarray:
     return _symmetry(a, b, p)[1]
 
 
-def symmetry_batch(a: np.ndarray, b: np.ndarray, p: float) -> tuple[np.ndarray, np.ndarray]:
-    """``(average_overlap_batch(a, b), rbo_batch(a, b, p))`` from one pass of overlap counting."""
+def symmetry_batch(a: np.ndarray, b: np.ndarray, p: float, *, check: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """``(average_overlap_batch(a, b), rbo_batch(a, b, p))`` from one pass of overlap counting.
+
+    ``check=False`` skips the test for an item repeated within a row, for callers whose rows are
+    permutations by construction (eval's rankings); shapes, lengths and padding are still checked."""
     _check_p(p)
-    return _symmetry(a, b, p)
+    return _symmetry(a, b, p, check)
+
+
+def _zero_beyond_lengths(agreement: np.ndarray, lengths: np.ndarray) -> None:
+    """Depths beyond a row's length carry no weight (eq. 32 with s = l): zero them, in place."""
+    n = agreement.shape[1]
+    shortest = int(lengths.min()) if len(lengths) else n
+    if shortest < n:
+        tail = agreement[:, shortest:]
+        tail[np.arange(shortest, n)[None, :] >= lengths[:, None]] = 0.0
 
 
 def _average_overlap_from_agreement(agreement: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    rows, n = agreement.shape
-    if np.all(lengths == n):  # full rankings, the common case: no mask
-        return agreement.sum(axis=1) / n if n else np.ones(rows)
-    sums = np.sum(agreement, axis=1, where=np.arange(n)[None, :] < lengths[:, None])
-    return np.where(lengths > 0, sums / np.maximum(lengths, 1), 1.0)
-
-
-def _rbo_from_agreement(agreement: np.ndarray, lengths: np.ndarray, p: float) -> np.ndarray:
+    """AO per row from an agreement whose depths beyond each row's length are zero."""
     rows, n = agreement.shape
     if n == 0:
         return np.ones(rows)
-    d = np.arange(1, n + 1, dtype=np.float64)
-    weights = p**d
+    return np.where(lengths > 0, agreement.sum(axis=1) / np.maximum(lengths, 1), 1.0)
+
+
+def _rbo_from_agreement(agreement: np.ndarray, lengths: np.ndarray, p: float) -> np.ndarray:
+    """RBO_ext per row from an agreement whose depths beyond each row's length are zero."""
+    rows, n = agreement.shape
+    if n == 0:
+        return np.ones(rows)
+    weights = p ** np.arange(1, n + 1, dtype=np.float64)
     # A row-wise sum, not a matrix-vector product: BLAS may round a row differently depending on the other
     # rows of the batch, and a pair's RBO must not depend on which pairs share its block.
-    if np.all(lengths == n):
-        total = (agreement * weights).sum(axis=1)
-    else:
-        # Depths beyond a row's length carry no weight (eq. 32 with s = l).
-        total = np.where(d[None, :] <= lengths[:, None], agreement * weights, 0.0).sum(axis=1)
+    total = (agreement * weights).sum(axis=1)
     last = agreement[np.arange(rows), np.maximum(lengths, 1) - 1]
     out = (1 - p) / p * total + last * p ** lengths.astype(np.float64)
     return np.where(lengths > 0, out, 1.0)
