@@ -280,17 +280,19 @@ def test_bad_inputs_are_clear_errors(results, tmp_path):
 
 def test_compare_survives_a_closed_pipe_and_writes_out(results, tmp_path):
     files = [str(p) for p in sorted((results / "runs").glob("*__*.json"))]
+    printed = run_cli("compare", *files)
+    assert printed.returncode == 0 and printed.stdout.startswith("# Evaluation results")
+    # `| head -1` that has already gone: the reading end is closed before compare writes a byte, so every
+    # write fails with EPIPE (deterministic, unlike racing a real head)
+    read_end, write_end = os.pipe()
+    os.close(read_end)
     out = tmp_path / "compare"
-    # `| head -1`: the reader takes one line and closes the pipe
-    proc = subprocess.Popen([sys.executable, "-m", "eval", "compare", *files, "--out", str(out)], cwd=ROOT,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    first = proc.stdout.readline()
-    proc.stdout.close()
-    stderr = proc.stderr.read().decode()
-    assert proc.wait(timeout=300) == 0, stderr
-    assert first.startswith(b"# Evaluation results")
-    assert "Traceback" not in stderr and "BrokenPipeError" not in stderr, stderr
-    assert (out / "tables.md").read_text(encoding="utf-8").startswith("# Evaluation results")
+    proc = subprocess.run([sys.executable, "-m", "eval", "compare", *files, "--out", str(out)], cwd=ROOT, stdout=write_end,
+                          stderr=subprocess.PIPE, text=True, timeout=300)
+    os.close(write_end)
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr and "BrokenPipeError" not in proc.stderr, proc.stderr
+    assert (out / "tables.md").read_text(encoding="utf-8") == printed.stdout.removesuffix("\n")
     assert {p.name for p in (out / "plots").iterdir()} == {"symmetry.png", "map.png", "gap.png"}
 
 
