@@ -97,7 +97,7 @@ def paper_model(name: str) -> str | None:
 # One colour and one marker per model, the same in every eval and audit figure and on the site. The
 # Okabe-Ito colours stay apart for colour-blind readers; the markers differ in shape, not only in size.
 PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#8C564B", "#7F7F7F", "#BCBD22")
-MARKERS = ("o", "s", "D", "^", "v", "P", "X", "*", "h", "<")
+MARKERS = ("o", "^", "s", "X", "v", "P", "D", "*", "h", "<")  # neighbours differ in outline, not only in angle
 # The project's models keep their slot whatever else is plotted with them.
 KNOWN_MODELS = ("m-use", "m-e5-small-q4", "tfidf-char", "all-minilm-l6-v2")
 
