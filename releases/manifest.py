@@ -120,6 +120,11 @@ def read_manifest(root: Path) -> dict:
     if unlisted:
         raise ReleaseError(f"{path}: 'files' lacks {', '.join(unlisted[:5])}"
                            f"{' …' if len(unlisted) > 5 else ''}, which every release holds{damaged}")
+    for entry in manifest["files"]:
+        # verify recounts the rows, so a manifest claiming rows for an empty file fails there.
+        if entry["path"].endswith((".parquet", ".tsv")) and not entry.get("rows"):
+            raise ReleaseError(f"{path}: {_shown(entry['path'])} holds no rows: an empty test set measures nothing; "
+                               "this is not a usable release")
     return manifest
 
 

@@ -106,8 +106,9 @@ def _rehash(release):
     (lambda m: m["files"][0].update(path="./README.md"), r"points outside the release folder"),
     (lambda m: m["files"][0].update(rows=True), r"has a 'rows' that is not a count"),
     (lambda m: m["files"][0].update(path="manifest.json"), r"lists the manifest itself"),
+    (lambda m: m["files"][4].update(rows=0), r"es/queries\.parquet holds no rows: an empty test set measures nothing"),
 ], ids=["empty", "duplicate", "other-language", "language-dropped", "language-added", "language-twice",
-        "no-languages", "no-version", "file-dropped", "dot-path", "rows-bool", "lists-itself"])
+        "no-languages", "no-version", "file-dropped", "dot-path", "rows-bool", "lists-itself", "zero-rows"])
 def test_a_manifest_that_cannot_describe_a_complete_release_is_refused(release, capsys, edit, message):
     _rewrite(release, edit)
     with pytest.raises(ReleaseError, match=message):
@@ -173,3 +174,15 @@ def test_the_output_says_what_was_checked_against_what(release, capsys):
     assert main(["verify", str(release)]) == 0
     out = capsys.readouterr().out
     assert "checked against the manifest in the same folder only" in out and "--against testset@v0.1.0" in out
+
+
+def test_a_release_whose_test_set_was_emptied_is_refused(release, capsys):
+    """A 0-item test set with its manifest re-hashed and its rows set to 0 by hand: still refused."""
+    import polars as pl
+
+    queries = release / "pt" / "queries.parquet"
+    pl.read_parquet(queries).head(0).write_parquet(queries)
+    _rehash(release)
+    _rewrite(release, lambda m: next(f for f in m["files"] if f["path"] == "pt/queries.parquet").update(rows=0))
+    assert main(["verify", str(release)]) == 2
+    assert "pt/queries.parquet holds no rows" in capsys.readouterr().err
