@@ -48,7 +48,8 @@ def sh(cwd: Path, command: str, timeout: int = 900) -> str:
 
 def clean(repo: Path) -> None:
     status = sh(repo, "git status --porcelain --untracked-files=all")
-    assert status == "", f"the tree is not clean in {repo}:\n{status}"
+    diff = sh(repo, "git diff --unified=4 -- dvc.lock | head -60") if status else ""
+    assert status == "", f"the tree is not clean in {repo}:\n{status}\n{diff}"
 
 
 def readme_block(marker: str) -> str:
