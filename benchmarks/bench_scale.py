@@ -87,11 +87,14 @@ def child(data: Path, lang: str, budget: float) -> None:
         result, timing = evaluate_language(ts, model, EmbeddingCache(tmp), EvalSettings(memory_budget_mb=budget), progress=False)
         total = time.perf_counter() - start
     peak_eval = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    # The floor on the same sizes: the product and one row-wise argsort of each corpus variant's full matrix.
+    # The floor on the same sizes: the product and one row-wise argsort of each corpus variant's full matrix
+    # (skipped past 10^8 cells: the whole matrix is what eval no longer holds).
     q = model.encode_sparse(ts.queries["text"].to_list(), "query")
     rng = np.random.default_rng(0)
     floor = {"sparse product": 0.0, "dense 512-d product": 0.0, "argsort": 0.0}
-    for gender in ("masculine", "feminine"):
+    sort_blocks = {}
+    whole_matrix = ts.queries.height * ts.corpus.height <= 10**8
+    for gender in ("masculine", "feminine") if whole_matrix else ():
         rows = ts.corpus.with_row_index("row").filter(pl.col("gender").is_in([gender, "neutral"]))["row"].to_numpy()
         d = model.encode_sparse(ts.corpus["text"].to_list(), "passage")[rows]
         t = time.perf_counter()
@@ -106,12 +109,38 @@ def child(data: Path, lang: str, budget: float) -> None:
         t = time.perf_counter()
         np.argsort(scores, axis=1)
         floor["argsort"] += time.perf_counter() - t
+        if gender == "masculine":
+            sort_blocks = compare_sort_blocks(scores)
         del scores
     print(json.dumps({
         "queries": ts.queries.height, "documents": ts.corpus.height, "eval_s": total, "encode_s": timing.encode_s,
-        "blocks": timing.extra, "peak_eval_mb": peak_eval, "floor": floor,
+        "blocks": timing.extra, "peak_eval_mb": peak_eval, "floor": floor if whole_matrix else None, "sort_blocks": sort_blocks,
         "symmetry_AO": result["corpora"]["masculine"]["symmetry"]["AO"]["value"],
     }))
+
+
+def compare_sort_blocks(scores, rounds: int = 3) -> dict:
+    """The one-key sort by row blocks (eval's default) against one sort over the whole matrix, alternating."""
+    import numpy as np
+
+    from eval import ranking
+
+    default = ranking._SORT_BLOCK_CELLS
+    times = {"row blocks": [], "whole matrix": []}
+    orders = {}
+    try:
+        for _ in range(rounds):
+            for name, cells in (("row blocks", default), ("whole matrix", scores.size)):
+                ranking._SORT_BLOCK_CELLS = cells
+                t = time.perf_counter()
+                orders[name] = ranking.rank_rows(scores, None)
+                times[name].append(time.perf_counter() - t)
+    finally:
+        ranking._SORT_BLOCK_CELLS = default
+    ratios = sorted(w / b for b, w in zip(times["row blocks"], times["whole matrix"]))
+    return {"row_blocks_s": float(np.median(times["row blocks"])), "whole_s": float(np.median(times["whole matrix"])),
+            "speedup": ratios[len(ratios) // 2], "spread": [ratios[0], ratios[-1]],
+            "identical": bool(np.array_equal(orders["row blocks"], orders["whole matrix"]))}
 
 
 def main() -> None:
@@ -140,12 +169,17 @@ def main() -> None:
         _, _, out = run_measured([sys.executable, str(Path(__file__).resolve()), "--child", "--data", str(root), "--lang",
                                   args.lang, "--budget", str(args.budget)], REPO)
         inner = json.loads(out.strip().splitlines()[-1])
-        floor = inner["floor"]["sparse product"] + inner["floor"]["argsort"]
+        f = inner["floor"]
+        floor = f["sparse product"] + f["argsort"] if f else float("nan")
         rows.append({"cell": cell, "wall": wall, "peak": peak, **inner, "floor_s": floor})
+        floor_text = (f"floor: sparse product {f['sparse product']:.2f} s + argsort {f['argsort']:.2f} s "
+                      f"(dense 512-d product {f['dense 512-d product']:.2f} s)" if f else "floor: not measured (matrix > 10^8 cells)")
+        sb = inner["sort_blocks"]
+        sort_text = (f"; one-key sort by row blocks {sb['row_blocks_s']:.2f} s vs whole matrix {sb['whole_s']:.2f} s: "
+                     f"{sb['speedup']:.2f}x (spread {sb['spread'][0]:.2f}-{sb['spread'][1]:.2f}), same order: {sb['identical']}" if sb else "")
         print(f"[{cell}] {inner['queries']} queries x {inner['documents']} titles: eval run {wall:.1f} s, peak RSS {peak:.0f} MB; "
               f"evaluate_language {inner['eval_s']:.2f} s ({inner['encode_s']:.2f} s encoding), peak {inner['peak_eval_mb']:.0f} MB, "
-              f"blocks {inner['blocks']}; floor: sparse product {inner['floor']['sparse product']:.2f} s + argsort "
-              f"{inner['floor']['argsort']:.2f} s (dense 512-d product {inner['floor']['dense 512-d product']:.2f} s)", flush=True)
+              f"blocks {inner['blocks']}; {floor_text}{sort_text}", flush=True)
     base = rows[0]
     print()
     print("| cell | queries x titles | eval run s | peak RSS MB | exponent (run) | eval outside encoding s | floor s | x floor | exponent (outside) |")
