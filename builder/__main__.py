@@ -16,7 +16,7 @@ from builder.build import DEFAULT_CACHE_DIR, build_language, default_corrections
 from builder.errors import BuildError, scrub
 from builder.params import load_params
 from builder.source import REGISTRY, check_counts, download_source, load_source, resolve_source_dir, sha256_of
-from builder.summary import format_table, table1_rows
+from builder.summary import describe, format_table, table1_rows
 from builder.translators import TRANSLATORS, is_translator_name, offline_available
 from eval.testset import TestSetError, write_folder_atomically
 
@@ -78,9 +78,10 @@ def cmd_translate(args, params) -> None:
 def cmd_postprocess(args, params) -> None:
     src = _stage_source(args, params)
     corrections = Path(args.corrections) if args.corrections else default_corrections(args.lang)
-    stats = run_postprocess(src, args.lang, Path(args.out), params, corrections)
+    stats = run_postprocess(src, args.lang, Path(args.out), params, corrections, cache_dir=Path(args.cache))
     if not args.quiet:
         print(format_table(table1_rows([stats])))
+    print(describe(stats, Path(args.out) / args.lang))  # even with --quiet: the gender check used is always said
 
 
 def cmd_build(args, params) -> None:
@@ -88,6 +89,7 @@ def cmd_build(args, params) -> None:
                            args.out, args.corrections, args.cache, params, args.libre_url, progress=not args.quiet)
     if not args.quiet:
         print(format_table(table1_rows([stats])))
+    print(describe(stats, Path(args.out) / args.lang))
 
 
 def cmd_defaults(args, params) -> None:
@@ -103,8 +105,7 @@ def cmd_defaults(args, params) -> None:
         built.append(build_language(src, lang, name, args.out, None, args.cache, params, progress=not args.quiet))
     print(format_table(table1_rows(built)))
     for st in built:
-        print(f"{st['lang']}: {st['uninflected_feminine']} uninflected feminines kept as masculine only; "
-              f"{st['needs_review']} sources need review; written to {Path(args.out) / st['lang']}")
+        print(describe(st, Path(args.out) / st["lang"]))
     if skipped:
         print("skipped: " + ", ".join(skipped))
 
@@ -144,8 +145,9 @@ def main(argv: list[str] | None = None) -> int:
             p.add_argument("--translator", type=_translator_name, default=None,
                            help=f"one of {', '.join(TRANSLATORS)} or a chain such as bergamot>apertium; "
                                 "default: build.translator.<lang>")
-            p.add_argument("--cache", default=str(DEFAULT_CACHE_DIR), help="translation cache folder (default: cache)")
             p.add_argument("--libre-url", default=None, help="LibreTranslate URL for --translator libre")
+        p.add_argument("--cache", default=str(DEFAULT_CACHE_DIR),
+                       help="cache folder: translations.sqlite, lexicon.sqlite (default: cache)")
         if func is not cmd_translate:
             p.add_argument("--corrections", default=None, help="default: corrections/<lang>.jsonl when it exists")
         p.set_defaults(func=func)

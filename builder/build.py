@@ -14,7 +14,7 @@ from builder.corrections import read_corrections
 from builder.errors import BuildError
 from builder.params import load_params, strip_pattern_for, templates_for
 from builder.postprocess import (
-    NEEDS_REVIEW, SELF_MATCH_POLICIES, TRANSLATIONS_COLUMNS, derive_qrels, build_items, process_translations, table1_counts,
+    NEEDS_REVIEW, REVIEW_FLAGS, gender_layer_info, SELF_MATCH_POLICIES, TRANSLATIONS_COLUMNS, derive_qrels, build_items, process_translations, table1_counts,
 )
 from builder.source import EnglishSource, load_source
 from builder.translate import check_raw_matches_source, translate_source
@@ -64,7 +64,7 @@ def run_translate(source: EnglishSource, lang: str, translator_name: str, out: P
 
 
 def run_postprocess(source: EnglishSource, lang: str, out: Path, params: dict, corrections_path: Path | None,
-                    translations_dir: Path | None = None) -> dict:
+                    translations_dir: Path | None = None, cache_dir: Path = DEFAULT_CACHE_DIR) -> dict:
     """``translations_dir``: where raw_translations.parquet and templates.json are read (default: the output
     folder ``<out>/<lang>``); the set written to ``<out>/<lang>`` carries copies of them."""
     from eval.testset import TestSet, write_testset
@@ -83,7 +83,8 @@ def run_postprocess(source: EnglishSource, lang: str, out: Path, params: dict, c
     build = params["build"]
     policy = build.get("self_match_policy", "keep_derived")
     corrections = read_corrections(corrections_path, lang)
-    processed = process_translations(raw, lang, strip_pattern_for(build, lang), corrections)
+    processed = process_translations(raw, lang, strip_pattern_for(build, lang), corrections,
+                                     lexicon_cache=Path(cache_dir) / "lexicon.sqlite")
     translator, version = raw["translator"][0], raw["translator_version"][0]
     provenance = f"{translator}:{version}"
     queries = build_items(processed, "queries", provenance)
@@ -108,7 +109,11 @@ def run_postprocess(source: EnglishSource, lang: str, out: Path, params: dict, c
                     "qrels_lost": len(qrels_info["english_pairs_lost"]),
                     "qrels_lost_examples": [f"{q} -> {d}" for q, d in qrels_info["english_pairs_lost"][:10]]},
         "verdicts": verdicts,
-        "needs_review": sum(n for v, n in verdicts.items() if v in NEEDS_REVIEW),
+        "needs_review": int(processed.select(
+            pl.col("verdict").is_in(sorted(NEEDS_REVIEW)) | pl.col("flags").list.eval(pl.element().is_in(sorted(REVIEW_FLAGS))).list.any()
+        ).to_series().sum()),
+        # Which gender check decided: the lexicon layer (builder/inflection.py) or the ending rules (builder/gender.py).
+        "gender_layer": gender_layer_info(lang),
         "uninflected_feminine": verdicts.get("uninflected_feminine", 0),
         "flags": dict(sorted(flags.iter_rows())),
         "gender_check": {
@@ -151,6 +156,7 @@ def build_language(source: str | Path | EnglishSource | None, lang: str, transla
     staging = Path(out) / f".{lang}.translate-{os.getpid()}-staging"
     try:
         run_translate(src, lang, translator, staging, Path(cache) if cache else DEFAULT_CACHE_DIR, params, libre_url, progress)
-        return run_postprocess(src, lang, Path(out), params, corrections_path, translations_dir=staging / lang)
+        return run_postprocess(src, lang, Path(out), params, corrections_path, translations_dir=staging / lang,
+                               cache_dir=Path(cache) if cache else DEFAULT_CACHE_DIR)
     finally:
         shutil.rmtree(staging, ignore_errors=True)

@@ -34,7 +34,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from builder.lexicon import Lexicon, LexiconError, Reading, Resources, WordList
+from pathlib import Path
+
+from builder.lexicon import Lexicon, LexiconError, LookupStore, Reading, Resources, WordList
 
 M, F, N, U = "masculine", "feminine", "neutral", "unknown"
 WORD = re.compile(r"^[^\W\d_]+(?:['’-][^\W\d_]+)*$", re.UNICODE)
@@ -135,13 +137,15 @@ def split_words(title: str) -> list[str]:
 class GenderLayer:
     """Lexicon-grounded gender analysis and inflection of titles in one language."""
 
-    def __init__(self, lang: str):
+    def __init__(self, lang: str, cache: Path | None = None):
+        """cache: a SQLite file keeping the lexicon's and the word list's answers between builds."""
         if lang not in LANGUAGES:
             raise LexiconError(f"{lang}: no lexicon is declared for this language (declared: {sorted(LANGUAGES)})")
         self.lang = lang
         self.rules = LANGUAGES[lang]
-        self.lexicon = Lexicon(lang, self.rules.resources)
-        self.wordlist = WordList(lang, self.rules.resources)
+        self.store = LookupStore(cache) if cache else None
+        self.lexicon = Lexicon(lang, self.rules.resources, self.store)
+        self.wordlist = WordList(lang, self.rules.resources, self.store)
         self.method_names = {"lexicon": self.lexicon.name, "wordlist": self.wordlist.name}
 
     # --- batching: one lt-proc and one hunspell call for everything a build asks --------------------------

@@ -10,13 +10,17 @@
   meaning: it accepts a rule-made feminine the lexicon cannot generate (*bombeira*) and tells a loanword in
   use (*designer*) from an untranslated word.
 
-Both memoise per process. A missing program or file is a ``LexiconError`` naming the ``apt-get install``
-command: the build never falls back silently to a weaker check.
+Both memoise per process and, given a ``LookupStore`` (``cache/lexicon.sqlite`` in a build), on disk, keyed by
+the Debian package versions of the dictionaries: a rebuild from cached translations runs no lexicon process.
+A missing program or file is a ``LexiconError`` naming the ``apt-get install`` command: the build never falls
+back silently to a weaker check.
 """
 
 from __future__ import annotations
 
+import json
 import shutil
+import sqlite3
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -65,10 +69,42 @@ def _gender(tags: list[str]) -> str | None:
     return None
 
 
+def package_version(package: str) -> str:
+    out = subprocess.run(["dpkg-query", "-W", "-f=${Version}", package], capture_output=True, text=True, check=False)
+    return out.stdout.strip() or "unknown"
+
+
+class LookupStore:
+    """Answers of the lexicon and the word list kept on disk (SQLite), one namespace per resource version."""
+
+    def __init__(self, path: Path):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self._db = sqlite3.connect(self.path)
+            self._db.execute("CREATE TABLE IF NOT EXISTS lookups (namespace TEXT, key TEXT, value TEXT, "
+                             "PRIMARY KEY (namespace, key))")
+        except sqlite3.DatabaseError as exc:
+            raise LexiconError(f"{self.path}: unreadable lexicon cache ({exc}); delete the file to rebuild it") from None
+
+    def load(self, namespace: str) -> dict[str, object]:
+        rows = self._db.execute("SELECT key, value FROM lookups WHERE namespace = ?", (namespace,)).fetchall()
+        return {k: json.loads(v) for k, v in rows}
+
+    def save(self, namespace: str, answers: dict[str, object]) -> None:
+        if answers:
+            with self._db:
+                self._db.executemany("INSERT OR REPLACE INTO lookups VALUES (?, ?, ?)",
+                                     [(namespace, k, json.dumps(v, ensure_ascii=False)) for k, v in answers.items()])
+
+    def close(self) -> None:
+        self._db.close()
+
+
 class Lexicon:
     """Analysis and generation with one language's lttoolbox dictionaries."""
 
-    def __init__(self, lang: str, resources: Resources):
+    def __init__(self, lang: str, resources: Resources, store: LookupStore | None = None):
         self.lang = lang
         self.resources = resources
         folder = APERTIUM_DIR / resources.package
@@ -83,6 +119,15 @@ class Lexicon:
         self.name = f"apertium:{resources.package}"
         self._analyses: dict[str, list[Reading]] = {}
         self._generated: dict[str, str | None] = {}
+        self.store = store
+        self.namespace = f"{resources.package}={package_version(resources.package)}:{resources.analyser}:{resources.generator}"
+        if store is not None:
+            for key, value in store.load(self.namespace).items():
+                kind, _, item = key.partition(":")
+                if kind == "a":
+                    self._analyses[item] = [Reading(r[0], r[1], r[2], r[3], tuple(r[4])) for r in value]
+                else:
+                    self._generated[item] = value
 
     def _run(self, args: list[str], units: list[str]) -> list[str]:
         text = "".join(u + "\0" for u in units)
@@ -115,6 +160,9 @@ class Lexicon:
                         readings.append(Reading(sub.baseform, tags[0] if tags else "", _gender(tags),
                                                 next((t for t in tags if t in NUMBER_TAGS), None), tuple(tags)))
                 self._analyses[word] = readings
+            if self.store is not None:
+                self.store.save(self.namespace, {f"a:{w}": [[r.lemma, r.pos, r.gender, r.number, list(r.tags)]
+                                                           for r in self._analyses[w]] for w in todo})
         return {w: self._analyses[w] for w in words}
 
     def generate(self, lemma: str, tags: Iterable[str]) -> str | None:
@@ -128,13 +176,15 @@ class Lexicon:
             for unit, form in zip(todo, self._run(["-g", self.generator.as_posix()], todo)):
                 bad = not form or form.startswith(("#", "*", "@")) or "<" in form or "^" in form
                 self._generated[unit] = None if bad else form.lower()
+            if self.store is not None:
+                self.store.save(self.namespace, {f"g:{u}": self._generated[u] for u in todo})
         return {k: self._generated[u] for k, u in keys.items()}
 
 
 class WordList:
     """Hunspell spelling of one language, through the ``hunspell`` command (one process per batch)."""
 
-    def __init__(self, lang: str, resources: Resources):
+    def __init__(self, lang: str, resources: Resources, store: LookupStore | None = None):
         self.lang = lang
         self.resources = resources
         if shutil.which("hunspell") is None:
@@ -150,6 +200,10 @@ class WordList:
                                f"install it with: {resources.install_command}")
         self.name = "hunspell:" + "+".join(d.name for d in self.dicts)
         self._known: dict[str, bool] = {}
+        self.store = store
+        self.namespace = f"{resources.hunspell_package}={package_version(resources.hunspell_package)}:{self.name}"
+        if store is not None:
+            self._known.update(store.load(self.namespace))
 
     def known(self, words: Iterable[str]) -> set[str]:
         """The words any of the dictionaries accepts."""
@@ -166,6 +220,8 @@ class WordList:
                 good |= {line.strip() for line in proc.stdout.splitlines() if line.strip()}
             for w in todo:
                 self._known[w] = w in good
+            if self.store is not None:
+                self.store.save(self.namespace, {w: self._known[w] for w in todo})
         return {w for w in words if self._known[w]}
 
     def is_word(self, word: str) -> bool:

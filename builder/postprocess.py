@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import defaultdict
+from pathlib import Path
 from dataclasses import dataclass, field
 
 import polars as pl
@@ -144,7 +145,8 @@ def decide(m_title, f_title, m_check, f_check, m_failed, f_failed) -> str:
     return "gendered"
 
 
-def process_translations(raw: pl.DataFrame, lang: str, pattern: str, corrections: Corrections | None = None) -> pl.DataFrame:
+def process_translations(raw: pl.DataFrame, lang: str, pattern: str, corrections: Corrections | None = None,
+                         lexicon_cache: Path | None = None) -> pl.DataFrame:
     """One row per English id: stripped titles, checks, verdict (the builder's translations.parquet).
 
     Languages with a declared lexicon (builder.inflection.LANGUAGES) are decided by the lexicon-grounded
@@ -158,7 +160,7 @@ def process_translations(raw: pl.DataFrame, lang: str, pattern: str, corrections
             strip_template(r["output_masculine"], r["source_text"], rx),
             strip_template(r["output_feminine"], r["source_text"], rx),
         )
-    layer = GenderLayer(lang) if has_lexicon(lang) else None
+    layer = GenderLayer(lang, lexicon_cache) if has_lexicon(lang) else None
     if layer is None:
         # Without a lexicon an echoed English title cannot be told from a loanword: it fails, as it always did.
         for sm, sf in stripped.values():
@@ -246,6 +248,18 @@ def process_translations(raw: pl.DataFrame, lang: str, pattern: str, corrections
             "annotators": list(c.annotators) if c else [],
         })
     return pl.DataFrame(out, infer_schema_length=None)
+
+
+def gender_layer_info(lang: str) -> dict:
+    """What decides the gender of this language's titles, for stats.json and the build summary."""
+    if has_lexicon(lang):
+        layer = GenderLayer(lang)
+        return {"method": "lexicon", "lexicon": layer.lexicon.name, "word_list": layer.wordlist.name,
+                "module": "builder/inflection.py"}
+    from builder.gender import SPACY_PIPELINES
+
+    pipeline = SPACY_PIPELINES.get(lang)
+    return {"method": f"spacy:{pipeline}+rules" if pipeline else "rules", "module": "builder/gender.py"}
 
 
 def layer_method(layer: GenderLayer, parts: str) -> str:
@@ -440,13 +454,22 @@ def table1_counts(items: pl.DataFrame) -> dict:
     """The paper's Table-1 counts: pairs (occupations with both a masculine and a feminine item),
     neutral items, unique titles T (= all items), plus items per gender."""
     per = dict(items.group_by("gender").len().iter_rows())
-    gendered = items.filter(pl.col("gender") != N).group_by("pair_id").agg(pl.col("gender").n_unique().alias("g"))
+    gendered = items.filter(pl.col("gender") != N).group_by("pair_id").agg(
+        pl.col("gender").n_unique().alias("g"), pl.col("gender").first().alias("only"))
+    single = gendered.filter(pl.col("g") == 1)
+    reinflected = items.filter(
+        ((pl.col("gender") == F) & pl.col("flags").list.contains("reinflected_feminine"))
+        | ((pl.col("gender") == M) & pl.col("flags").list.contains("reinflected_masculine")))
     return {
         "pairs": gendered.filter(pl.col("g") == 2).height,
         "neutral": per.get(N, 0),
         "titles": items.height,
         "masculine": per.get(M, 0),
         "feminine": per.get(F, 0),
+        # occupations (pair ids) named in one gender only, and items made by the lexicon from the other form
+        "masculine_only": single.filter(pl.col("only") == M).height,
+        "feminine_only": single.filter(pl.col("only") == F).height,
+        "reinflected": reinflected.height,
         "check_ok": int(items["check_ok"].sum()),
         "check_methods": dict(sorted(items.group_by("check_method").len().iter_rows())),
     }

@@ -14,15 +14,17 @@ PAPER_TABLE1 = {
 def table1_rows(all_stats: list[dict]) -> list[list[str]]:
     # The paper's Table 1 abbreviates (M/F, N, T); spelled out here so the printed table reads on its own.
     rows = [["set", "source", "queries M/F pairs", "queries neutral", "queries unique titles", "corpus M/F pairs",
-             "corpus neutral", "corpus unique titles", "qrels lines", "uninflected feminines", "sources to review"]]
+             "corpus neutral", "corpus unique titles", "corpus masculine only", "corpus feminine only",
+             "corpus reinflected", "qrels lines", "sources to review"]]
     for st in all_stats:
         lang = st["lang"]
         if lang in PAPER_TABLE1:
-            rows.append([lang.upper(), "paper (Google)", *map(str, PAPER_TABLE1[lang]), "", "", ""])
+            rows.append([lang.upper(), "paper (Google)", *map(str, PAPER_TABLE1[lang]), "", "", "", "", ""])
         q, c = st["queries"], st["corpus"]
         rows.append([lang.upper(), f"this build ({st['translator']})", str(q["pairs"]), str(q["neutral"]), str(q["titles"]),
-                     str(c["pairs"]), str(c["neutral"]), str(c["titles"]), str(st["qrels"]),
-                     str(st["uninflected_feminine"]), str(st["needs_review"])])
+                     str(c["pairs"]), str(c["neutral"]), str(c["titles"]), str(c.get("masculine_only", "")),
+                     str(c.get("feminine_only", "")), str(c.get("reinflected", "")), str(st["qrels"]),
+                     str(st["needs_review"])])
     return rows
 
 
@@ -32,3 +34,14 @@ def format_table(rows: list[list[str]]) -> str:
              for r in rows]
     lines.insert(1, "  ".join("-" * w for w in widths))
     return "\n".join(lines)
+
+
+def describe(st: dict, out) -> str:
+    """One line per built language: which gender check decided (never changed silently) and what needs review."""
+    layer = st.get("gender_layer") or {}
+    how = (f"gender by {layer['lexicon']} + {layer['word_list']}" if layer.get("method") == "lexicon"
+           else f"gender by {layer.get('method', 'rules')} (no lexicon declared for {st['lang']})")
+    c = st["corpus"]
+    return (f"{st['lang']}: {how}; corpus {c.get('reinflected', 0)} reinflected items, {c.get('masculine_only', 0)} "
+            f"masculine-only and {c.get('feminine_only', 0)} feminine-only occupations; {st['needs_review']} sources "
+            f"need review; written to {out}")

@@ -90,6 +90,15 @@ def _language_section(ts: TestSet) -> str:
     if isinstance(corrections, dict):
         lines.append(f"- Corrections file applied: {corrections.get('translations', 0)} translation corrections, "
                      f"{corrections.get('relevance', 0)} relevance labels by annotators.")
+    layer = s.get("gender_layer")
+    if isinstance(layer, dict) and layer.get("method") == "lexicon":
+        c = s.get("corpus", {})
+        lines.append(f"- Gender decided by the lexicon `{layer.get('lexicon')}` and the word list `{layer.get('word_list')}`: "
+                     f"{c.get('reinflected', 0)} corpus items were made by the lexicon from the other form (the "
+                     f"translator's form named another thing or was not inflected); {c.get('masculine_only', 0)} "
+                     f"occupations have a masculine form only and {c.get('feminine_only', 0)} a feminine form only.")
+    elif isinstance(layer, dict):
+        lines.append(f"- Gender decided by `{layer.get('method')}` (no lexicon declared for this language).")
     if "needs_review" in s:
         lines.append(f"- English sources whose machine translation the build flagged for review: {s['needs_review']}"
                      f" (uninflected feminine: {s.get('uninflected_feminine', 'not recorded')}).")
