@@ -14,7 +14,8 @@ import yaml
 
 from eval.testset import FEMININE, MASCULINE, NEUTRAL, TestSet, TestSetError, list_languages, read_testset
 
-from .anchor import git, git_root, md5_of, recorded_md5, recorded_outs, relative_to_repo
+from .anchor import (folder_md5, git, git_root, md5_of, read_published, recorded_md5, recorded_outs,
+                     relative_to_repo)
 from .card import render_card
 from .manifest import MANIFEST_NAME, ReleaseError, read_json, read_manifest, write_manifest
 
@@ -43,15 +44,11 @@ def load_params(path: Path) -> dict:
     return params
 
 
-def check_version_is_new(repo: Path, version: str, out: Path) -> None:
+def check_version(repo: Path, version: str, out: Path) -> str | None:
+    """Refuse a malformed version and an --out that cannot take it. A version already tagged may only be made
+    again to reproduce it: returns the DVC md5 its tag records for the folder, which the new bytes must match."""
     if not VERSION_RE.match(version):
         raise ReleaseError(f"version {version!r} is not of the form X.Y.Z (e.g. 0.1.0)")
-    tag = release_tag(version)
-    done = subprocess.run(["git", "-C", str(repo), "rev-parse", "-q", "--verify", f"refs/tags/{tag}"],
-                          capture_output=True, text=True)
-    if done.returncode == 0:
-        raise ReleaseError(f"version {version} was already released (git tag {tag} exists at "
-                           f"{done.stdout.strip()[:12]}); choose a new version number")
     if out.exists() and not out.is_dir():
         raise ReleaseError(f"{out} exists and is a file, not a folder; choose another --out")
     if (out / MANIFEST_NAME).is_file():
@@ -61,6 +58,19 @@ def check_version_is_new(repo: Path, version: str, out: Path) -> None:
                                "(or delete the folder if that release was never published)")
     elif out.exists() and any(out.iterdir()):
         raise ReleaseError(f"{out} exists and is not a release folder; choose another --out")
+    tag = release_tag(version)
+    done = subprocess.run(["git", "-C", str(repo), "rev-parse", "-q", "--verify", f"refs/tags/{tag}^{{commit}}"],
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        return None
+    commit = done.stdout.strip()
+    recorded = [e["dvc_md5"] for e in read_published(repo, commit) if e["version"] == version]
+    out_rel = relative_to_repo(out, repo)
+    recorded += [o.md5 for o in recorded_outs(repo, commit) if o.path == out_rel]
+    if not recorded:
+        raise ReleaseError(f"version {version} was already released (git tag {tag} exists at {commit[:12]}) and "
+                           "that commit records no digest of it to reproduce; choose a new version number")
+    return recorded[0]
 
 
 def check_inputs_committed(repo: Path, inputs: list[str], params_path: Path) -> None:
@@ -182,7 +192,7 @@ def make_release(data: str | Path, version: str, out: str | Path, params_path: s
     params = load_params(params_path)
     languages = [str(lang) for lang in params["languages"]]
     repo = git_root(params_path.resolve().parent)
-    check_version_is_new(repo, version, out)
+    published_md5 = check_version(repo, version, out)
     section = params.get("release") or {}
     if not isinstance(section, dict):
         raise ReleaseError(f"{params_path}: 'release' must be a mapping (data, out, version, tracked_inputs)")
@@ -220,6 +230,11 @@ def make_release(data: str | Path, version: str, out: str | Path, params_path: s
             "params": {"languages": params["languages"], "release": params.get("release")},
             "counts": {ts.lang: computed_counts(ts) for ts in testsets},
         })
+        if published_md5 is not None and folder_md5(staging) != published_md5:
+            # `dvc repro` on a checkout of a published version remakes it; it must give the published bytes.
+            raise ReleaseError(f"version {version} was already released (git tag {release_tag(version)}, DVC md5 "
+                               f"{published_md5}) and these inputs make other bytes ({folder_md5(staging)}); "
+                               "choose a new version number")
         if out.exists():
             shutil.rmtree(out)
         staging.rename(out)

@@ -122,3 +122,29 @@ def test_the_repository_storage_holds_the_published_releases_and_nothing_else():
     assert wanted <= stored, f"dvc-storage/ lacks objects of published releases: {sorted(wanted - stored)[:5]}"
     assert stored <= wanted, (f"dvc-storage/ holds objects of no published release: {sorted(stored - wanted)[:5]}; "
                               "push releases only (`python -m releases publish`), never a bare `dvc push`")
+
+
+def test_a_published_version_can_be_made_again_only_byte_for_byte(made, capsys):
+    """`dvc repro` on a checkout of a published version remakes the release: allowed when it reproduces
+    the digest the tag records, refused when the inputs have changed since."""
+    import shutil
+
+    from releases import ReleaseError
+    from releases.anchor import folder_md5
+
+    from .conftest import record_data
+
+    publish_and_tag(made, capsys)
+    published = folder_md5(made.root / "release")
+    shutil.rmtree(made.root / "release")
+    make_release(made.data, "0.1.0", made.root / "release", made.params)
+    assert folder_md5(made.root / "release") == published
+
+    shutil.rmtree(made.root / "release")
+    stats = made.data / "es" / "stats.json"
+    stats.write_text(stats.read_text().replace('"lang": "es"', '"lang": "es", "note": "rebuilt"'))
+    record_data(made)
+    with pytest.raises(ReleaseError, match=r"version 0\.1\.0 was already released \(git tag testset@v0\.1\.0, DVC md5 "
+                                           r"[0-9a-f]{32}\.dir\) and these inputs make other bytes"):
+        make_release(made.data, "0.1.0", made.root / "release", made.params)
+    assert not (made.root / "release").exists()
