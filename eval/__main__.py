@@ -119,7 +119,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise EvalError(f"{args.params}: eval.models is {models!r}; list at least one model name (or pass --model)")
     docs = []
     for name in models:
-        model = load_model(name)
+        model = load_model(name, device=args.device, workers=args.encode_workers)
         doc = evaluate(data, langs, model, cache, settings, progress=not args.quiet)
         stem = f"{model_slug(doc['model']['name'])}__{doc['testset']['version']}"
         if (settings.self_match, settings.rbo_p) != (EvalSettings.self_match, EvalSettings.rbo_p):
@@ -250,6 +250,10 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--rbo-p", type=float, help="RBO persistence (default params eval.rbo_p)")
     run.add_argument("--memory-budget-mb", type=float, help="working memory per block of queries in MiB; "
                      "bounds peak memory, never changes a result (default params eval.memory_budget_mb)")
+    run.add_argument("--device", default="cpu", help="torch device for sentence-transformers models: cpu, cuda, cuda:N, mps "
+                     "(default cpu; the numpy-port models run on the CPU only)")
+    run.add_argument("--encode-workers", type=int, default=1, help="encoding processes for sentence-transformers models "
+                     "(a multi-process pool on --device; default 1)")
     run.add_argument("--quiet", action="store_true", help="no progress bars")
     run.set_defaults(func=cmd_run)
     compare = sub.add_parser("compare", help="put several results files in one set of tables",

