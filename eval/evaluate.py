@@ -148,11 +148,21 @@ def similarity_scores(q_emb, d_emb) -> np.ndarray:
     """
     if hasattr(q_emb, "toarray"):
         q_emb = q_emb.toarray()
-    distinct, inverse = np.unique(q_emb, axis=0, return_inverse=True)
+    q_emb = np.ascontiguousarray(q_emb)
+    # Distinct rows by their bytes (as np.unique(axis=0) compares them, without its sort of whole rows).
+    distinct_id: dict[bytes, int] = {}
+    first_rows: list[int] = []
+    inverse = np.empty(len(q_emb), dtype=np.int64)
+    for i, row in enumerate(q_emb):
+        k = distinct_id.setdefault(row.tobytes(), len(first_rows))
+        if k == len(first_rows):
+            first_rows.append(i)
+        inverse[i] = k
+    distinct = q_emb[first_rows]
     if hasattr(d_emb, "toarray"):
         by_doc = d_emb @ distinct.T  # sparse x dense: (docs, distinct)
-        return np.ascontiguousarray(by_doc.T[inverse.reshape(-1)], dtype=np.float32)
-    return (distinct @ d_emb.T)[inverse.reshape(-1)]
+        return np.ascontiguousarray(by_doc.T[inverse], dtype=np.float32)
+    return (distinct @ d_emb.T)[inverse]
 
 
 def testset_digest(root: str | Path, lang: str) -> str:
