@@ -215,20 +215,16 @@ def _folder_digest(path: Path) -> str:
     return h.hexdigest()[:16]
 
 
-def _pad_lowercase(text: str) -> str:
-    return f" {text.lower()} "
-
-
 class CharTfidf:
-    """tfidf-char: TF-IDF over the character 2-4-grams of ``' ' + title.lower() + ' '`` (a run of two or more
-    whitespace characters counts as one space), each n-gram hashed by crc32 into ``dimension`` buckets;
-    sublinear tf ``1 + log(count)``, idf ``log((1 + n) / (1 + df)) + 1`` learnt by ``fit`` from the corpus
-    the queries are ranked against, rows L2-normalised.
+    """tfidf-char: TF-IDF over the character 2-4-grams of ``' ' + title.lower() + ' '``, each n-gram hashed by
+    crc32 into ``dimension`` buckets; sublinear tf ``1 + log(count)``, idf ``log((1 + n) / (1 + df)) + 1``
+    learnt by ``fit`` from the corpus the queries are ranked against, rows L2-normalised.
 
-    scikit-learn's ``CountVectorizer`` counts the n-grams into a sparse matrix and one sparse product sums
-    them per crc32 bucket (crc32 keeps buckets stable across runs and platforms). ``encode_sparse`` gives
-    the vectors as a scipy CSR matrix, which ``eval.evaluate`` multiplies sparsely; ``encode`` gives them
-    dense, as the ``EmbeddingModel`` protocol says.
+    Counting takes one dictionary look-up per n-gram (crc32 runs once per distinct n-gram) into a scipy CSR
+    matrix, so ``encode_sparse`` gives the vectors sparse and ``eval.evaluate`` multiplies them sparsely;
+    ``encode`` gives them dense, as the ``EmbeddingModel`` protocol says. (scikit-learn's CountVectorizer
+    counts the same way in Python, but importing it costs seconds and 200 MB here; the tests check the counts
+    against it.)
     """
 
     NGRAMS = (2, 3, 4)
@@ -252,22 +248,25 @@ class CharTfidf:
     def _counts(self, texts: Sequence[str]):
         """n-gram counts per crc32 bucket, CSR float32 (texts, dimension)."""
         from scipy import sparse
-        from sklearn.feature_extraction.text import CountVectorizer
 
-        counter = CountVectorizer(
-            analyzer="char", ngram_range=(min(self.NGRAMS), max(self.NGRAMS)), preprocessor=_pad_lowercase, dtype=np.float32
+        bucket_of: dict[str, int] = {}
+        buckets: list[int] = []
+        indptr = [0]
+        for text in texts:
+            padded = f" {text.lower()} "
+            for n in self.NGRAMS:
+                for j in range(len(padded) - n + 1):
+                    gram = padded[j : j + n]
+                    bucket = bucket_of.get(gram)
+                    if bucket is None:
+                        bucket = bucket_of[gram] = zlib.crc32(gram.encode()) % self.dimension
+                    buckets.append(bucket)
+            indptr.append(len(buckets))
+        out = sparse.csr_matrix(
+            (np.ones(len(buckets), dtype=np.float32), np.asarray(buckets, dtype=np.int32), np.asarray(indptr, dtype=np.int64)),
+            shape=(len(texts), self.dimension),
         )
-        try:
-            counts = counter.fit_transform(list(texts))
-        except ValueError:  # no text long enough for one n-gram (scikit-learn: "empty vocabulary")
-            return sparse.csr_matrix((len(texts), self.dimension), dtype=np.float32)
-        ngrams = counter.get_feature_names_out()
-        buckets = np.fromiter((zlib.crc32(g.encode()) % self.dimension for g in ngrams), dtype=np.int64, count=len(ngrams))
-        to_bucket = sparse.csr_matrix(
-            (np.ones(len(ngrams), dtype=np.float32), (np.arange(len(ngrams)), buckets)), shape=(len(ngrams), self.dimension)
-        )
-        out = (counts @ to_bucket).tocsr()
-        out.sort_indices()
+        out.sum_duplicates()  # also sorts each row's buckets
         return out
 
     def fit(self, texts: Sequence[str]) -> None:

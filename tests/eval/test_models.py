@@ -209,3 +209,19 @@ def test_device_requests_are_checked_never_silently_ignored():
     if not torch.cuda.is_available():
         with pytest.raises(EvalError, match="'cuda' is not available here"):
             load_model("all-minilm-l6-v2", device="cuda")
+
+
+def test_tfidf_counts_equal_scikit_learns_character_ngram_counts():
+    """The n-gram counts per crc32 bucket against scikit-learn's CountVectorizer (an independent counter)."""
+    import zlib
+
+    from scipy import sparse
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    texts = ["Advogado", "advogada", "padeiro de pão", "Enfermeira-Chefe", "técnico em TI", "analista de dados sênior"] * 3
+    counter = CountVectorizer(analyzer="char", ngram_range=(2, 4), preprocessor=lambda t: f" {t.lower()} ")
+    counts = counter.fit_transform(texts)
+    grams = counter.get_feature_names_out()
+    to_bucket = sparse.csr_matrix((np.ones(len(grams)), (np.arange(len(grams)), [zlib.crc32(g.encode()) % 512 for g in grams])),
+                                  shape=(len(grams), 512))
+    assert np.array_equal(CharTfidf(dimension=512)._counts(texts).toarray(), (counts @ to_bucket).toarray())
