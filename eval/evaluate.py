@@ -382,26 +382,26 @@ def evaluate_language(
     per_pair: list[dict] = []
     worst: dict[str, list[dict]] = {}
     q_source_ids = queries["source_ids"].to_list()
-    relevant_by_query: dict[int, list[str]] = {}
-    for q, d in relevant_pairs.select("query_id", "doc_id").iter_rows():
-        if q in q_index:
-            relevant_by_query.setdefault(q_index[q], []).append(d)
+    # Relevant (query row, doc id) pairs as a frame: joins, not Python loops, as the qrels grow with the catalogue.
+    relevant_rows = relevant_pairs.select("query_id", "doc_id").unique().join(
+        pl.DataFrame({"query_id": q_ids, "q": np.arange(len(q_ids), dtype=np.int64)}), on="query_id")
 
     for corpus_gender in CORPORA:
         docs = ts.corpus.with_row_index("row").filter(pl.col("gender").is_in([corpus_gender, NEUTRAL]))
         doc_ids = docs["id"].to_list()
         doc_texts = docs["text"].to_list()
-        doc_index = {d: j for j, d in enumerate(doc_ids)}
         self_cols = self_match_columns(q_source_ids, docs["source_ids"].to_list())
-        relevant_cols = []
-        for i in range(len(q_ids)):
-            cols = {doc_index[d] for d in relevant_by_query.get(i, ()) if d in doc_index}
-            if settings.self_match == SELF_MATCH_DROP:
-                # A dropped self-match leaves the query's corpus, so it leaves its relevant set too: a title merged
-                # from the query's own source and a relevant one would otherwise count as a relevant item that can
-                # never be retrieved.
-                cols.difference_update(self_cols[i].tolist())
-            relevant_cols.append(np.array(sorted(cols), dtype=np.int64))
+        cells = relevant_rows.join(pl.DataFrame({"doc_id": doc_ids, "d": np.arange(len(doc_ids), dtype=np.int64)}),
+                                   on="doc_id").select("q", "d").to_numpy().reshape(-1, 2)
+        keys = np.unique(cells[:, 0] * len(doc_ids) + cells[:, 1])  # sorted by query, then column
+        if settings.self_match == SELF_MATCH_DROP:
+            # A dropped self-match leaves the query's corpus, so it leaves its relevant set too: a title merged
+            # from the query's own source and a relevant one would otherwise count as a relevant item that can
+            # never be retrieved.
+            self_keys = np.concatenate([i * len(doc_ids) + c for i, c in enumerate(self_cols)] or [np.zeros(0, np.int64)])
+            keys = keys[~np.isin(keys, self_keys)]
+        bounds = np.searchsorted(keys // max(len(doc_ids), 1), np.arange(len(q_ids) + 1))
+        relevant_cols = [keys[bounds[i]:bounds[i + 1]] % len(doc_ids) for i in range(len(q_ids))]
         scored = score_corpus(q_emb, d_emb[docs["row"].to_numpy()], doc_ids, self_cols, relevant_cols,
                               m_idx, f_idx, q_pair_ids, settings)
         ap, has_relevant, ao, rbo_values, same_top1 = (
