@@ -176,8 +176,20 @@ def process_translations(raw: pl.DataFrame, lang: str, pattern: str, corrections
             normalise(c.feminine) if c and c.feminine else sf.title,
         ]
     if layer is not None:
-        layer.prepare([t for pair in titles.values() for t in pair if t])
+        layer.prepare([t for pair in titles.values() for t in pair if t]
+                      + [s.title for pair in stripped.values() for s in pair if s.title])
         checks = [(U, "none")] * (2 * len(rows))
+        # A person corrects what the annotation tool suggested: the layer's decision on the machine text, not
+        # the raw machine text (pt Baker: the suggestion is padeira, made from padeiro, not the translator's padaria).
+        for sid, (sm, sf) in stripped.items():
+            c = corrections.translations.get(sid)
+            if c is None:
+                continue
+            r = next(x for x in rows if x["source_id"] == sid)
+            d = layer.decide(sm.title, sf.title, r["source_text"])
+            base = (d.neutral, d.neutral) if d.verdict == "neutral" else (d.masculine, d.feminine)
+            titles[sid] = [normalise(c.masculine) if c.masculine else base[0],
+                           normalise(c.feminine) if c.feminine else base[1]]
     else:
         batch = []
         for sid, (sm, sf) in stripped.items():

@@ -100,8 +100,8 @@ def _language_section(ts: TestSet) -> str:
     elif isinstance(layer, dict):
         lines.append(f"- Gender decided by `{layer.get('method')}` (no lexicon declared for this language).")
     if "needs_review" in s:
-        lines.append(f"- English sources whose machine translation the build flagged for review: {s['needs_review']}"
-                     f" (uninflected feminine: {s.get('uninflected_feminine', 'not recorded')}).")
+        extra = (f" (uninflected feminine: {s['uninflected_feminine']})" if "uninflected_feminine" in s else "")
+        lines.append(f"- English sources whose machine translation the build flagged for review: {s['needs_review']}{extra}.")
     lines.append("")
     return "\n".join(lines)
 

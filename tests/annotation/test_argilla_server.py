@@ -143,8 +143,10 @@ def test_round_trip_push_annotate_pull_rebuild(argilla_env, tmp_path, capsys):
     assert {o["value"] for o in marking["settings"]["options"]} == {
         "gendered", "neutral", "masculine_only", "feminine_only"}  # the masculine / feminine / neutral
     baker = queue["pt-translation-Baker"]
-    assert suggestion_values(ana, baker) == {"masculine": "padeiro", "feminine": "padaria", "gender_marking": "gendered"}
-    # Baker: 'padaria' is a bakery; both annotators correct it -> decided
+    # Baker: the translator's 'padaria' is a bakery; the lexicon layer already made 'padeira' (verdict reinflected,
+    # flagged for review); both annotators confirm it and flag the translator's wrong sense -> decided
+    assert suggestion_values(ana, baker) == {"masculine": "padeiro", "feminine": "padeira", "gender_marking": "gendered"}
+    assert "Ela é uma padaria." in baker["fields"]["template_sentences"]  # the translator's own output stays visible
     for who in (ana, rui):
         who.submit(baker, {"masculine": "padeiro", "feminine": "Padeira ", "gender_marking": "gendered",
                            "flag": "wrong_sense"})
@@ -187,7 +189,8 @@ def test_round_trip_push_annotate_pull_rebuild(argilla_env, tmp_path, capsys):
     assert set(lines) == {("translation", "Baker"), ("translation", "Lawyer"), ("translation", "Civil_Engineer"),
                           ("relevance", (q_src, d_src))}
     b = lines[("translation", "Baker")]
-    assert (b["masculine"], b["feminine"], b["flag"], b["annotators"]) == (None, "padeira", "wrong_sense", ["ana", "rui"])
+    # 'Padeira ' equals the suggested text once normalised: no text correction, the flag and the review are kept
+    assert (b["masculine"], b["feminine"], b["flag"], b["annotators"]) == (None, None, "wrong_sense", ["ana", "rui"])
     assert b["record_id"] == "pt-translation-Baker" and b["submitted_at"].endswith("Z")
     assert (lines[("translation", "Lawyer")]["masculine"], lines[("translation", "Lawyer")]["feminine"]) == (None, None)
     # a title equal to the machine's is no correction (null); the offline translator may inflect it or not
