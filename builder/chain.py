@@ -7,7 +7,7 @@ pair (``apertium-es-pt``'s ``pt-es``). A gendered pivot keeps the gender of the 
 layer then checks. Each step has its own name, version and cache key (``translate_sentences`` caches per
 step), so a chain through Portuguese reuses the Portuguese build's translations.
 
-A later Apertium step marks a pivot word it does not know with ``*`` (*Él es un \*padeiro*: a Portuguese word
+A later Apertium step marks a pivot word it does not know with ``*`` (and a form it cannot generate with ``#``) (*Él es un \*padeiro*: a Portuguese word
 left in a Spanish title). Such a sentence is translated again by the **fallback**, the direct offline English
 translator of the target where one exists (es: ``apertium`` eng-spa, also run with its unknown words marked),
 and the output with fewer unknown words wins (the chain's on a tie: the direct route keeps English word
@@ -31,7 +31,8 @@ APERTIUM_PACKAGES = {"pt-es": "apertium-es-pt", "es-pt": "apertium-es-pt", "es-f
                      "pt-gl": "apertium-pt-gl", "es-ca": "apertium-es-ca"}
 
 
-UNKNOWN_MARK = re.compile(r"(?:^|(?<=[\s(\"'«“-]))\*(?=\w)")
+# Apertium's marks: * a word it does not know, # a form its generator could not make, @ a transfer failure.
+UNKNOWN_MARK = re.compile(r"(?:^|(?<=[\s(\"'«“-]))[*#@](?=\w)")
 
 
 def has_unknown_word(output: str) -> bool:
