@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import sqlite3
 import sys
 from pathlib import Path
@@ -65,7 +66,7 @@ def _num(value: float | None, spec: str) -> str:
 
 # Figures in the metrics file (a git-tracked DVC metric) are rounded so that a rerun on the same data gives
 # the same bytes: float summation order in the embedding models moves them by ~1e-7, which would otherwise
-# rewrite results/metrics.json and dvc.lock on every `dvc repro`. Four decimals, as the summary line prints;
+# rewrite results/metrics and dvc.lock on every `dvc repro`. Four decimals, as the summary line prints;
 # a figure within ~1e-7 of a rounding boundary can still flip (rare), a cold embedding cache being the cause.
 METRICS_DECIMALS = 4
 
@@ -78,6 +79,35 @@ def _rounded(value):
     if isinstance(value, list):
         return [_rounded(v) for v in value]
     return value
+
+
+# The figures of a row of the metrics folder: symmetry, MAP per query gender, the gap and its paired test.
+METRICS_ROW = ("AO", "MAP_M", "MAP_F", "MAP_M-MAP_F", "paired_AP_M-AP_F", "paired_AP_M-AP_F_p")
+
+
+def _write_summary(path: Path, summary: dict) -> None:
+    """A .json path: every figure of summary_metrics in one nested file. Any other path: a folder of one small,
+    flat file per model and language (the masculine corpus, the paper's main tables), which `dvc metrics show`
+    prints as one readable row each; the folder is replaced whole, so a model dropped from a run leaves no row."""
+    if path.suffix == ".json":
+        _write(path, json.dumps(_rounded(summary), indent=1, sort_keys=True) + "\n")
+        return
+    if path.exists() and (not path.is_dir() or any(p.suffix != ".json" or p.is_dir() for p in path.iterdir())):
+        raise EvalError(f"--summary {path}: exists and is not a folder of metrics files; choose another path "
+                        "(a folder for one file per model and language, or a .json file)")
+    staging = path.with_name(f".{path.name}.partial-{os.getpid()}")
+    if staging.exists():
+        shutil.rmtree(staging)
+    staging.mkdir(parents=True)
+    for model, languages in summary.items():
+        for lang, corpora in languages.items():
+            row = corpora["masculine"]
+            flat = {key: value for key, value in row.items() if key in METRICS_ROW or key.startswith("RBO(")}
+            # A Hugging Face id (org/name) must not become a sub-folder.
+            _write(staging / f"{model.replace('/', '--')}.{lang}.json", json.dumps(_rounded(flat), indent=1, sort_keys=True) + "\n")
+    if path.exists():
+        shutil.rmtree(path)
+    staging.rename(path)
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -141,7 +171,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     _write(out / "tables.md", tables_markdown(docs))
     write_plots(docs, args.plots or out / "plots")
     if args.summary:
-        _write(Path(args.summary), json.dumps(_rounded(summary_metrics(docs)), indent=1, sort_keys=True) + "\n")
+        _write_summary(Path(args.summary), summary_metrics(docs))
     print(f"wrote {out}")
     return 0
 
@@ -242,7 +272,8 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--model", action="append", help="model name (repeatable); default: params eval.models")
     run.add_argument("--lang", action="append", help="language (repeatable); default: params eval.languages or all found")
     run.add_argument("--out", required=True, help="folder for results JSON, tables and worst-pairs reports")
-    run.add_argument("--summary", help="also write flat key figures here (for dvc metrics)")
+    run.add_argument("--summary", help="also write key figures for `dvc metrics`: a .json file (every model, "
+                     "language and corpus) or a folder (one flat file per model and language, masculine corpus)")
     run.add_argument("--plots", help="folder for PNG plots (default OUT/plots)")
     run.add_argument("--params", default="params.yaml")
     run.add_argument("--cache", help="embedding cache folder (default params eval.cache)")

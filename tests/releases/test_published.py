@@ -121,9 +121,15 @@ def test_repro_on_a_clean_checkout_and_again_leaves_the_tree_clean(maintainer, t
     second = sh(fresh, "dvc repro")
     assert "Running stage" not in second
     clean(fresh)
-    metrics = json.loads((fresh / "results" / "metrics.json").read_text())
-    figures = [v for model in metrics.values() for lang in model.values() for c in lang.values() for v in c.values()]
-    assert figures and all(isinstance(v, (int, float)) and v == round(v, 4) for v in figures)
+    # The metrics: small flat files at a fixed precision, one readable row per model and language.
+    rows = {p.name: json.loads(p.read_text()) for p in (fresh / "results" / "metrics").glob("*.json")}
+    assert set(rows) == {"tfidf-char.pt.json", "tfidf-char.es.json"}
+    for figures in rows.values():
+        assert {"AO", "MAP_M", "MAP_F", "MAP_M-MAP_F", "paired_AP_M-AP_F_p"} <= set(figures) and len(figures) <= 8
+        assert all(isinstance(v, (int, float)) and v == round(v, 4) for v in figures.values())
+    table = sh(fresh, "dvc metrics show").splitlines()
+    assert table[0].split()[:2] == ["Path", "AO"] and len(table) == 3
+    assert all(len(line) < 140 for line in table), table
 
 
 def test_publish_then_the_readme_researcher_path_on_a_fresh_clone(maintainer, tmp_path):
