@@ -19,7 +19,6 @@ import random
 import shutil
 import subprocess
 import threading
-import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Callable, Iterator, Protocol
@@ -184,6 +183,8 @@ class WebTranslator:
         if self.name == "libre":
             self.version += f"@{public_url(self._libre_url())}"
         self._key = None
+        # Set when a run stops early (a fatal error, Ctrl-C): calls still running give up their retries.
+        self._stop = threading.Event()
         key_env = WEB_BACKENDS[self.name]["key_env"]
         if key_env:
             self._key = os.environ.get(key_env)
@@ -259,12 +260,14 @@ class WebTranslator:
     def translate_one(self, sentence: str) -> str:
         last = ""
         for attempt in range(self.settings.retries + 1):
+            if self._stop.is_set():
+                raise TranslationError(f"{self.name}: stopped before {sentence!r} was translated")
             try:
                 return self._call_once(sentence)
             except RetryableError as exc:
                 last = str(exc)
                 if attempt < self.settings.retries:
-                    time.sleep(self.settings.backoff_s * (2**attempt) * (0.5 + random.random() / 2))
+                    self._stop.wait(self.settings.backoff_s * (2**attempt) * (0.5 + random.random() / 2))
         raise TranslationError(
             f"{self.name}: {sentence!r} failed after {self.settings.retries + 1} attempts (last: {scrub(last)}); "
             "rerun later: finished sentences are cached"
@@ -285,6 +288,7 @@ class WebTranslator:
 
         pool = ThreadPoolExecutor(max_workers=self.settings.concurrency)
         pending = {pool.submit(self.translate_one, s): s for s in sentences}
+        finished_all = False
         try:
             while pending:
                 finished, _ = wait(pending, return_when=FIRST_COMPLETED)
@@ -294,10 +298,11 @@ class WebTranslator:
                         yield sentence, future.result()
                     except SentenceRefused as exc:
                         yield sentence, exc
+            finished_all = True
         finally:
-            # A fatal error (or the caller stopping): drop what has not started; running calls end on their own.
-            for future in pending:
-                future.cancel()
+            if not finished_all:
+                # A fatal error or Ctrl-C: nothing new starts, running calls give up after their current attempt.
+                self._stop.set()
             pool.shutdown(wait=False, cancel_futures=True)
 
 
