@@ -8,7 +8,8 @@ corpus C times and the queries Q times (copy k keeps the source ids, gets new it
 under --work and measures, each in a fresh process:
 
 - ``eval run --model tfidf-char`` as a user runs it: wall time and peak RSS of the whole process;
-- in one process: ``evaluate_language`` (encode, then the rest) with its peak RSS, and the floor on the same
+- in one process: reading the set (its peak RSS), then ``evaluate_language`` (encode, then the rest) with the
+  peak RSS during it alone (the peak is reset after reading), and the floor on the same
   sizes in the same process: one float32 product (the model's sparse product, and a dense 512-d one as for
   m-use) plus one row-wise ``argsort`` of the (queries, docs) score matrix, per corpus variant.
 
@@ -81,12 +82,17 @@ def child(data: Path, lang: str, budget: float) -> None:
     from eval.testset import read_testset
 
     ts = read_testset(data, lang)
+    peak_read = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    rss_read = _status_mb("VmRSS")
+    # Reset the process's peak RSS (Linux: clear_refs 5), so VmHWM then is the peak during evaluation alone.
+    with open("/proc/self/clear_refs", "w") as fh:
+        fh.write("5")
     model = CharTfidf()
     with tempfile.TemporaryDirectory() as tmp:
         start = time.perf_counter()
         result, timing = evaluate_language(ts, model, EmbeddingCache(tmp), EvalSettings(memory_budget_mb=budget), progress=False)
         total = time.perf_counter() - start
-    peak_eval = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    peak_eval = _status_mb("VmHWM")
     # The floor on the same sizes: the product and one row-wise argsort of each corpus variant's full matrix
     # (skipped past 10^8 cells: the whole matrix is what eval no longer holds).
     q = model.encode_sparse(ts.queries["text"].to_list(), "query")
@@ -114,9 +120,17 @@ def child(data: Path, lang: str, budget: float) -> None:
         del scores
     print(json.dumps({
         "queries": ts.queries.height, "documents": ts.corpus.height, "eval_s": total, "encode_s": timing.encode_s,
-        "blocks": timing.extra, "peak_eval_mb": peak_eval, "floor": floor if whole_matrix else None, "sort_blocks": sort_blocks,
+        "blocks": timing.extra, "peak_eval_mb": peak_eval, "peak_read_mb": peak_read, "rss_read_mb": rss_read, "floor": floor if whole_matrix else None, "sort_blocks": sort_blocks,
         "symmetry_AO": result["corpora"]["masculine"]["symmetry"]["AO"]["value"],
     }))
+
+
+def _status_mb(field: str) -> float:
+    """A memory figure of this process from /proc/self/status, in MiB."""
+    for line in open("/proc/self/status", encoding="ascii"):
+        if line.startswith(field + ":"):
+            return int(line.split()[1]) / 1024
+    raise SystemExit(f"error: /proc/self/status has no {field} (Linux only)")
 
 
 def compare_sort_blocks(scores, rounds: int = 3) -> dict:
@@ -178,18 +192,19 @@ def main() -> None:
         sort_text = (f"; one-key sort by row blocks {sb['row_blocks_s']:.2f} s vs whole matrix {sb['whole_s']:.2f} s: "
                      f"{sb['speedup']:.2f}x (spread {sb['spread'][0]:.2f}-{sb['spread'][1]:.2f}), same order: {sb['identical']}" if sb else "")
         print(f"[{cell}] {inner['queries']} queries x {inner['documents']} titles: eval run {wall:.1f} s, peak RSS {peak:.0f} MB; "
-              f"evaluate_language {inner['eval_s']:.2f} s ({inner['encode_s']:.2f} s encoding), peak {inner['peak_eval_mb']:.0f} MB, "
+              f"reading the set: peak {inner['peak_read_mb']:.0f} MB, then {inner['rss_read_mb']:.0f} MB held; "
+              f"evaluate_language {inner['eval_s']:.2f} s ({inner['encode_s']:.2f} s encoding), peak during it {inner['peak_eval_mb']:.0f} MB, "
               f"blocks {inner['blocks']}; {floor_text}{sort_text}", flush=True)
     base = rows[0]
     print()
-    print("| cell | queries x titles | eval run s | peak RSS MB | exponent (run) | eval outside encoding s | floor s | x floor | exponent (outside) |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("| cell | queries x titles | eval run s | peak RSS MB | exponent (run) | peak during evaluate_language MB | eval outside encoding s | floor s | x floor | exponent (outside) |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         size = math.log((r["queries"] * r["documents"]) / (base["queries"] * base["documents"]))
         outside, base_outside = r["eval_s"] - r["encode_s"], base["eval_s"] - base["encode_s"]
         exp_run = math.log(r["wall"] / base["wall"]) / size if size else float("nan")
         exp_out = math.log(outside / base_outside) / size if size else float("nan")
-        print(f"| {r['cell']} | {r['queries']} x {r['documents']} | {r['wall']:.1f} | {r['peak']:.0f} | {exp_run:.2f} | "
+        print(f"| {r['cell']} | {r['queries']} x {r['documents']} | {r['wall']:.1f} | {r['peak']:.0f} | {exp_run:.2f} | {r['peak_eval_mb']:.0f} | "
               f"{outside:.2f} | {r['floor_s']:.2f} | {outside / r['floor_s']:.2f} | {exp_out:.2f} |")
     print(f"\n(sets under {work}; budget {args.budget:g} MiB; 2 cores shared, figures vary run to run by ~10-20%)")
 
