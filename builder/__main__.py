@@ -14,7 +14,7 @@ from pathlib import Path
 
 from builder.build import DEFAULT_CACHE_DIR, build_language, default_corrections, run_postprocess, run_translate
 from builder.errors import BuildError, scrub
-from builder.params import load_params
+from builder.params import language_for, load_params, translator_for
 from builder.source import REGISTRY, check_counts, download_source, load_source, resolve_source_dir, sha256_of
 from builder.summary import describe, format_table, table1_rows
 from builder.translators import TRANSLATORS, is_translator_name, offline_available
@@ -23,10 +23,11 @@ from eval.testset import TestSetError, write_folder_atomically
 SOURCE_COPY = Path("data") / "source"
 
 
-def _translator_for(params: dict, lang: str, given: str | None) -> str:
-    name = given or params["build"].get("translator", {}).get(lang)
+def _translator_for(params: dict, lang, given: str | None) -> str:
+    name = given or translator_for(params, lang)
     if not name:
-        raise BuildError(f"no translator for {lang!r}: pass --translator or set build.translator.{lang} in params.yaml")
+        raise BuildError(f"no translator for {lang.code!r}: pass --translator, set translator: in {lang.path} or "
+                         f"build.translator.{lang.code} in params.yaml")
     return name
 
 
@@ -70,22 +71,25 @@ def _stage_source(args, params):
 
 
 def cmd_translate(args, params) -> None:
+    language = language_for(params, args.lang)
     src = _stage_source(args, params)
-    run_translate(src, args.lang, _translator_for(params, args.lang, args.translator), Path(args.out),
+    run_translate(src, language, _translator_for(params, language, args.translator), Path(args.out),
                   Path(args.cache), params, args.libre_url, progress=not args.quiet)
 
 
 def cmd_postprocess(args, params) -> None:
+    language = language_for(params, args.lang)
     src = _stage_source(args, params)
     corrections = Path(args.corrections) if args.corrections else default_corrections(args.lang)
-    stats = run_postprocess(src, args.lang, Path(args.out), params, corrections, cache_dir=Path(args.cache))
+    stats = run_postprocess(src, language, Path(args.out), params, corrections, cache_dir=Path(args.cache))
     if not args.quiet:
         print(format_table(table1_rows([stats])))
     print(describe(stats, Path(args.out) / args.lang))  # even with --quiet: the gender check used is always said
 
 
 def cmd_build(args, params) -> None:
-    stats = build_language(_load(_source_dir(args, params), params), args.lang, _translator_for(params, args.lang, args.translator),
+    language = language_for(params, args.lang)
+    stats = build_language(_load(_source_dir(args, params), params), language, _translator_for(params, language, args.translator),
                            args.out, args.corrections, args.cache, params, args.libre_url, progress=not args.quiet)
     if not args.quiet:
         print(format_table(table1_rows([stats])))
@@ -97,10 +101,10 @@ def cmd_defaults(args, params) -> None:
     is installed, built from the local English folder, then the summary beside the paper's Table 1."""
     src = _load(_source_dir(args, params), params)
     built, skipped = [], []
-    for lang in params.get("languages", []):
-        name = params["build"].get("translator", {}).get(lang)
-        if not name or not offline_available(name, lang):
-            skipped.append(f"{lang} ({name or 'no translator'} not installed)")
+    for lang in [language_for(params, code) for code in params.get("languages", [])]:
+        name = translator_for(params, lang)
+        if not name or not offline_available(name, lang.code):
+            skipped.append(f"{lang.code} ({name or 'no translator'} not installed)")
             continue
         built.append(build_language(src, lang, name, args.out, None, args.cache, params, progress=not args.quiet))
     print(format_table(table1_rows(built)))

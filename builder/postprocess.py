@@ -31,7 +31,8 @@ import polars as pl
 from builder.corrections import Corrections
 from builder.errors import BuildError
 from builder.gender import F, M, N, U, check_many
-from builder.inflection import GenderLayer, has_lexicon
+from builder.inflection import GenderLayer
+from languages import Language, resolve
 
 # What happened to one English source; which items it gives.
 VERDICTS = {
@@ -106,17 +107,17 @@ def strip_template(output: str, english_title: str, pattern: re.Pattern) -> Stri
     return Stripped(title, article)
 
 
-def compile_pattern(pattern: str, lang: str) -> re.Pattern:
+def compile_pattern(pattern: str, code: str) -> re.Pattern:
     try:
         compiled = re.compile(pattern, re.IGNORECASE | re.UNICODE)
     except re.error as exc:
-        raise BuildError(f"params.yaml: build.strip.{lang} is not a valid regular expression: {exc}") from None
+        raise BuildError(f"params.yaml: build.strip.{code} is not a valid regular expression: {exc}") from None
     if "title" not in compiled.groupindex:
-        raise BuildError(f"params.yaml: build.strip.{lang} needs a named group (?P<title>...)")
+        raise BuildError(f"params.yaml: build.strip.{code} needs a named group (?P<title>...)")
     return compiled
 
 
-def _different_words(lang: str, layer: GenderLayer | None, m: str | None, f: str | None) -> bool:
+def _different_words(lang: Language, layer: GenderLayer | None, m: str | None, f: str | None) -> bool:
     """A pair whose feminine is not the masculine's inflection (pt advogado / procuradora). With a lexicon:
     word by word through the gender layer; without one: heads sharing fewer than 3 leading letters."""
     if not m or not f:
@@ -145,14 +146,16 @@ def decide(m_title, f_title, m_check, f_check, m_failed, f_failed) -> str:
     return "gendered"
 
 
-def process_translations(raw: pl.DataFrame, lang: str, pattern: str, corrections: Corrections | None = None,
+def process_translations(raw: pl.DataFrame, lang: Language | str, pattern: str, corrections: Corrections | None = None,
                          lexicon_cache: Path | None = None) -> pl.DataFrame:
     """One row per English id: stripped titles, checks, verdict (the builder's translations.parquet).
 
-    Languages with a declared lexicon (builder.inflection.LANGUAGES) are decided by the lexicon-grounded
-    gender layer; the others by the ending rules of builder.gender, and check_method says which."""
+    Languages whose pack declares a ``lexicon`` are decided by the lexicon-grounded gender layer; the others
+    by the ending rules of builder.gender, and check_method says which. lang: the declaration (a code is
+    resolved here, once)."""
+    lang = resolve(lang)
     corrections = corrections or Corrections()
-    rx = compile_pattern(pattern, lang)
+    rx = compile_pattern(pattern, lang.code)
     rows = raw.to_dicts()
     stripped = {}
     for r in rows:
@@ -160,7 +163,7 @@ def process_translations(raw: pl.DataFrame, lang: str, pattern: str, corrections
             strip_template(r["output_masculine"], r["source_text"], rx),
             strip_template(r["output_feminine"], r["source_text"], rx),
         )
-    layer = GenderLayer(lang, lexicon_cache) if has_lexicon(lang) else None
+    layer = GenderLayer(lang, lexicon_cache) if lang.lexicon else None
     if layer is None:
         # Without a lexicon an echoed English title cannot be told from a loanword: it fails, as it always did.
         for sm, sf in stripped.values():
@@ -262,21 +265,19 @@ def process_translations(raw: pl.DataFrame, lang: str, pattern: str, corrections
     return pl.DataFrame(out, infer_schema_length=None)
 
 
-def gender_layer_info(lang: str) -> dict:
+def gender_layer_info(lang: Language) -> dict:
     """What decides the gender of this language's titles, for stats.json and the build summary."""
-    if has_lexicon(lang):
+    if lang.lexicon:
         layer = GenderLayer(lang)
         return {"method": "lexicon", "lexicon": layer.lexicon.name, "word_list": layer.wordlist.name,
                 "module": "builder/inflection.py"}
-    from builder.gender import SPACY_PIPELINES
-
-    pipeline = SPACY_PIPELINES.get(lang)
+    pipeline = lang.gender_rules.spacy_pipeline.name if lang.gender_rules.spacy_pipeline else None
     return {"method": f"spacy:{pipeline}+rules" if pipeline else "rules", "module": "builder/gender.py"}
 
 
 def layer_method(layer: GenderLayer, parts: str) -> str:
     """check_method of a lexicon decision: which resources decided (``lexicon:apertium-es-pt+hunspell:pt_BR``)."""
-    names = {"lexicon": f"lexicon:{layer.lexicon.name.split(':', 1)[1]}", "rule": f"rule:{layer.lang}-endings",
+    names = {"lexicon": f"lexicon:{layer.lexicon.name.split(':', 1)[1]}", "rule": f"rule:{layer.lang.code}-endings",
              "wordlist": layer.wordlist.name}
     return "+".join(names[p] for p in parts.split("+") if p in names) or "none"
 

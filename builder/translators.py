@@ -127,7 +127,6 @@ WEB_BACKENDS = {
 }
 # Optional: MyMemory's daily quota grows when the requests carry the user's e-mail address.
 MYMEMORY_EMAIL_ENV = "MYMEMORY_EMAIL"
-MYMEMORY_CODES = {"pt": "pt-PT", "es": "es-ES", "fr": "fr-FR", "de": "de-DE", "it": "it-IT"}
 
 
 @dataclass
@@ -175,6 +174,8 @@ class WebTranslator:
     name: str
     target: str
     settings: WebSettings = field(default_factory=WebSettings)
+    # The service's own code for the target (the language pack's web_codes: mymemory pt-PT); default: target.
+    service_code: str | None = None
 
     def __post_init__(self):
         if self.name not in WEB_BACKENDS:
@@ -208,13 +209,15 @@ class WebTranslator:
 
         cls = getattr(deep_translator, WEB_BACKENDS[self.name]["cls"])
         if self.name == "google":
-            return cls(source=SOURCE_LANG, target=self.target)
+            return cls(source=SOURCE_LANG, target=self.service_code or self.target)
         if self.name == "deepl":
             # DeepL's free-plan keys end in ":fx" and are served by api-free.deepl.com; paid keys by api.deepl.com.
-            return cls(api_key=self._key, source=SOURCE_LANG, target=self.target, use_free_api=self._key.endswith(":fx"))
+            return cls(api_key=self._key, source=SOURCE_LANG, target=self.service_code or self.target,
+                       use_free_api=self._key.endswith(":fx"))
         if self.name == "libre":
-            return cls(api_key=self._key, source=SOURCE_LANG, target=self.target, custom_url=self._libre_url())
-        return cls(source="en-GB", target=MYMEMORY_CODES.get(self.target, self.target),
+            return cls(api_key=self._key, source=SOURCE_LANG, target=self.service_code or self.target,
+                       custom_url=self._libre_url())
+        return cls(source="en-GB", target=self.service_code or self.target,
                    email=os.environ.get(MYMEMORY_EMAIL_ENV) or None)
 
     def _call_once(self, sentence: str) -> str:
@@ -315,15 +318,18 @@ def is_translator_name(name: str) -> bool:
     return isinstance(name, str) and all(part in TRANSLATORS for part in name.split(">"))
 
 
-def make_translator(name: str, target: str, web: WebSettings | None = None) -> Translator:
+def make_translator(name: str, target, web: WebSettings | None = None) -> Translator:
+    """target: a language code, or its declaration (languages.Language), whose web_codes name it to a web service."""
     from builder.chain import ChainTranslator, is_chain
+
+    language, target = (None, target) if isinstance(target, str) else (target, target.code)
 
     if is_chain(name):
         return ChainTranslator(name, target, lambda step, lang: make_translator(step, lang, web))
     if name in OFFLINE:
         return OFFLINE[name](target)
     if name in WEB_BACKENDS:
-        return WebTranslator(name, target, web or WebSettings())
+        return WebTranslator(name, target, web or WebSettings(), language.web_code(name) if language else None)
     raise TranslationError(f"unknown translator {name!r} (have: {', '.join(TRANSLATORS)})")
 
 

