@@ -19,6 +19,7 @@ back silently to a weaker check.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -30,6 +31,7 @@ from builder.errors import BuildError
 
 APERTIUM_DIR = Path("/usr/share/apertium")
 HUNSPELL_DIRS = (Path("/usr/share/hunspell"), Path("/usr/share/myspell/dicts"))
+RESERVED = re.compile(r"[\[\]{}^$/\\<>@*#~|+]")  # special in the Apertium stream format
 GENDER_TAGS = ("mf", "m", "f")  # Apertium: common gender, masculine, feminine
 NUMBER_TAGS = ("sg", "pl", "sp")
 
@@ -145,6 +147,10 @@ class Lexicon:
         import streamparser
 
         words = list(dict.fromkeys(w for w in words if w))
+        for w in words:
+            # Characters of lt-proc's stream format, or blanks, make no word: never sent (a malformed stream).
+            if w not in self._analyses and (RESERVED.search(w) or any(c.isspace() or c == "\0" for c in w)):
+                self._analyses[w] = []
         todo = [w for w in words if w not in self._analyses]
         if todo:
             for word, line in zip(todo, self._run([self.analyser.as_posix()], todo)):

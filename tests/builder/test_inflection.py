@@ -196,3 +196,11 @@ def test_a_missing_spacy_pipeline_is_an_error_not_a_silent_fallback(monkeypatch)
             gender.check_many(load("fr"), [("avocate", None)])
     finally:
         gender._load_spacy.cache_clear()
+
+
+def test_stream_format_characters_never_reach_lt_proc():
+    """A token such as ``(a)``, ``c++`` or ``r&d/ops`` is no word: it must not break the analyser's stream."""
+    lex = GenderLayer("pt").lexicon
+    got = lex.analyse(["c++", "[x]", "a/b", "^z$", "<n>", "engenheira"])
+    assert got["c++"] == got["[x]"] == got["a/b"] == got["^z$"] == got["<n>"] == []
+    assert got["engenheira"]
