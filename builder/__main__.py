@@ -83,7 +83,7 @@ def cmd_postprocess(args, params) -> None:
     corrections = Path(args.corrections) if args.corrections else default_corrections(args.lang)
     stats = run_postprocess(src, language, Path(args.out), params, corrections, cache_dir=Path(args.cache))
     if not args.quiet:
-        print(format_table(table1_rows([stats])))
+        print(format_table(table1_rows([stats], [language])))
     print(describe(stats, Path(args.out) / args.lang))  # even with --quiet: the gender check used is always said
 
 
@@ -92,7 +92,7 @@ def cmd_build(args, params) -> None:
     stats = build_language(_load(_source_dir(args, params), params), language, _translator_for(params, language, args.translator),
                            args.out, args.corrections, args.cache, params, args.libre_url, progress=not args.quiet)
     if not args.quiet:
-        print(format_table(table1_rows([stats])))
+        print(format_table(table1_rows([stats], [language])))
     print(describe(stats, Path(args.out) / args.lang))
 
 
@@ -101,13 +101,14 @@ def cmd_defaults(args, params) -> None:
     is installed, built from the local English folder, then the summary beside the paper's Table 1."""
     src = _load(_source_dir(args, params), params)
     built, skipped = [], []
-    for lang in [language_for(params, code) for code in params.get("languages", [])]:
+    declared = [language_for(params, code) for code in params.get("languages", [])]
+    for lang in declared:
         name = translator_for(params, lang)
         if not name or not offline_available(name, lang.code):
             skipped.append(f"{lang.code} ({name or 'no translator'} not installed)")
             continue
         built.append(build_language(src, lang, name, args.out, None, args.cache, params, progress=not args.quiet))
-    print(format_table(table1_rows(built)))
+    print(format_table(table1_rows(built, declared)))
     for st in built:
         print(describe(st, Path(args.out) / st["lang"]))
     if skipped:

@@ -2,24 +2,22 @@
 
 from __future__ import annotations
 
-# García-Sardiña et al. (2025), Table 1: M/F pairs, neutral, unique titles; queries then corpus.
-PAPER_TABLE1 = {
-    "de": (99, 5, 203, 2264, 201, 4729),
-    "es": (81, 23, 185, 2052, 557, 4661),
-    "fr": (60, 44, 164, 1566, 985, 4117),
-    "pt": (75, 29, 179, 1703, 899, 4305),
-}
+from languages import Language
 
 
-def table1_rows(all_stats: list[dict]) -> list[list[str]]:
+def table1_rows(all_stats: list[dict], languages: list[Language]) -> list[list[str]]:
+    """all_stats: stats.json of each built language; languages: their declarations, whose ``paper_table1`` is
+    García-Sardiña et al. (2025), Table 1 (M/F pairs, neutral, unique titles; queries then corpus) where the
+    paper has the language."""
+    paper_rows = {lang.code: lang.paper_table1 for lang in languages}
     # The paper's Table 1 abbreviates (M/F, N, T); spelled out here so the printed table reads on its own.
     rows = [["set", "source", "queries M/F pairs", "queries neutral", "queries unique titles", "corpus M/F pairs",
              "corpus neutral", "corpus unique titles", "corpus masculine only", "corpus feminine only",
              "corpus reinflected", "qrels lines", "sources to review"]]
     for st in all_stats:
         lang = st["lang"]
-        if lang in PAPER_TABLE1:
-            rows.append([lang.upper(), "paper (Google)", *map(str, PAPER_TABLE1[lang]), "", "", "", "", ""])
+        if paper_rows.get(lang):
+            rows.append([lang.upper(), "paper (Google)", *map(str, paper_rows[lang]), "", "", "", "", ""])
         q, c = st["queries"], st["corpus"]
         rows.append([lang.upper(), f"this build ({st['translator']})", str(q["pairs"]), str(q["neutral"]), str(q["titles"]),
                      str(c["pairs"]), str(c["neutral"]), str(c["titles"]), str(c.get("masculine_only", "")),

@@ -209,6 +209,21 @@ def cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
+def language_packs(path: Path) -> list[str]:
+    """params.yaml's top-level ``language_packs`` folders (searched before the built-in packs)."""
+    if not path.is_file():
+        return []
+    import yaml
+
+    try:
+        folders = (yaml.safe_load(path.read_text(encoding="utf-8")) or {}).get("language_packs") or []
+    except yaml.YAMLError as exc:
+        raise EvalError(f"{path}: not valid YAML ({exc})") from None
+    if not isinstance(folders, list) or any(not isinstance(f, str) for f in folders):
+        raise EvalError(f"{path}: language_packs is {folders!r}; expected a list of folders")
+    return folders
+
+
 def cmd_audit(args: argparse.Namespace) -> int:
     from eval.audit import AuditSettings, read_audit_params, run_audit
     from eval.audit_report import audit_markdown, write_audit_plots
@@ -241,7 +256,8 @@ def cmd_audit(args: argparse.Namespace) -> int:
     except (TypeError, ValueError) as exc:  # a wrong type or value in params.yaml's eval: or audit: section
         raise EvalError(f"{args.params}: eval:/audit: {exc}") from None
     doc, runs = run_audit(data, langs, models, EmbeddingCache(args.cache or params["cache"]), eval_settings, settings,
-                          mitigation=audit["mitigation"] and not args.no_mitigation, progress=not args.quiet)
+                          mitigation=audit["mitigation"] and not args.no_mitigation, progress=not args.quiet,
+                          language_packs=language_packs(Path(args.params)))
     out = Path(args.out)
     version = doc["testset"]["version"]
     _write(out / f"audit__{version}.json", json.dumps(doc, indent=1, ensure_ascii=False) + "\n")

@@ -472,17 +472,20 @@ def query_texts(ts: TestSet) -> tuple[dict[str, str], dict[str, list[str]]]:
 
 def run_audit(
     data, langs: Sequence[str], models: Sequence, cache, eval_settings, settings: AuditSettings, *,
-    mitigation: bool = True, progress: bool = True,
+    mitigation: bool = True, progress: bool = True, language_packs: Sequence[str] = (),
 ) -> tuple[dict, list[dict]]:
     """Score every model on every language (before and, with ``mitigation``, after normalisation) and audit.
 
     ``models``: names for ``eval.models.load_model`` or loaded models. Returns the audit document and the
-    per-model results documents (as ``python -m eval run`` writes them, on the original test set)."""
+    per-model results documents (as ``python -m eval run`` writes them, on the original test set).
+    ``language_packs``: extra folders of language packs (params.yaml ``language_packs``); each language's
+    declaration is resolved once here and its mitigation rules passed down."""
     import hashlib
 
     import eval as eval_pkg
     from eval.evaluate import evaluate_language, testset_version
-    from eval.mitigation import SUPPORTED_LANGUAGES, normalise_testset, split_pairs
+    from eval.mitigation import normalise_testset, split_pairs
+    from languages import LanguageError, load
     from eval.models import load_model
     from eval.testset import read_testset
 
@@ -496,13 +499,17 @@ def run_audit(
     if settings.k not in eval_settings.accuracy_k:
         raise AuditError(f"audit k={settings.k} must be one of the evaluated accuracy cut-offs {eval_settings.accuracy_k}")
     if mitigation:
-        unsupported = [lang for lang in langs if lang not in SUPPORTED_LANGUAGES]
+        try:
+            packs = {lang: load(lang, list(language_packs)) for lang in langs}
+        except LanguageError as exc:
+            raise AuditError(f"{exc}; audit without normalisation with --no-mitigation") from None
+        unsupported = [lang for lang, pack in packs.items() if pack.mitigation is None]
         if unsupported:
-            raise AuditError(f"no normalisation rules for {unsupported} (rules: {', '.join(SUPPORTED_LANGUAGES)}); "
+            raise AuditError(f"no normalisation rules for {unsupported} (their packs have no mitigation: section); "
                              "audit those languages with --no-mitigation")
     testsets = {lang: read_testset(data, lang) for lang in langs}
     versions = {lang: testset_version(ts, data) for lang, ts in testsets.items()}
-    normalised = {lang: normalise_testset(ts) for lang, ts in testsets.items()} if mitigation else {}
+    normalised = {lang: normalise_testset(ts, packs[lang]) for lang, ts in testsets.items()} if mitigation else {}
     before: dict[str, dict[str, dict]] = {lang: {} for lang in langs}
     after: dict[str, dict[str, dict]] = {lang: {} for lang in langs}
     metas = []
@@ -527,7 +534,7 @@ def run_audit(
             pm = pair_matrix(before[lang], corpus, settings.k, rbo_name)
             block["corpora"][corpus] = audit_corpus(pm, texts, settings, rbo_name, sources)
         if mitigation:
-            split = split_pairs(ts)
+            split = split_pairs(ts, packs[lang])
             block["mitigation"] = {
                 "rules": lang,
                 "changes": normalised[lang][1],

@@ -8,8 +8,8 @@ import json
 import polars as pl
 import yaml
 
-from builder.summary import PAPER_TABLE1
 from eval.testset import FEMININE, MASCULINE, NEUTRAL, STATUS_CORRECTED, TestSet
+from languages import Language
 
 SOURCE_DATASET = {
     "name": "Job Title Similarity dataset (English)",
@@ -31,7 +31,6 @@ METHOD_PAPER = (
 # The translator the paper used; counts from any other translator are not expected to match its Table 1.
 PAPER_TRANSLATOR = "google"
 
-LANGUAGE_NAMES = {"de": "German", "es": "Spanish", "fr": "French", "it": "Italian", "pt": "Portuguese"}
 
 
 def qrels_config(lang: str) -> str:
@@ -63,7 +62,7 @@ def _counts(items: pl.DataFrame) -> dict[str, int]:
     return {g: int(by_gender.get(g, 0)) for g in (MASCULINE, FEMININE, NEUTRAL)}
 
 
-def _language_section(ts: TestSet) -> str:
+def _language_section(ts: TestSet, pack: Language) -> str:
     s = ts.stats
     items = pl.concat([ts.queries, ts.corpus])
     corrected = items.filter(pl.col("status") == STATUS_CORRECTED).height
@@ -71,7 +70,7 @@ def _language_section(ts: TestSet) -> str:
     methods = ", ".join(f"`{m}` ({n})" for m, n in items.group_by("check_method").len().sort("check_method").iter_rows())
     templates = s.get("templates")
     templates_text = json.dumps(templates, ensure_ascii=False) if templates is not None else "not recorded"
-    name = LANGUAGE_NAMES.get(ts.lang, ts.lang)
+    name = pack.name
     lines = [
         f"### {name} (`{ts.lang}`)",
         "",
@@ -115,7 +114,7 @@ def _uninflected_line(testsets: list[TestSet]) -> str:
             f"({listed}), the occupation is kept with its masculine form only and has no pair to compare.\n")
 
 
-def _table1(testsets: list[TestSet]) -> str:
+def _table1(testsets: list[TestSet], packs: dict[str, Language]) -> str:
     """This release's counts, each language followed by the paper's row for it (where the paper has one)."""
     rows = [
         "| set | queries M/F | N | T | corpus M/F | N | T | qrels |",
@@ -125,8 +124,8 @@ def _table1(testsets: list[TestSet]) -> str:
         q, c = ts.stats["queries"], ts.stats["corpus"]
         rows.append(f"| {ts.lang.upper()} | {q['pairs']} | {q['neutral']} | {q['titles']} | "
                     f"{c['pairs']} | {c['neutral']} | {c['titles']} | {ts.stats['qrels']} |")
-        if ts.lang in PAPER_TABLE1:
-            paper = " | ".join(str(n) for n in PAPER_TABLE1[ts.lang])
+        if packs[ts.lang].paper_table1:
+            paper = " | ".join(str(n) for n in packs[ts.lang].paper_table1)
             rows.append(f"| {ts.lang.upper()}, paper (Google Translate) | {paper} | not given |")
     return "\n".join(rows)
 
@@ -154,12 +153,14 @@ def _translator_note(testsets: list[TestSet]) -> str:
             "counts differ from the paper's Table 1.")
 
 
-def render_card(version: str, tag: str, testsets: list[TestSet], toolkit_version: str) -> str:
+def render_card(version: str, tag: str, testsets: list[TestSet], toolkit_version: str,
+                packs: dict[str, Language]) -> str:
     """The card depends only on the release's inputs (no commit, no date): the same data gives the same bytes
-    at every commit, as `dvc repro` needs; the commit is the tag's."""
+    at every commit, as `dvc repro` needs; the commit is the tag's. packs: each language's declaration (name,
+    the paper's Table-1 row)."""
     languages = [ts.lang for ts in testsets]
     header = yaml.safe_dump(card_header(languages), sort_keys=False, allow_unicode=True)
-    per_language = "\n".join(_language_section(ts) for ts in testsets)
+    per_language = "\n".join(_language_section(ts, packs[ts.lang]) for ts in testsets)
     machine_langs = [ts.lang for ts in testsets
                      if pl.concat([ts.queries, ts.corpus]).filter(pl.col("status") != STATUS_CORRECTED).height]
     first = languages[0]
@@ -174,7 +175,7 @@ with a feminine template; a matcher should rank the corpus the same way for *abo
 
 - Version: `{version}`, git tag `{tag}` of the toolkit's repository (the commit that records this release
   in `dvc.lock` and `published.json`), made with gendered-job-titles {toolkit_version}.
-- Languages: {", ".join(f"{LANGUAGE_NAMES.get(lang, lang)} (`{lang}`)" for lang in languages)}.
+- Languages: {", ".join(f"{packs[lang].name} (`{lang}`)" for lang in languages)}.
 - Every file, with its SHA-256 and row count, is listed in `manifest.json`;
   check a copy with `python -m releases verify <this folder> --against {tag}` in a clone of the toolkit.
 
@@ -200,7 +201,7 @@ translator and templates). The format is described in `docs/FORMAT.md` of the to
 M/F = masculine/feminine pairs, N = neutral titles (both forms identical), T = unique titles; the paper's
 rows are its Table 1 (García-Sardiña et al. 2025), built with Google Translate and, for ES, human review.
 
-{_table1(testsets)}
+{_table1(testsets, packs)}
 {_unpaired_note(testsets)}
 ## How each language was built
 

@@ -183,6 +183,16 @@ def read_languages(data: Path, languages: list[str]) -> list[TestSet]:
     return testsets
 
 
+def language_packs(params_path: Path, params: dict, languages: list[str]) -> dict:
+    """Each language's declaration (languages/), resolved once here for the card."""
+    from languages import LanguageError, load
+
+    try:
+        return {code: load(code, params.get("language_packs") or []) for code in languages}
+    except LanguageError as exc:
+        raise ReleaseError(f"{params_path}: languages: {exc}") from None
+
+
 def make_release(data: str | Path, version: str, out: str | Path, params_path: str | Path = "params.yaml") -> dict:
     """Package every language of params 'languages' from ``data`` into the release folder ``out``.
 
@@ -191,6 +201,7 @@ def make_release(data: str | Path, version: str, out: str | Path, params_path: s
     data, out, params_path = Path(data), Path(out), Path(params_path)
     params = load_params(params_path)
     languages = [str(lang) for lang in params["languages"]]
+    packs = language_packs(params_path, params, languages)
     repo = git_root(params_path.resolve().parent)
     published_md5 = check_version(repo, version, out)
     section = params.get("release") or {}
@@ -216,7 +227,7 @@ def make_release(data: str | Path, version: str, out: str | Path, params_path: s
             for name in SHIPPED_FILES:
                 shutil.copyfile(data / ts.lang / name, folder / name)
             ts.qrels.sort("query_id", "doc_id").write_parquet(folder / "qrels.parquet")
-        card = render_card(version, release_tag(version), testsets, toolkit_version)
+        card = render_card(version, release_tag(version), testsets, toolkit_version, packs)
         (staging / "README.md").write_text(card, encoding="utf-8")
         # Nothing here may change from one commit to the next while the inputs stay the same: the release
         # is a DVC output, and `dvc repro` on a clean checkout must give the bytes dvc.lock records. The

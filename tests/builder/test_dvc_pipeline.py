@@ -1,6 +1,6 @@
 """The builder stages of the project's own dvc.yaml under real DVC: `dvc repro` rebuilds only what changed.
 
-A temporary copy of the pipeline (dvc.yaml, params.yaml, the builder package, corrections/) is built for
+A temporary copy of the pipeline (dvc.yaml, params.yaml, the builder and languages packages, corrections/) is built for
 Spanish only (apertium, fast), then a builder parameter read only by postprocess is changed.
 """
 
@@ -50,7 +50,7 @@ def test_repro_rebuilds_only_the_stages_whose_inputs_changed(tmp_path):
     repo.mkdir()
     for name in ("dvc.yaml", "params.yaml"):
         shutil.copy(REPO / name, repo / name)
-    for folder in ("builder", "corrections"):
+    for folder in ("builder", "corrections", "languages"):
         shutil.copytree(REPO / folder, repo / folder, ignore=shutil.ignore_patterns("__pycache__"))
     params = yaml.safe_load((repo / "params.yaml").read_text(encoding="utf-8"))
     params["languages"] = ["es"]

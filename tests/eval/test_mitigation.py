@@ -7,20 +7,25 @@ from eval.audit import AuditSettings, mitigation_corpus
 from eval.audit_report import mitigation_figure
 from eval.errors import EvalError
 from eval.evaluate import EvalSettings, evaluate_language
-from eval.mitigation import (
-    normalise,
-    normalise_de,
-    normalise_es,
-    normalise_fr,
-    normalise_it,
-    normalise_pt,
-    normalise_testset,
-    split_pairs,
-)
+from eval.mitigation import normalise, normalise_testset, split_pairs
 from eval.models import CharTfidf, EmbeddingCache
 from eval import testset
+from languages import load
 
 from .conftest import PT_CORPUS, PT_QRELS, PT_QUERIES, items, qrels_for
+
+def rule_of(code: str):
+    """normalise() with the language's pack, resolved once (as the audit does)."""
+    language = load(code)
+
+    def rule(text: str) -> str:
+        return normalise(text, language)
+
+    rule.__name__ = f"normalise_{code}"
+    return rule
+
+
+normalise_pt, normalise_es, normalise_it, normalise_fr, normalise_de = map(rule_of, ("pt", "es", "it", "fr", "de"))
 
 CASES = {
     normalise_pt: [

@@ -14,6 +14,7 @@ from eval.testset import read_testset, write_testset
 from releases import ReleaseError, make_release, verify_release
 from releases.__main__ import main
 from releases.card import SOURCE_DATASET, render_card
+from languages import load
 
 from .conftest import git, record_data, small_testset
 
@@ -98,7 +99,7 @@ def test_card_explains_unpaired_titles_and_names_the_papers_translator():
     stats = {**es.stats, "translator": "google", "queries": {**es.stats["queries"], "pairs": 1, "titles": 4, "feminine": 1}}
     # an uninflected feminine, dropped: its masculine stays unpaired
     unpaired = dataclasses.replace(es, queries=es.queries.filter(pl.col("id") != "q-f2"), stats=stats)
-    card = render_card("0.1.0", "testset@v0.1.0", [unpaired], "0.1.0")
+    card = render_card("0.1.0", "testset@v0.1.0", [unpaired], "0.1.0", {unpaired.lang: load(unpaired.lang)})
     assert "| ES | 1 | 1 | 4 | 3 | 2 | 8 | 7 |" in card
     assert "T also counts titles without their other form (1 queries titles in `es`)" in card
     assert "The translator is the paper's (Google Translate)" in card and "are not the paper's" not in card
