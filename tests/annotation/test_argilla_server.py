@@ -242,9 +242,9 @@ def test_round_trip_push_annotate_pull_rebuild(argilla_env, tmp_path, capsys):
 
 def big_translations(root: Path, n: int) -> None:
     from tests.annotation.conftest import ENGLISH
+    from tests.english import english_or_skip
 
-    if not (ENGLISH / "corpus_documents.tsv").is_file():
-        pytest.skip(f"English source data not found at {ENGLISH}")
+    english_or_skip()
     rows = [l.rstrip("\n").split("\t") for l in open(ENGLISH / "corpus_documents.tsv", encoding="utf-8")][:n]
     titles = {sid: (en, en.lower(), en.lower() + "a", "gendered", []) for sid, en in rows}
     (root / "pt").mkdir(parents=True, exist_ok=True)
