@@ -198,5 +198,13 @@ def test_missing_deepl_key_and_unsupported_language_are_clear_cli_errors(source_
     err = capsys.readouterr().err
     assert err.startswith("error: deepl: API key missing; set the environment variable DEEPL_API_KEY") and "Traceback" not in err
     assert main([*argv, "--lang", "xx", "--translator", "google"]) == 2
+    assert capsys.readouterr().err.startswith("error: no language pack xx.yaml in ")
+    # A pack for a language the service does not know: refused before anything is sent.
+    packs = tmp_path / "packs"
+    packs.mkdir()
+    pack = yaml.safe_load((REPO / "languages" / "packs" / "fr.yaml").read_text(encoding="utf-8"))
+    (packs / "xx.yaml").write_text(yaml.safe_dump({**pack, "code": "xx"}, allow_unicode=True), encoding="utf-8")
+    monkeypatch.setenv("GJT_LANGUAGE_PACKS", str(packs))
+    assert main([*argv, "--lang", "xx", "--translator", "google"]) == 2
     assert "error: google: language pair en->xx not supported" in capsys.readouterr().err
     assert not (tmp_path / "pt").exists()
