@@ -363,7 +363,6 @@ def evaluate_language(
     pairs = ts.query_pairs()
     m_idx = np.array([q_index[q] for q in pairs["m_id"].to_list()], dtype=np.int64)
     f_idx = np.array([q_index[q] for q in pairs["f_id"].to_list()], dtype=np.int64)
-    relevant_pairs = ts.qrels.filter(pl.col("relevance") > 0)
     q_texts = queries["text"].to_list()
     q_pair_ids = queries["pair_id"].to_list()
     pair_ids, pair_m, pair_f = pairs["pair_id"].to_list(), pairs["m_id"].to_list(), pairs["f_id"].to_list()
@@ -374,7 +373,7 @@ def evaluate_language(
             "queries": {g: int((q_gender == g).sum()) for g in (MASCULINE, FEMININE, NEUTRAL)},
             "query_pairs": int(pairs.height),
             "corpus": {g: int(ts.corpus.filter(pl.col("gender") == g).height) for g in (MASCULINE, FEMININE, NEUTRAL)},
-            "qrels_relevant": int(relevant_pairs.height),
+            "qrels_relevant": int((ts.qrels["relevance"] > 0).sum()),
         },
         "corpora": {},
     }
@@ -382,17 +381,19 @@ def evaluate_language(
     per_pair: list[dict] = []
     worst: dict[str, list[dict]] = {}
     q_source_ids = queries["source_ids"].to_list()
-    # Relevant (query row, doc id) pairs as a frame: joins, not Python loops, as the qrels grow with the catalogue.
-    relevant_rows = relevant_pairs.select("query_id", "doc_id").unique().join(
-        pl.DataFrame({"query_id": q_ids, "q": np.arange(len(q_ids), dtype=np.int64)}), on="query_id")
+    # Relevant cells as (query row, corpus column) integers from lazy joins, not Python loops over the qrels,
+    # which grow with queries times catalogue; repeated qrels lines fall out with np.unique below.
+    query_rows = pl.LazyFrame({"query_id": q_ids, "q": np.arange(len(q_ids), dtype=np.int64)})
 
     for corpus_gender in CORPORA:
         docs = ts.corpus.with_row_index("row").filter(pl.col("gender").is_in([corpus_gender, NEUTRAL]))
         doc_ids = docs["id"].to_list()
         doc_texts = docs["text"].to_list()
         self_cols = self_match_columns(q_source_ids, docs["source_ids"].to_list())
-        cells = relevant_rows.join(pl.DataFrame({"doc_id": doc_ids, "d": np.arange(len(doc_ids), dtype=np.int64)}),
-                                   on="doc_id").select("q", "d").to_numpy().reshape(-1, 2)
+        cells = (ts.qrels.lazy().filter(pl.col("relevance") > 0).select("query_id", "doc_id")
+                 .join(query_rows, on="query_id")
+                 .join(pl.LazyFrame({"doc_id": doc_ids, "d": np.arange(len(doc_ids), dtype=np.int64)}), on="doc_id")
+                 .select("q", "d").collect().to_numpy().reshape(-1, 2))
         keys = np.unique(cells[:, 0] * len(doc_ids) + cells[:, 1])  # sorted by query, then column
         if settings.self_match == SELF_MATCH_DROP:
             # A dropped self-match leaves the query's corpus, so it leaves its relevant set too: a title merged
