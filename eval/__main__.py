@@ -126,6 +126,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     missing = [lang for lang in langs if lang not in available]
     if missing:
         raise EvalError(f"{data}: no test set for {missing} (found: {available or 'nothing'})")
+    if args.memory_budget_mb is not None and not args.memory_budget_mb > 0:
+        raise EvalError(f"--memory-budget-mb must be a number of MiB > 0 (e.g. 256), got {args.memory_budget_mb:g}")
     try:
         settings = EvalSettings(
             rbo_p=args.rbo_p if args.rbo_p is not None else float(params["rbo_p"]),
