@@ -4,6 +4,7 @@ report (the paper's Table 6) and a flat metrics file for DVC. Inputs are results
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -64,20 +65,39 @@ def _cell(doc: dict, lang: str, *keys: str) -> dict | None:
     return node
 
 
-# The paper's published figures (DESIGN.md §2), to mark beside ours. Table 2: AO (the paper's "RBO"),
-# feminine vs masculine queries over the masculine corpora; Table 4: MAP (F queries, M queries) over the
-# masculine corpora. Keys are the paper's model names.
-PAPER_TABLE2_AO = {
-    "m-use": {"de": 0.9128, "es": 0.9077, "fr": 0.9270, "pt": 0.9016},
-    "m-use-l": {"de": 0.9254, "es": 0.9140, "fr": 0.9435, "pt": 0.9294},
-    "m-e5": {"de": 0.8896, "es": 0.9060, "fr": 0.9270, "pt": 0.9236},
-    "m-e5-l": {"de": 0.8966, "es": 0.9113, "fr": 0.9391, "pt": 0.9243},
-    "minilm": {"de": 0.9095, "es": 0.9436, "fr": 0.9448, "pt": 0.9510},
-}
-PAPER_TABLE4_MAP = {
-    "m-use": {"de": (0.3102, 0.3123), "es": (0.4490, 0.4779), "fr": (0.3298, 0.3490), "pt": (0.3495, 0.3534)},
-    "minilm": {"de": (0.2591, 0.2635), "es": (0.4253, 0.4456), "fr": (0.3328, 0.3500), "pt": (0.3142, 0.3149)},
-}
+# The paper's published figures (DESIGN.md §2), to mark beside ours: Table 2, AO (the paper's "RBO"),
+# feminine vs masculine queries over the masculine corpora; Table 4, MAP (F queries, M queries) over the
+# masculine corpora. The values are in each language's pack (paper_table2_ao, paper_table4_map); these are
+# the paper's models that have them.
+PAPER_TABLE2_MODELS = ("m-use", "m-use-l", "m-e5", "m-e5-l", "minilm")
+PAPER_TABLE4_MODELS = ("m-use", "minilm")
+
+
+@functools.lru_cache(maxsize=None)
+def _pack(lang: str):
+    """The declaration of lang, None where no pack declares it (then the paper has no figure for it)."""
+    from languages import LanguageError, available, load
+
+    if lang not in available():
+        return None
+    try:
+        return load(lang)
+    except LanguageError as exc:
+        from eval.errors import EvalError
+
+        raise EvalError(str(exc)) from None
+
+
+def paper_ao(model_name: str, lang: str) -> float | None:
+    """The paper's Table-2 AO of our model (when it is the paper's model) on lang, else None."""
+    pack, paper = _pack(lang), paper_model(model_name)
+    return pack.paper_table2_ao.get(paper) if pack and paper else None
+
+
+def paper_map(model_name: str, lang: str) -> tuple[float, float] | None:
+    """The paper's Table-4 MAP (feminine, masculine queries) of our model on lang, else None."""
+    pack, paper = _pack(lang), paper_model(model_name)
+    return pack.paper_table4_map.get(paper) if pack and paper else None
 # Our model names that are the paper's models (the same weights): only these get the paper's values beside
 # them. m-e5-small-q4 is the small e5 quantised, not the paper's multilingual-e5-base: no paper value.
 PAPER_MODEL_OF = {
@@ -171,10 +191,10 @@ def paper_tables(docs: list[dict]) -> list[Table]:
                       ["model"] + [lang.upper() for lang in langs])
             for d in docs:
                 t.rows.append(("model", d["model"]["name"], [_cell(d, lang, "corpora", corpus, "symmetry", metric) for lang in langs]))
-                paper = PAPER_TABLE2_AO.get(paper_model(d["model"]["name"]) or "") if (number, metric) == (2, "AO") else None
-                if paper:
+                if (number, metric) == (2, "AO") and paper_model(d["model"]["name"]) in PAPER_TABLE2_MODELS:
+                    values = [paper_ao(d["model"]["name"], lang) for lang in langs]
                     t.rows.append(("paper", f"paper: {paper_model(d['model']['name'])} (Table 2)",
-                                   [f"{paper[lang]:.4f}" if lang in paper else "–" for lang in langs]))
+                                   [f"{v:.4f}" if v is not None else "–" for v in values]))
             t.rows.append(("n", "n", [str((_cell(docs[0], lang, "corpora", corpus, "symmetry", metric) or {}).get("n", "–"))
                                       for lang in langs]))
             tables.append(t)
@@ -184,11 +204,10 @@ def paper_tables(docs: list[dict]) -> list[Table]:
                   ["model"] + [f"{lang.upper()} {g}" for lang in langs for _, g in GENDER_COLUMNS])
         for d in docs:
             t.rows.append(("model", d["model"]["name"], [_cell(d, lang, "corpora", corpus, "MAP", g) for lang in langs for g, _ in GENDER_COLUMNS]))
-            paper = PAPER_TABLE4_MAP.get(paper_model(d["model"]["name"]) or "") if number == 4 else None
-            if paper:
+            if number == 4 and paper_model(d["model"]["name"]) in PAPER_TABLE4_MODELS:
                 cells = []
                 for lang in langs:
-                    f, m = paper.get(lang, (None, None))
+                    f, m = paper_map(d["model"]["name"], lang) or (None, None)
                     cells += ["–" if f is None else f"{f:.4f}", "–" if m is None else f"{m:.4f}", "–"]
                 t.rows.append(("paper", f"paper: {paper_model(d['model']['name'])} (Table 4)", cells))
         t.rows.append(("n", "n", [str((_cell(docs[0], lang, "corpora", corpus, "MAP", g) or {}).get("n", "–"))
@@ -367,8 +386,8 @@ def write_plots(docs: list[dict], folder: str | Path) -> list[Path]:
     self_match = docs[0]["settings"]["self_match"]
     written = []
 
-    def paper_ao(doc, lang):
-        return PAPER_TABLE2_AO.get(paper_model(doc["model"]["name"]) or "", {}).get(lang)
+    def paper_ao_of(doc, lang):
+        return paper_ao(doc["model"]["name"], lang)
 
     fig, axes = plt.subplots(2, 2, figsize=(11, 7.5), sharey="row")
     for row, metric in enumerate(("AO", _rbo_name(docs[0]))):
@@ -376,7 +395,7 @@ def write_plots(docs: list[dict], folder: str | Path) -> list[Path]:
         for col, corpus in enumerate(("masculine", "feminine")):
             ax = axes[row, col]
             ends += _dot_panel(ax, docs, langs, styles, lambda d, lang: _cell(d, lang, "corpora", corpus, "symmetry", metric),
-                               paper_ao if (metric, corpus) == ("AO", "masculine") else None)
+                               paper_ao_of if (metric, corpus) == ("AO", "masculine") else None)
             ax.set_title(f"{metric}, F vs M queries, {CORPUS_TITLES[corpus]}", fontsize=10)
         axes[row, 0].set_ylim(*zoomed_limits(ends, 0.0, 1.02))  # room for an interval that ends at 1
         axes[row, 0].set_ylabel(f"{metric} (axis zoomed to the data)", fontsize=9)
@@ -399,9 +418,8 @@ def write_plots(docs: list[dict], folder: str | Path) -> list[Path]:
                 f = _figure_point(_cell(d, lang, "corpora", corpus, "MAP", "feminine"))
                 m = _figure_point(_cell(d, lang, "corpora", corpus, "MAP", "masculine"))
                 points.append((d["model"]["name"], lang, corpus, f, m))
-    paper_points = [(d["model"]["name"], lang, PAPER_TABLE4_MAP[paper_model(d["model"]["name"])][lang]) for d in docs
-                    if paper_model(d["model"]["name"]) in PAPER_TABLE4_MAP for lang in langs
-                    if lang in PAPER_TABLE4_MAP[paper_model(d["model"]["name"])]]
+    paper_points = [(d["model"]["name"], lang, paper_map(d["model"]["name"], lang)) for d in docs for lang in langs
+                    if paper_map(d["model"]["name"], lang) is not None]
     ends = [v - lo for *_, f, m in points for v, lo, _ in (f, m)] + [v + hi for *_, f, m in points for v, _, hi in (f, m)]
     ends += [v for *_, fm in paper_points for v in fm]
     lim = zoomed_limits(ends, 0.0, 1.0)

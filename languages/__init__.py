@@ -105,6 +105,10 @@ class Language:
     templates: dict[str, dict]  # translator (or "default") -> {masculine, feminine, lowercase}
     strip: str  # full-match pattern with a named group ``title`` (params.yaml build.strip.<code> overrides)
     paper_table1: tuple[int, ...] | None  # the paper's Table 1 row (queries M/F, N, T; corpus M/F, N, T)
+    # The paper's published figures per model (the paper's model names): Table 2 AO over the masculine corpora,
+    # Table 4 MAP (feminine queries, masculine queries) over the masculine corpora.
+    paper_table2_ao: dict[str, float]
+    paper_table4_map: dict[str, tuple[float, float]]
     gender_rules: GenderRules
     lexicon: LexiconRules | None
     mitigation: MitigationRules | None
@@ -217,7 +221,7 @@ class _Reader:
     def language(self, data) -> Language:
         d = self.mapping(data, "the pack")
         top = {"code", "name", "notes", "translator", "web_codes", "templates", "strip", "paper_table1",
-               "gender_rules", "lexicon", "mitigation"}
+               "paper_table2_ao", "paper_table4_map", "gender_rules", "lexicon", "mitigation"}
         self.unknown(d, top, "")
         code = self.string(self.get(d, "code", ""), "code")
         if code != self.path.stem:
@@ -253,11 +257,28 @@ class _Reader:
             templates=templates,
             strip=strip,
             paper_table1=tuple(row) if row is not None else None,
+            paper_table2_ao=self.figures(self.get(d, "paper_table2_ao", "", {}) or {}, "paper_table2_ao", 1),
+            paper_table4_map=self.figures(self.get(d, "paper_table4_map", "", {}) or {}, "paper_table4_map", 2),
             gender_rules=self.gender_rules(self.mapping(self.get(d, "gender_rules", ""), "gender_rules")),
             lexicon=self.lexicon(self.mapping(self.get(d, "lexicon", "", None), "lexicon", optional=True)),
             mitigation=self.mitigation(self.mapping(self.get(d, "mitigation", "", None), "mitigation", optional=True)),
             path=self.path,
         )
+
+    def figures(self, value, key: str, width: int) -> dict:
+        """model -> a number (width 1) or a list of ``width`` numbers."""
+        value = self.mapping(value, key)
+
+        def number(x) -> bool:
+            return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+        out = {}
+        for model, v in value.items():
+            ok = number(v) if width == 1 else isinstance(v, list) and len(v) == width and all(map(number, v))
+            if not isinstance(model, str) or not ok:
+                self.fail(f"{key}.{model}", f"is {v!r}; expected {'a number' if width == 1 else f'{width} numbers'}")
+            out[model] = float(v) if width == 1 else tuple(float(x) for x in v)
+        return out
 
     def gender_rules(self, d: dict) -> GenderRules:
         p = "gender_rules."
