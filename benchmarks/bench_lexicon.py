@@ -30,6 +30,7 @@ from builder.gender import check_many  # noqa: E402
 from builder.inflection import GenderLayer  # noqa: E402
 from builder.params import load_params, strip_pattern_for  # noqa: E402
 from builder.postprocess import compile_pattern, strip_template  # noqa: E402
+from languages import load  # noqa: E402
 
 
 def titles_of(raw: pl.DataFrame, lang: str) -> list[tuple[str, str | None, str | None]]:
@@ -54,7 +55,7 @@ def time_lexicon(lang: str, rows, store: Path) -> float:
 
 def time_rules(lang: str, rows) -> float:
     t0 = time.perf_counter()
-    check_many(lang, [(t, None) for _, m, f in rows for t in (m, f)])
+    check_many(load(lang), [(t, None) for _, m, f in rows for t in (m, f)])
     return time.perf_counter() - t0
 
 

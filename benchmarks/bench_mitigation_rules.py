@@ -18,7 +18,8 @@ import random
 import sys
 from pathlib import Path
 
-from eval.mitigation import SUPPORTED_LANGUAGES, normalise
+from eval.mitigation import normalise
+from languages import available, load
 
 DEFAULT_DATASET = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "jobtitlesimilarity" / "dataset"
 FILES = ("queries.tsv", "corpus_documents.tsv")
@@ -41,7 +42,8 @@ def reference_texts(folder: Path) -> list[str]:
 
 def measure(lang: str, texts: list[str]) -> dict:
     known = set(texts)
-    changed = [(t, normalise(t, lang)) for t in texts if normalise(t, lang) != t]
+    pack = load(lang)
+    changed = [(t, normalise(t, pack)) for t in texts if normalise(t, pack) != t]
     unknown = [(t, n) for t, n in changed if n not in known]
     return {"lang": lang, "texts": len(texts), "changed": changed, "unknown": unknown}
 
@@ -55,8 +57,9 @@ def main() -> int:
     args = parser.parse_args()
 
     langs = [x.strip() for x in args.langs.split(",") if x.strip()]
-    if unsupported := [x for x in langs if x not in SUPPORTED_LANGUAGES]:
-        print(f"error: no normalisation rules for {', '.join(unsupported)}; rules exist for {', '.join(SUPPORTED_LANGUAGES)}",
+    supported = [code for code in available() if load(code).mitigation is not None]
+    if unsupported := [x for x in langs if x not in supported]:
+        print(f"error: no normalisation rules for {', '.join(unsupported)}; rules exist for {', '.join(supported)}",
               file=sys.stderr)
         return 2
     dataset = args.dataset.resolve()
