@@ -37,6 +37,13 @@ DEFAULTS = {
 }
 
 
+def without_timing(doc: dict) -> dict:
+    """The results document without what changes from run to run on the same input: each language's wall-clock
+    timings and embedding-cache counts (``timing``)."""
+    return {**doc, "languages": {lang: {k: v for k, v in block.items() if k != "timing"}
+                                 for lang, block in doc["languages"].items()}}
+
+
 def read_params(path: Path) -> dict:
     """The ``eval:`` section of params.yaml over the defaults (missing file or section: defaults)."""
     params = dict(DEFAULTS)
@@ -156,7 +163,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         stem = f"{model_slug(doc['model']['name'])}__{doc['testset']['version']}"
         if (settings.self_match, settings.rbo_p) != (EvalSettings.self_match, EvalSettings.rbo_p):
             stem += f"__self-match-{settings.self_match}_rbo-p{settings.rbo_p:g}"  # never overwrite the default run's file
-        _write(out / f"{stem}.json", json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
+        stored = doc if args.timing else without_timing(doc)
+        _write(out / f"{stem}.json", json.dumps(stored, indent=1, ensure_ascii=False) + "\n")
         _write(out / f"{stem}.md", tables_markdown([doc]))
         _write(out / f"{stem}.worst_pairs.md", worst_pairs_markdown(doc))
         docs.append(doc)
@@ -290,7 +298,7 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--model", action="append", help="model name (repeatable); default: params eval.models")
     run.add_argument("--lang", action="append", help="language (repeatable); default: params eval.languages or all found")
     run.add_argument("--out", required=True, help="folder for results JSON, tables and worst-pairs reports")
-    run.add_argument("--summary", help="also write key figures for `dvc metrics`: a .json file (every model, "
+    run.add_argument("--summary", help="also write key figures for dvc metrics: a .json file (every model, "
                      "language and corpus) or a folder (one flat file per model and language, masculine corpus)")
     run.add_argument("--plots", help="folder for PNG plots (default OUT/plots)")
     run.add_argument("--params", default="params.yaml")
@@ -303,6 +311,9 @@ def main(argv: list[str] | None = None) -> int:
                      "(default cpu; the numpy-port models run on the CPU only)")
     run.add_argument("--encode-workers", type=int, default=1, help="encoding processes for sentence-transformers models "
                      "(a multi-process pool on --device; default 1)")
+    run.add_argument("--timing", action="store_true",
+                     help="keep wall-clock timings and cache counts in the results JSON (off by default: the same test "
+                          "set and settings then give the same bytes, so dvc repro leaves the tree clean)")
     run.add_argument("--quiet", action="store_true", help="no progress bars")
     run.set_defaults(func=cmd_run)
     compare = sub.add_parser("compare", help="put several results files in one set of tables",

@@ -541,3 +541,22 @@ def test_memory_budget_is_validated_where_it_is_set(tmp_path, small_data):
     assert "Traceback" not in out.stderr
     # the budget is how the work is cut, not a result: it stays out of the results document
     assert "memory_budget_mb" not in EvalSettings(memory_budget_mb=0.5).describe()
+
+
+def test_results_json_is_the_same_bytes_on_a_rerun_unless_timing_is_asked(tmp_path):
+    """`dvc repro` must leave the tree clean: without --timing two runs on the same set write the same bytes."""
+    from tests.eval.conftest import make_testset
+
+    data = tmp_path / "data"
+    write_testset(make_testset("pt"), data)
+    outs = []
+    for i, extra in enumerate(([], [], ["--timing"])):
+        out = tmp_path / f"r{i}"
+        done = subprocess.run([sys.executable, "-m", "eval", "run", "--data", str(data), "--model", "tfidf-char",
+                               "--out", str(out), "--cache", str(tmp_path / f"c{i}"), "--quiet", *extra],
+                              capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        [path] = out.glob("*.json")
+        outs.append(path.read_bytes())
+    assert outs[0] == outs[1]
+    assert b'"timing"' not in outs[0] and b'"timing"' in outs[2]

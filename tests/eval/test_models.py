@@ -225,3 +225,15 @@ def test_tfidf_counts_equal_scikit_learns_character_ngram_counts():
     to_bucket = sparse.csr_matrix((np.ones(len(grams)), (np.arange(len(grams)), [zlib.crc32(g.encode()) % 512 for g in grams])),
                                   shape=(len(grams), 512))
     assert np.array_equal(CharTfidf(dimension=512)._counts(texts).toarray(), (counts @ to_bucket).toarray())
+
+
+def test_m_use_embeddings_do_not_depend_on_the_batch():
+    """Results must not move with what the embedding cache already held (a fresh clone's `dvc repro` has to give
+    the committed figures): a text's m-use vector is the same alone, in a batch, and in any batch order."""
+    from eval.models import load_model
+
+    texts = ["engenheira mecânica", "gerente de vendas", "analista de dados sênior", "padeiro", "chef executivo"]
+    model = load_model("m-use")
+    alone = np.vstack([model.encode([t]) for t in texts])
+    assert np.array_equal(model.encode(texts), alone)
+    assert np.array_equal(model.encode(texts[::-1])[::-1], alone)

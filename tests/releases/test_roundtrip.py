@@ -102,7 +102,8 @@ class HttpServer:
 def evaluate(repo: Path, timings: list) -> dict:
     """`python -m eval run` on the release with the lexical baseline; each folder has its own cache."""
     run(repo, str(BIN / "python"), "-m", "eval", "run", "--data", "release", "--model", "tfidf-char",
-        "--lang", "pt", "--lang", "es", "--out", "results", "--cache", "cache/embeddings", "--quiet", timings=timings)
+        "--lang", "pt", "--lang", "es", "--out", "results", "--cache", "cache/embeddings", "--timing", "--quiet",
+        timings=timings)
     [path] = (repo / "results").glob("*.json")
     return json.loads(path.read_text())
 
