@@ -1,15 +1,49 @@
 """Uncertainty for every reported figure: percentile bootstrap over queries (or pairs) and a paired
-randomisation (sign-flip) test for gender gaps. Seeded, so a re-run gives the same intervals."""
+randomisation (sign-flip) test for gender gaps. Seeded, so a re-run gives the same intervals.
+
+The resamples are drawn in chunks of rows (``CHUNK_CELLS`` draws at a time), one generator across the
+chunks: numpy's generator continues its stream from one call to the next, so the draws, and every result,
+are those of one (resamples, n) matrix, while memory stays at one chunk whatever n is (at 17,100 queries the
+whole matrices were 1,000 x 17,100 int64 indices and 10,000 x 8,550 float64 signs, 684 MB)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
+
+# Draws per chunk: 2^20 int64 indices (8 MiB, plus the gathered float64 values), small beside eval's budget.
+CHUNK_CELLS = 1 << 20
+
+
+def _chunk_rows(n: int, chunk_cells: int) -> int:
+    return max(1, chunk_cells // max(n, 1))
+
+
+def resample_index_chunks(n: int, *, resamples: int = 1000, seed: int = 0,
+                          chunk_cells: int = CHUNK_CELLS) -> Iterator[np.ndarray]:
+    """The rows of ``resample_indices(n, resamples=..., seed=...)``, in consecutive (rows, n) chunks."""
+    rng = np.random.default_rng(seed)
+    rows = _chunk_rows(n, chunk_cells)
+    for start in range(0, resamples, rows):
+        yield rng.integers(0, n, size=(min(rows, resamples - start), n))
 
 
 def resample_indices(n: int, *, resamples: int = 1000, seed: int = 0) -> np.ndarray:
     """Bootstrap draws (resamples, n) of row indices 0..n-1 with replacement: the draws ``bootstrap_ci``
     makes, so a statistic of several aligned vectors (paired across models) resamples the same rows."""
     return np.random.default_rng(seed).integers(0, n, size=(resamples, n))
+
+
+def resampled_means(values: np.ndarray, *, resamples: int = 1000, seed: int = 0,
+                    chunk_cells: int = CHUNK_CELLS) -> np.ndarray:
+    """Mean of ``values`` on each bootstrap resample (the rows of ``resample_indices``), chunk by chunk."""
+    means = np.empty(resamples, dtype=np.float64)
+    start = 0
+    for idx in resample_index_chunks(values.size, resamples=resamples, seed=seed, chunk_cells=chunk_cells):
+        means[start:start + len(idx)] = values[idx].mean(axis=1)
+        start += len(idx)
+    return means
 
 
 def percentile_interval(estimates: np.ndarray, *, level: float = 0.95) -> tuple[float, float]:
@@ -23,19 +57,21 @@ def percentile_interval(estimates: np.ndarray, *, level: float = 0.95) -> tuple[
     return float(lo), float(hi)
 
 
-def bootstrap_ci(values: np.ndarray, *, resamples: int = 1000, seed: int = 0, level: float = 0.95) -> tuple[float, float]:
+def bootstrap_ci(values: np.ndarray, *, resamples: int = 1000, seed: int = 0, level: float = 0.95,
+                 chunk_cells: int = CHUNK_CELLS) -> tuple[float, float]:
     """Percentile bootstrap interval of the mean of ``values`` (resampling them with replacement)."""
     values = np.asarray(values, dtype=np.float64)
     if values.size == 0:
         return (float("nan"), float("nan"))
-    means = values[resample_indices(values.size, resamples=resamples, seed=seed)].mean(axis=1)
+    means = resampled_means(values, resamples=resamples, seed=seed, chunk_cells=chunk_cells)
     tail = (1 - level) / 2 * 100
     lo, hi = np.percentile(means, [tail, 100 - tail])
     return float(lo), float(hi)
 
 
 def bootstrap_ci_difference(
-    a: np.ndarray, b: np.ndarray, *, resamples: int = 1000, seed: int = 0, level: float = 0.95
+    a: np.ndarray, b: np.ndarray, *, resamples: int = 1000, seed: int = 0, level: float = 0.95,
+    chunk_cells: int = CHUNK_CELLS,
 ) -> tuple[float, float]:
     """Percentile bootstrap interval of ``mean(a) - mean(b)`` for two independent groups (e.g. the
     masculine and the feminine queries of a MAP gap): each group is resampled on its own."""
@@ -43,12 +79,13 @@ def bootstrap_ci_difference(
     b = np.asarray(b, dtype=np.float64)
     if a.size == 0 or b.size == 0:
         return (float("nan"), float("nan"))
-    draws_a = resample_indices(a.size, resamples=resamples, seed=seed)
-    draws_b = resample_indices(b.size, resamples=resamples, seed=seed + 1)
-    return percentile_interval(a[draws_a].mean(axis=1) - b[draws_b].mean(axis=1), level=level)
+    means_a = resampled_means(a, resamples=resamples, seed=seed, chunk_cells=chunk_cells)
+    means_b = resampled_means(b, resamples=resamples, seed=seed + 1, chunk_cells=chunk_cells)
+    return percentile_interval(means_a - means_b, level=level)
 
 
-def paired_randomization_test(differences: np.ndarray, *, resamples: int = 10000, seed: int = 0) -> float:
+def paired_randomization_test(differences: np.ndarray, *, resamples: int = 10000, seed: int = 0,
+                              chunk_cells: int = CHUNK_CELLS) -> float:
     """Two-sided p-value that the mean paired difference is 0: flip each pair's sign at random and count
     how often the flipped mean is at least as far from 0 as the observed one (with the +1 correction)."""
     d = np.asarray(differences, dtype=np.float64)
@@ -56,7 +93,12 @@ def paired_randomization_test(differences: np.ndarray, *, resamples: int = 10000
         return float("nan")
     observed = abs(d.mean())
     rng = np.random.default_rng(seed)
-    signs = rng.choice(np.array([-1.0, 1.0]), size=(resamples, d.size))
-    flipped = np.abs((signs * d).mean(axis=1))
-    return float((1 + np.sum(flipped >= observed - 1e-12)) / (1 + resamples))
-
+    sign_values = np.array([-1.0, 1.0])
+    rows = _chunk_rows(d.size, chunk_cells)
+    at_least = 0
+    for start in range(0, resamples, rows):
+        # rng.choice of a 2-element array draws integers(0, 2) and gathers: the same stream chunk by chunk
+        signs = rng.choice(sign_values, size=(min(rows, resamples - start), d.size))
+        flipped = np.abs((signs * d).mean(axis=1))
+        at_least += int(np.sum(flipped >= observed - 1e-12))
+    return float((1 + at_least) / (1 + resamples))

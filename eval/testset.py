@@ -149,21 +149,37 @@ def validate_items(df: pl.DataFrame, where: str) -> pl.DataFrame:
 
 
 def read_qrels(path: Path) -> pl.DataFrame:
-    """Read trec qrels (``query_id 0 doc_id relevance``, whitespace-separated); errors name the line."""
-    rows: list[tuple[str, str, int]] = []
-    with open(path, encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            parts = line.split()
-            if len(parts) != 4:
-                raise TestSetError(f"{path}:{lineno}: expected 4 fields 'query_id 0 doc_id relevance', got {len(parts)}")
-            try:
-                rel = int(parts[3])
-            except ValueError:
-                raise TestSetError(f"{path}:{lineno}: relevance {parts[3]!r} is not an integer") from None
-            rows.append((parts[0], parts[2], rel))
-    return pl.DataFrame(rows, schema={"query_id": pl.String, "doc_id": pl.String, "relevance": pl.Int64}, orient="row")
+    """Read trec qrels (``query_id 0 doc_id relevance``, whitespace-separated); errors name the line.
+
+    polars splits the lines (10^7 qrels lines as Python tuples took gigabytes); only when a line is bad is
+    the file read again, for the first bad line, which is then looked at on its own."""
+    # One column per line: the separator is a NUL, which no qrels line holds. Bytes that are not UTF-8
+    # become U+FFFD, so that such a line is found by its number.
+    lines = (pl.scan_csv(path, has_header=False, separator="\x00", quote_char=None, schema={"line": pl.String},
+                         encoding="utf8-lossy")
+             .with_row_index("lineno", offset=1)
+             .filter(pl.col("line").str.contains(r"\S")))  # blank lines (empty or whitespace only) are skipped
+    fields = pl.col("line").str.extract_all(r"\S+")
+    four = fields.list.len() == 4
+    bad = ~four | fields.list.get(3, null_on_oob=True).cast(pl.Int64, strict=False).is_null() \
+        | pl.col("line").str.contains("\ufffd", literal=True)
+    try:
+        table = lines.select(query_id=fields.list.get(0, null_on_oob=True), doc_id=fields.list.get(2, null_on_oob=True),
+                             relevance=fields.list.get(3, null_on_oob=True).cast(pl.Int64, strict=False),
+                             bad=bad).collect()
+        if table["bad"].any():
+            lineno, line = lines.filter(bad).head(1).collect().row(0)
+    except pl.exceptions.PolarsError as exc:  # e.g. a NUL in a line
+        raise TestSetError(f"{path}: not a readable qrels text file ({type(exc).__name__}: "
+                           f"{str(exc).splitlines()[0]}); rebuild the language or re-pull the release") from None
+    if table["bad"].any():
+        parts = line.split()
+        if "\ufffd" in line:
+            raise TestSetError(f"{path}:{lineno}: not UTF-8 text; write the qrels as UTF-8")
+        if len(parts) != 4:
+            raise TestSetError(f"{path}:{lineno}: expected 4 fields 'query_id 0 doc_id relevance', got {len(parts)}")
+        raise TestSetError(f"{path}:{lineno}: relevance {parts[3]!r} is not an integer")
+    return table.drop("bad")
 
 
 def write_qrels(qrels: pl.DataFrame, path: Path) -> None:

@@ -8,6 +8,7 @@ from eval.testset import (
     TestSet as _TestSet,
     TestSetError,
     list_languages,
+    read_qrels,
     read_testset,
     write_testset,
 )
@@ -81,6 +82,49 @@ def test_qrels_problems_name_the_line(tmp_path):
     (folder / "qrels.tsv").write_text("q-m-lawyer\t0\td-unknown\t1\n")
     with pytest.raises(TestSetError, match=r"names ids that are not in the test set.*d-unknown"):
         read_testset(tmp_path, "es")
+
+
+def python_qrels(path):
+    """The line-by-line reader read_qrels replaced (Python tuples), as the reference on good files."""
+    rows = []
+    with open(path, encoding="utf-8") as fh:
+        for line in fh:
+            if line.strip():
+                q, _, d, r = line.split()
+                rows.append((q, d, int(r)))
+    return rows
+
+
+def test_qrels_read_like_the_line_by_line_reader(tmp_path):
+    path = tmp_path / "qrels.tsv"
+    lines = [f"q{i % 97}\t0\td-{i}~{'x' * (i % 23)}\t{i % 3 - (i % 7 == 0)}" for i in range(5000)]
+    lines[10] = "  q1   0 \t d-é-ação  2  "  # any whitespace around and between the fields
+    lines[20] = ""
+    lines[30] = " \t "
+    path.write_text("\r\n".join(lines))  # CRLF, no newline at the end
+    expected = python_qrels(path)
+    got = read_qrels(path)
+    assert got.schema == {"query_id": pl.String, "doc_id": pl.String, "relevance": pl.Int64}
+    assert got.rows() == expected and len(expected) == 4998 and ("q1", "d-é-ação", 2) in expected
+    path.write_text("\n\n")
+    assert read_qrels(path).height == 0
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"\n\nq 0 d 1\n\n  \nq 0 d\n", r"qrels.tsv:6: expected 4 fields 'query_id 0 doc_id relevance', got 3"),
+        (b"q 0 d 1\nq 0 d 1 1\n", r"qrels.tsv:2: expected 4 fields .*got 5"),
+        (b"q 0 d 1\r\nq 0 d 1.0\r\n", r"qrels.tsv:2: relevance '1.0' is not an integer"),
+        (b"q 0 d 1\nq 0 d\xe9 1\n", r"qrels.tsv:2: not UTF-8 text"),
+        (b"q 0 d\x00x 1\n", r"qrels.tsv: not a readable qrels text file"),
+    ],
+)
+def test_bad_qrels_lines_are_named(tmp_path, content, message):
+    path = tmp_path / "qrels.tsv"
+    path.write_bytes(content)
+    with pytest.raises(TestSetError, match=message):
+        read_qrels(path)
 
 
 def test_missing_pieces_and_bad_stats(tmp_path):
