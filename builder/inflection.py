@@ -210,7 +210,10 @@ class GenderLayer:
         """Indices of the head (0) and its agreeing words."""
         zone = [0]
         for i in range(1, len(words)):
-            if words[i] in self.rules.phrase_end or not WORD.match(words[i]):
+            # An elided preposition or article glued to the next word (ca d'operacions, l'empresa) ends it too.
+            elided = re.match(r"^([^\W\d_]+)['’]", words[i])
+            if words[i] in self.rules.phrase_end or not WORD.match(words[i]) or (
+                    elided and elided.group(1) in self.rules.phrase_end):
                 break
             zone.append(i)
         return zone

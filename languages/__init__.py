@@ -112,7 +112,14 @@ class Language:
     gender_rules: GenderRules
     lexicon: LexiconRules | None
     mitigation: MitigationRules | None
+    # The hand-checked quality of the offline build (docs/fidelity.md): status stable | experimental (below 85% of
+    # sampled pairs correct), the sample's figures, the main error kinds; the release card prints them.
+    quality: dict[str, str]
     path: Path  # the pack file it was read from
+
+    @property
+    def experimental(self) -> bool:
+        return self.quality.get("status") == "experimental"
 
     def web_code(self, translator: str) -> str:
         return self.web_codes.get(translator, self.code)
@@ -221,7 +228,7 @@ class _Reader:
     def language(self, data) -> Language:
         d = self.mapping(data, "the pack")
         top = {"code", "name", "notes", "translator", "web_codes", "templates", "strip", "paper_table1",
-               "paper_table2_ao", "paper_table4_map", "gender_rules", "lexicon", "mitigation"}
+               "paper_table2_ao", "paper_table4_map", "gender_rules", "lexicon", "mitigation", "quality"}
         self.unknown(d, top, "")
         code = self.string(self.get(d, "code", ""), "code")
         if code != self.path.stem:
@@ -262,8 +269,16 @@ class _Reader:
             gender_rules=self.gender_rules(self.mapping(self.get(d, "gender_rules", ""), "gender_rules")),
             lexicon=self.lexicon(self.mapping(self.get(d, "lexicon", "", None), "lexicon", optional=True)),
             mitigation=self.mitigation(self.mapping(self.get(d, "mitigation", "", None), "mitigation", optional=True)),
+            quality=self.quality(self.get(d, "quality", "", {}) or {}),
             path=self.path,
         )
+
+    def quality(self, value) -> dict[str, str]:
+        q = self.str_map(value, "quality")
+        self.unknown(q, {"status", "sample", "errors"}, "quality.")
+        if q.get("status", "stable") not in ("stable", "experimental"):
+            self.fail("quality.status", f"is {q['status']!r}; expected stable or experimental")
+        return q
 
     def figures(self, value, key: str, width: int) -> dict:
         """model -> a number (width 1) or a list of ``width`` numbers."""

@@ -71,9 +71,17 @@ def _language_section(ts: TestSet, pack: Language) -> str:
     templates = s.get("templates")
     templates_text = json.dumps(templates, ensure_ascii=False) if templates is not None else "not recorded"
     name = pack.name
+    quality = []
+    if pack.experimental:
+        quality.append(f"**Experimental.** A hand-checked sample is below 85% correct pairs"
+                       + (f" ({pack.quality['sample']})" if pack.quality.get("sample") else "")
+                       + (f"; main errors: {pack.quality['errors']}" if pack.quality.get("errors") else "") + ".")
+    elif pack.quality.get("sample"):
+        quality.append(f"Hand-checked sample: {pack.quality['sample']}.")
     lines = [
-        f"### {name} (`{ts.lang}`)",
+        f"### {name} (`{ts.lang}`)" + (" — experimental" if pack.experimental else ""),
         "",
+        *([f"- {q}" for q in quality]),
         f"- Translator: `{s.get('translator', 'not recorded')}` version `{s.get('translator_version', 'not recorded')}`.",
         f"- Templates: `{templates_text}`.",
         f"- Human corrections: {corrected} of {items.height} items have `status = corrected` "

@@ -21,6 +21,11 @@ command -v hunspell >/dev/null || need_apt+=(hunspell)
 [ -f /usr/share/hunspell/pt_BR.dic ] || need_apt+=(hunspell-pt-br)
 [ -f /usr/share/hunspell/pt_PT.dic ] || need_apt+=(hunspell-pt-pt)
 [ -f /usr/share/hunspell/es_ES.dic ] || need_apt+=(hunspell-es)
+# Catalan and Galician (languages/packs/ca.yaml, gl.yaml): direct Apertium pairs, their lexicons, word lists.
+[ -d /usr/share/apertium/apertium-eng-cat ] || need_apt+=(apertium-eng-cat)
+[ -d /usr/share/apertium/apertium-en-gl ] || need_apt+=(apertium-en-gl)
+[ -f /usr/share/hunspell/ca.dic ] || need_apt+=(hunspell-ca)
+[ -f /usr/share/hunspell/gl_ES.dic ] || need_apt+=(hunspell-gl)
 command -v redis-server >/dev/null || need_apt+=(redis-server)
 # the eval report's test renders the site in headless Chromium
 command -v chromium >/dev/null || need_apt+=(chromium)

@@ -204,3 +204,17 @@ def test_stream_format_characters_never_reach_lt_proc():
     got = lex.analyse(["c++", "[x]", "a/b", "^z$", "<n>", "engenheira"])
     assert got["c++"] == got["[x]"] == got["a/b"] == got["^z$"] == got["<n>"] == []
     assert got["engenheira"]
+
+
+@pytest.mark.parametrize("masculine, feminine, m_out, f_out", [
+    # the adjective after an elided preposition agrees with the complement, not the person
+    ("gerent d'operacions marí", "gerent d'operacions marina", "gerent d'operacions marí", "gerent d'operacions marí"),
+    ("enginyer mecànic", "enginyera mecànica", "enginyer mecànic", "enginyera mecànica"),
+    ("advocat", "advocat", "advocat", "advocada"),
+])
+def test_catalan_decisions(masculine, feminine, m_out, f_out):
+    ca = GenderLayer("ca")
+    ca.prepare([masculine, feminine])
+    d = ca.decide(masculine, feminine, "English")
+    got = (d.neutral, d.neutral) if d.verdict == "neutral" else (d.masculine, d.feminine)
+    assert got == (m_out, f_out)
