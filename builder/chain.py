@@ -7,9 +7,13 @@ pair (``apertium-es-pt``'s ``pt-es``). A gendered pivot keeps the gender of the 
 layer then checks. Each step has its own name, version and cache key (``translate_sentences`` caches per
 step), so a chain through Portuguese reuses the Portuguese build's translations.
 
+Portuguese to French or Italian goes through Spanish: ``bergamot>apertium`` follows the shortest path of
+Apertium pairs (pt->es->fr with ``apertium-es-pt`` and ``apertium-fr-es``; pt->es->it with ``apertium-spa-ita``).
+
 A later Apertium step marks a pivot word it does not know with ``*`` (and a form it cannot generate with ``#``) (*Él es un \*padeiro*: a Portuguese word
 left in a Spanish title). Such a sentence is translated again by the **fallback**, the direct offline English
-translator of the target where one exists (es: ``apertium`` eng-spa, also run with its unknown words marked),
+route of the other English translator (``apertium`` eng-spa, then the pairs from Spanish on; its unknown words
+marked too),
 and the output with fewer unknown words wins (the chain's on a tie: the direct route keeps English word
 order). The marks are never kept in a title.
 """
@@ -32,7 +36,7 @@ APERTIUM_PACKAGES = {"pt-es": "apertium-es-pt", "es-pt": "apertium-es-pt", "es-f
 
 
 # Apertium's marks: * a word it does not know, # a form its generator could not make, @ a transfer failure.
-UNKNOWN_MARK = re.compile(r"(?:^|(?<=[\s(\"'«“-]))[*#@](?=\w)")
+UNKNOWN_MARK = re.compile(r"(?:^|(?<=[\s(\"'«“-]))[*#@]+(?=\w)")  # marks pile up through several steps: **padeiro
 
 
 def has_unknown_word(output: str) -> bool:
@@ -70,8 +74,25 @@ class ApertiumPairTranslator(ApertiumTranslator):
                                    f"(apt-get install {package})")
 
 
+def apertium_path(source: str, target: str) -> list[str]:
+    """The languages from source to target through Apertium pairs, shortest first (pt -> es -> fr)."""
+    paths = [[source]]
+    seen = {source}
+    while paths:
+        path = paths.pop(0)
+        if path[-1] == target:
+            return path
+        for (a, b) in APERTIUM_PAIRS:
+            if a == path[-1] and b not in seen:
+                seen.add(b)
+                paths.append(path + [b])
+    raise TranslationError(f"apertium: no chain of pairs from {source} to {target} (pairs: "
+                           f"{', '.join(f'{a}->{b}' for a, b in APERTIUM_PAIRS)})")
+
+
 class ChainTranslator:
-    """English -> pivot -> target, step by step (see the module docstring)."""
+    """English -> pivot -> ... -> target, step by step (see the module docstring). ``bergamot>apertium``: bergamot
+    into Portuguese, then Apertium pairs along the shortest path to the target (pt->es, or pt->es->fr)."""
 
     def __init__(self, name: str, target: str, make_step):
         parts = name.split(">")
@@ -84,25 +105,37 @@ class ChainTranslator:
         if second != "apertium":
             raise TranslationError(f"translator chain {name!r}: the second step must be apertium (got {second!r})")
         pivot = FIRST_STEP_TARGET[first]
-        steps = [make_step(first, pivot), ApertiumPairTranslator(pivot, target)]
-        direct = {lang: name for name, lang in FIRST_STEP_TARGET.items()}.get(target)
-        self.fallback = make_step(direct, target) if direct else None
-        if self.fallback is not None:
-            self.fallback.unknown_marks = True  # count its unknown words too (its own cache key: "/marked")
-            self.fallback.version += "/marked"
+        path = apertium_path(pivot, target)
+        steps = [make_step(first, pivot)] + [ApertiumPairTranslator(a, b) for a, b in zip(path, path[1:])]
+        # The fallback: the other English translator's route to the target (es: apertium eng-spa, then the pairs).
+        direct = next((n for n, lang in FIRST_STEP_TARGET.items() if n != first), None)
+        self.fallback = None
+        if direct is not None:
+            start = make_step(direct, FIRST_STEP_TARGET[direct])
+            start.unknown_marks = True  # count its unknown words too (its own cache key: "/marked")
+            start.version += "/marked"
+            route = apertium_path(FIRST_STEP_TARGET[direct], target)
+            self.fallback = [start] + [ApertiumPairTranslator(a, b) for a, b in zip(route, route[1:])]
         self.steps = steps
         self.name = name
         self.target = target
         self.pivot = pivot
-        self.version = " > ".join(f"{s.name}:{s.version}" for s in steps)
-        if self.fallback is not None:
-            self.version += f" | fallback {self.fallback.name}:{self.fallback.version}"
+        self.version = " > ".join(f"{s.name}:{s.source if hasattr(s, 'source') else 'en'}-{s.target}:{s.version}"
+                                  for s in steps)
+        if self.fallback:
+            self.version += " | fallback " + " > ".join(f"{s.name}:{s.target}:{s.version}" for s in self.fallback)
 
     def translate(self, sentences: list[str]) -> list[str]:
         outputs = sentences
         for step in self.steps:
             outputs = step.translate(outputs)
-        return self.finish(sentences, outputs, self.fallback.translate if self.fallback else None)
+
+        def fallback(english: list[str]) -> list[str]:
+            for step in self.fallback:
+                english = step.translate(english)
+            return english
+
+        return self.finish(sentences, outputs, fallback if self.fallback else None)
 
     def finish(self, english: list[str], outputs: list[str], fallback) -> list[str]:
         """Outputs with a marked unknown word go to the fallback (when there is one); marks never stay."""

@@ -128,6 +128,12 @@ class GenderLayer:
         """(m | f | mf | none | unknown, method) of one word. As the head, noun readings come first."""
         if as_head and word in self.rules.common_nouns:
             return "mf", "rule"
+        # The pack's declared pairs win over the lexicon, whose norm may be older (fr: une ingénieur; it: ingegnere
+        # of both genders, where current usage writes ingénieure, ingegnera).
+        if as_head and word in self.rules.irregular:
+            return "m", "rule"
+        if as_head and word in self.rules.irregular.values():
+            return "f", "rule"
         rs = self.readings(word)
         pos_order = ("n", "adj", "vblex") if as_head else ("adj", "vblex", "n")
         for pos in pos_order:
@@ -161,6 +167,10 @@ class GenderLayer:
 
     def inflect_word(self, word: str, target: str, as_head: bool) -> tuple[str | None, str]:
         """The word in the target gender (``m``/``f``): (form or None, method)."""
+        if as_head:
+            declared = self.rules.irregular if target == "f" else {v: k for k, v in self.rules.irregular.items()}
+            if word in declared:
+                return declared[word], "rule"
         rs = self.readings(word)
         pos_ok = ("n", "adj", "vblex") if as_head else ("adj", "vblex")
         for r in rs:

@@ -50,9 +50,11 @@ def translate_sentences(
         fallback = getattr(translator, "fallback", None)
 
         def through_cache(english: list[str]) -> list[str]:
-            answers = translate_sentences(english, fallback, cache, batch_size=int(sizes.get(fallback.name, batch_size)),
-                                          progress=progress)
-            return [answers[s] for s in english]
+            for step in fallback:  # the fallback route, step by step through the cache like the chain
+                answers = translate_sentences(english, step, cache, batch_size=int(sizes.get(step.name, batch_size)),
+                                              progress=progress)
+                english = [answers[s] for s in english]
+            return english
 
         return dict(zip(unique, translator.finish(unique, outputs, through_cache if fallback else None)))
     key = (translator.name, translator.version, getattr(translator, "source", SOURCE_LANG), translator.target)

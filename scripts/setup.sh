@@ -26,6 +26,11 @@ command -v hunspell >/dev/null || need_apt+=(hunspell)
 [ -d /usr/share/apertium/apertium-en-gl ] || need_apt+=(apertium-en-gl)
 [ -f /usr/share/hunspell/ca.dic ] || need_apt+=(hunspell-ca)
 [ -f /usr/share/hunspell/gl_ES.dic ] || need_apt+=(hunspell-gl)
+# French and Italian (languages/packs/fr.yaml, it.yaml): the chain's pt->es->fr/it pairs, their lexicons, word lists.
+[ -d /usr/share/apertium/apertium-fr-es ] || need_apt+=(apertium-fr-es)
+[ -d /usr/share/apertium/apertium-spa-ita ] || need_apt+=(apertium-spa-ita)
+[ -f /usr/share/hunspell/fr_FR.dic ] || need_apt+=(hunspell-fr)
+[ -f /usr/share/hunspell/it_IT.dic ] || need_apt+=(hunspell-it)
 command -v redis-server >/dev/null || need_apt+=(redis-server)
 # the eval report's test renders the site in headless Chromium
 command -v chromium >/dev/null || need_apt+=(chromium)

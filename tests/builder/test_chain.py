@@ -33,6 +33,7 @@ def test_a_word_the_second_step_does_not_know_sends_the_sentence_to_the_direct_r
 
 def test_marks_never_stay_in_an_output():
     assert strip_marks("Es un #monitor de *padeiro @x.") == "Es un monitor de padeiro x."
+    assert strip_marks("Il est un **padeiro.") == "Il est un padeiro."  # marked at two steps
     assert not has_unknown_word("C# developer")
 
 
@@ -56,3 +57,11 @@ def test_each_step_is_cached_under_its_own_key(chain, tmp_path):
 def test_bad_chains_are_named(name, message):
     with pytest.raises(TranslationError, match=message):
         ChainTranslator(name, "es", lambda step, lang: make_translator(step, lang))
+
+
+def test_french_goes_through_spanish_and_keeps_the_gender():
+    chain = make_translator("bergamot>apertium", "fr")
+    assert [(getattr(s, "source", "en"), s.target) for s in chain.steps] == [("en", "pt"), ("pt", "es"), ("es", "fr")]
+    out = chain.translate(["She is a lawyer.", "He is a baker."])
+    assert out[0].lower().startswith("elle est une avocate")
+    assert "boulanger" in out[1].lower() and not has_unknown_word(out[1])  # padeiro -> the fallback route
