@@ -5,22 +5,33 @@ the share of identical outputs stated).
 
     .venv/bin/python benchmarks/bench_builder.py [--source DIR]
     .venv/bin/python benchmarks/bench_builder.py --templates [--source DIR]
+    .venv/bin/python benchmarks/bench_builder.py --rebuild [--langs pt,es] [--cache DIR] [--rounds 5] [--source DIR]
 
 ``--templates`` instead measures, for each offline translator and candidate template, the share of
 feminine outputs checked feminine among the titles whose masculine output is checked masculine (the
 figures quoted in params.yaml's build.templates comment).
+
+``--rebuild`` measures, per language, a rebuild from cached translations with the language's default
+translator (its pack, e.g. ``bergamot>apertium`` for es): in-process (``build_language`` after one warm-up
+build in the same process, median of --rounds) and whole-process (``python -m builder build --lang L --cache
+DIR --quiet``, median of --rounds, with its peak RSS). --cache is copied to a temporary folder first, so the
+given cache is never written; a first build fills whatever it lacks (reported as "first build").
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import shutil
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
 
 from builder.build import build_language
 from builder.cache import TranslationCache
-from builder.params import load_params, strip_pattern_for
+from builder.params import language_for, load_params, strip_pattern_for, translator_for
 from builder.postprocess import process_translations
 from builder.source import load_source
 from builder.translate import translate_source
@@ -96,11 +107,63 @@ def compare_bergamot_runtimes(sample: list[str], rounds: int = 3) -> list[tuple[
     return out
 
 
+REPO = Path(__file__).resolve().parents[1]
+
+
+def whole_process(cmd: list[str]) -> tuple[float, float]:
+    """Wall seconds and peak RSS (MiB, wait4's rusage of this one child) of a command that must succeed."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"error: {' '.join(cmd)} failed: {proc.stderr.read().strip()[-500:]}")
+    return wall, usage.ru_maxrss / 1024
+
+
+def measure_rebuilds(source: str | None, langs: list[str], given_cache: Path | None, rounds: int) -> None:
+    """Rebuild from cached translations, per language: in-process and whole-process (see the module text)."""
+    params = load_params()
+    src = load_source(source)
+    median = lambda xs: sorted(xs)[len(xs) // 2]  # noqa: E731
+    with tempfile.TemporaryDirectory() as tmp:
+        cache = Path(tmp) / "cache"
+        if given_cache:
+            shutil.copytree(given_cache, cache)
+        for lang in langs:
+            language = language_for(params, lang)
+            translator = translator_for(params, language)
+            out = Path(tmp) / "out"
+            t0 = time.perf_counter()
+            build_language(src, language, translator, out, cache=cache, params=params, progress=False)
+            first = time.perf_counter() - t0
+            inproc = []
+            for _ in range(rounds):
+                t0 = time.perf_counter()
+                build_language(src, language, translator, out, cache=cache, params=params, progress=False)
+                inproc.append(time.perf_counter() - t0)
+            whole = [whole_process([sys.executable, "-m", "builder", "build", "--lang", lang, "--out", str(out),
+                                    "--cache", str(cache), "--quiet"] + (["--source", source] if source else []))
+                     for _ in range(rounds)]
+            walls = [w for w, _ in whole]
+            print(f"{lang} ({translator}): first build {first:.2f} s; rebuild from cache in-process {median(inproc):.2f} s "
+                  f"(spread {min(inproc):.2f}-{max(inproc):.2f}), whole process {median(walls):.2f} s "
+                  f"(spread {min(walls):.2f}-{max(walls):.2f}), peak RSS {max(r for _, r in whole):.0f} MB; "
+                  f"median of {rounds}; target <= 1 s", flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--source", default=None)
     ap.add_argument("--templates", action="store_true", help="measure the candidate templates instead")
+    ap.add_argument("--rebuild", action="store_true", help="measure rebuilds from cached translations per language instead")
+    ap.add_argument("--langs", default="pt,es", help="--rebuild: languages, comma-separated")
+    ap.add_argument("--cache", type=Path, default=None, help="--rebuild: a filled cache folder (copied first, never written)")
+    ap.add_argument("--rounds", type=int, default=5, help="--rebuild: timed rebuilds per language and kind")
     args = ap.parse_args()
+    if args.rebuild:
+        measure_rebuilds(args.source, args.langs.split(","), args.cache, args.rounds)
+        return
     src = load_source(args.source)
     if args.templates:
         measure_templates(src)
