@@ -36,6 +36,7 @@ from builder.postprocess import process_translations
 from builder.source import load_source
 from builder.translate import translate_source
 from builder.translators import make_translator, offline_available
+import languages
 
 
 def rate(translator, sentences: list[str]) -> float:
@@ -52,23 +53,33 @@ CANDIDATE_TEMPLATES = {
 
 
 def inflected_feminine_share(src, lang: str, translator_name: str, templates: dict, cache: TranslationCache) -> tuple[float, int]:
+    """Among sources the gender layer gives a masculine/feminine pair, the share whose feminine is the
+    translator's own, confirmed word by word (verdict ``gendered``) rather than made by the lexicon
+    (``reinflected``): how often the template gets the translator to inflect the feminine."""
     raw = translate_source(src, make_translator(translator_name, lang), templates, cache, progress=False)
-    processed = process_translations(raw, lang, strip_pattern_for(load_params()["build"], lang))
-    masc = processed.filter(processed["check_masculine"] == "masculine")
-    return float((masc["check_feminine"] == "feminine").mean()), masc.height
+    pack = languages.load(lang)
+    processed = process_translations(raw, pack, pack.strip)
+    paired = processed.filter(processed["verdict"].is_in(["gendered", "reinflected"]))
+    return float((paired["verdict"] == "gendered").mean()), paired.height
 
 
-def measure_templates(src) -> None:
+def measure_templates(src, cache_file: Path | None = None) -> None:
+    """Every language of params.yaml with its offline translator; cache_file: an existing translation cache
+    to read and extend (a copy is used), else a temporary one."""
     with tempfile.TemporaryDirectory() as tmp:
-        cache = TranslationCache(Path(tmp) / "cache.sqlite")
-        print(f"{'translator':<10} {'template':<24} {'feminine inflected':>18}  (of titles whose masculine checks masculine)")
-        for lang, name in (("pt", "bergamot"), ("es", "apertium")):
-            if not offline_available(name, lang):
-                print(f"{name:<10} not installed here")
+        path = Path(tmp) / "cache.sqlite"
+        if cache_file is not None and Path(cache_file).is_file():
+            shutil.copyfile(cache_file, path)
+        cache = TranslationCache(path)
+        print(f"{'lang':<4} {'translator':<18} {'template':<24} {'feminine from the translator':>28}  (of sources giving a pair)")
+        for code in load_params().get("languages", []):
+            name = languages.load(code).translator
+            if not name or not offline_available(name, code):
+                print(f"{code:<4} {name or '-':<18} not installed here")
                 continue
             for label, templates in CANDIDATE_TEMPLATES.items():
-                share, n = inflected_feminine_share(src, lang, name, templates, cache)
-                print(f"{name:<10} {label:<24} {share:>17.1%}  n={n}")
+                share, n = inflected_feminine_share(src, code, name, templates, cache)
+                print(f"{code:<4} {name:<18} {label:<24} {share:>27.1%}  n={n}")
 
 
 def compare_bergamot_runtimes(sample: list[str], rounds: int = 3) -> list[tuple[str, str, str]]:
@@ -158,7 +169,7 @@ def main() -> None:
     ap.add_argument("--templates", action="store_true", help="measure the candidate templates instead")
     ap.add_argument("--rebuild", action="store_true", help="measure rebuilds from cached translations per language instead")
     ap.add_argument("--langs", default="pt,es", help="--rebuild: languages, comma-separated")
-    ap.add_argument("--cache", type=Path, default=None, help="--rebuild: a filled cache folder (copied first, never written)")
+    ap.add_argument("--cache", type=Path, default=None, help="--rebuild, --templates: a filled cache folder (copied first, never written)")
     ap.add_argument("--rounds", type=int, default=5, help="--rebuild: timed rebuilds per language and kind")
     args = ap.parse_args()
     if args.rebuild:
@@ -166,7 +177,7 @@ def main() -> None:
         return
     src = load_source(args.source)
     if args.templates:
-        measure_templates(src)
+        measure_templates(src, Path(args.cache) / "translations.sqlite" if getattr(args, "cache", None) else None)
         return
     titles = list(src.titles().values())
     rows = []
