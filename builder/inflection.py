@@ -80,7 +80,6 @@ class GenderLayer:
         self.store = LookupStore(cache) if cache else None
         self.lexicon = Lexicon(lang.code, resources(lang.lexicon), self.store)
         self.wordlist = WordList(lang.code, resources(lang.lexicon), self.store)
-        self.method_names = {"lexicon": self.lexicon.name, "wordlist": self.wordlist.name}
 
     # --- batching: one lt-proc and one hunspell call for everything a build asks --------------------------
     def prepare(self, titles: list[str]) -> None:
@@ -393,6 +392,7 @@ def _swap_gender(tags: tuple[str, ...], target: str) -> tuple[str, ...]:
 
 
 def _method(parts: set[str]) -> str:
+    """The resources that decided, in a fixed order (`lexicon+rule+wordlist`), from the parts the steps named."""
     flat = set()
     for p in parts:
         flat.update(x for x in p.split("+") if x and x != "none")
