@@ -114,13 +114,15 @@ def verdicts(lang, rows):
     ("es", [("Lawyer", "Lawyer", "Es un abogado .", "Es una abogado .")], "reinflected"),
     ("es", [("Sales_Manager", "Sales Manager", "Es un gerente de ventas .", "Es una gerente de ventas .")], "neutral"),
     ("fr", [("Secretary", "Secretary", "Il est secrétaire.", "Elle est secrétaire.")], "neutral"),
-    ("fr", [("Engineer", "Engineer", "Il est ingénieur.", "Elle est ingénieur.")], "uninflected_feminine"),
+    ("fr", [("Engineer", "Engineer", "Il est ingénieur.", "Elle est ingénieur.")], "reinflected"),  # ingénieure
     ("de", [("Engineer", "Engineer", "Er ist Ingenieur.", "Sie ist Ingenieur.")], "uninflected_feminine"),
     ("de", [("Engineer", "Engineer", "Er ist Ingenieur.", "Sie ist Ingenieurin.")], "gendered"),
     ("it", [("Teacher", "Teacher", "Lui è un insegnante.", "Lei è un'insegnante.")], "neutral"),
-    ("it", [("Lawyer", "Lawyer", "Lui è un avvocato.", "Lei è un avvocato.")], "uninflected_feminine"),
+    ("it", [("Lawyer", "Lawyer", "Lui è un avvocato.", "Lei è un avvocato.")], "reinflected"),  # avvocata
     ("pt", [("Pilot", "Airline Pilot", "Ele é um piloto de linha aérea.", "Ela é uma Airline Pilot.")], "neutral"),  # piloto: <mf>
-    ("it", [("Pilot", "Airline Pilot", "Lui è un pilota di linea.", "Lei è una Airline Pilot.")], "one_form_failed"),
+    ("it", [("Pilot", "Airline Pilot", "Lui è un pilota di linea.", "Lei è una Airline Pilot.")], "neutral"),  # pilota: <mf>
+    # German has no lexicon declared: the ending rules, and an echo fails
+    ("de", [("Pilot", "Airline Pilot", "Er ist Pilot.", "Sie ist Airline Pilot.")], "one_form_failed"),
     ("pt", [("Pilot", "Airline Pilot", "Airline Pilot.", "Airline Pilot.")], "failed"),
 ])
 def test_neutral_merge_only_when_the_check_agrees(lang, rows, expected):
@@ -133,9 +135,9 @@ def build(lang, rows, queries=(), corrections=None):
 
 
 def test_uninflected_feminine_keeps_only_the_masculine_item():
-    # Italian has no lexicon declared: the ending rules find the broken feminine and drop it.
-    _, corpus, _ = build("it", [("Lawyer", "Lawyer", "Lui è un avvocato.", "Lei è un avvocato.")])
-    assert corpus.select("id", "gender", "flags").rows() == [("m:avvocato", "masculine", ["uninflected_feminine"])]
+    # German has no lexicon declared: the ending rules find the broken feminine and drop it.
+    _, corpus, _ = build("de", [("Engineer", "Engineer", "Er ist Ingenieur.", "Sie ist Ingenieur.")])
+    assert corpus.select("id", "gender", "flags").rows() == [("m:ingenieur", "masculine", ["uninflected_feminine"])]
     assert table1_counts(corpus)["neutral"] == 0
 
 
@@ -157,14 +159,15 @@ def test_two_english_titles_giving_the_same_feminine_become_one_item_with_both_s
 
 
 def test_text_neutral_for_one_source_and_gendered_for_another_stays_unique_per_corpus():
-    _, corpus, _ = build("it", [
-        ("Teacher", "Teacher", "Lui è un insegnante.", "Lei è un'insegnante."),
-        ("School_Teacher", "School Teacher", "Lui è un insegnante.", "Lei è un'insegnanta."),
+    # German (no lexicon: the ending rules): Fachkraft is one word for both, Fachkräftin a gendered form
+    _, corpus, _ = build("de", [
+        ("Specialist", "Specialist", "Er ist eine Fachkraft.", "Sie ist eine Fachkraft."),
+        ("Skilled_Worker", "Skilled Worker", "Er ist Fachkraft.", "Sie ist Fachkräftin."),
     ])
     rows = {r["id"]: r for r in corpus.iter_rows(named=True)}
-    assert set(rows) == {"n:insegnante", "f:insegnanta"}
-    assert rows["n:insegnante"]["source_ids"] == ["School_Teacher", "Teacher"]
-    assert "absorbed_gendered_form" in rows["n:insegnante"]["flags"]
+    assert set(rows) == {"n:fachkraft", "f:fachkräftin"}
+    assert rows["n:fachkraft"]["source_ids"] == ["Skilled_Worker", "Specialist"]
+    assert "absorbed_gendered_form" in rows["n:fachkraft"]["flags"]
 
 
 def test_qrels_map_through_source_ids():
@@ -287,7 +290,7 @@ def test_agreement_aware_gender_check(lang, title, article, gender, method):
     ("it", "Lui è un terapeuta specializzato.", "Lei è una terapeuta specializzata.", "gendered"),
     ("it", "Lui è un pilota professionista.", "Lei è una pilota professionista.", "neutral"),
     ("fr", "Il est pilote professionnel.", "Elle est pilote professionnelle.", "gendered"),
-    ("fr", "Il est secrétaire médical.", "Elle est secrétaire médical.", "uninflected_feminine"),
+    ("fr", "Il est secrétaire médical.", "Elle est secrétaire médical.", "reinflected"),  # secrétaire médicale
     ("de", "Er ist leitender Angestellter.", "Sie ist leitende Angestellte.", "gendered"),
     ("de", "Er ist eine leitende Fachkraft.", "Sie ist eine leitende Fachkraft.", "neutral"),
 ])

@@ -73,7 +73,7 @@ def test_self_match_policy_changes_rankings(tmp_path, small_data):
 def test_end_to_end_cli_with_m_use_and_warm_cache(tmp_path, small_data):
     out, cache = tmp_path / "results", tmp_path / "cache"
     args = ["run", "--data", str(small_data), "--model", "m-use", "--out", str(out), "--cache", str(cache),
-            "--summary", str(tmp_path / "metrics.json"), "--quiet"]
+            "--summary", str(tmp_path / "metrics.json"), "--timing", "--quiet"]
     first = run_cli(*args)
     assert first.returncode == 0, first.stderr
     (result_file,) = out.glob("m-use__*.json")
