@@ -36,17 +36,12 @@ from dataclasses import dataclass, field
 
 from pathlib import Path
 
-from builder.lexicon import Lexicon, LexiconError, LookupStore, Reading, Resources, WordList
+from builder.lexicon import Lexicon, LexiconError, LookupStore, Reading, WordList
 from languages import Language, LexiconRules, resolve
 
 M, F, N, U = "masculine", "feminine", "neutral", "unknown"
 WORD = re.compile(r"^[^\W\d_]+(?:['’-][^\W\d_]+)*$", re.UNICODE)
 OTHER = {"m": "f", "f": "m"}
-
-
-def resources(rules: LexiconRules) -> Resources:
-    """The Debian files a language pack's ``lexicon`` section names."""
-    return Resources(rules.package, rules.analyser, rules.generator, rules.hunspell_package, rules.hunspell_dicts)
 
 
 @dataclass
@@ -78,8 +73,8 @@ class GenderLayer:
         self.lang = lang
         self.rules: LexiconRules = lang.lexicon
         self.store = LookupStore(cache) if cache else None
-        self.lexicon = Lexicon(lang.code, resources(lang.lexicon), self.store)
-        self.wordlist = WordList(lang.code, resources(lang.lexicon), self.store)
+        self.lexicon = Lexicon(lang.code, lang.lexicon, self.store)
+        self.wordlist = WordList(lang.code, lang.lexicon, self.store)
 
     # --- batching: one lt-proc and one hunspell call for everything a build asks --------------------------
     def prepare(self, titles: list[str]) -> None:

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Iterable
 
 from builder.errors import BuildError
+from languages import LexiconRules
 
 APERTIUM_DIR = Path("/usr/share/apertium")
 HUNSPELL_DIRS = (Path("/usr/share/hunspell"), Path("/usr/share/myspell/dicts"))
@@ -40,19 +41,9 @@ class LexiconError(BuildError):
     """A lexicon or word list this language needs is not installed."""
 
 
-@dataclass(frozen=True)
-class Resources:
-    """Which Debian files give one language its lexicon and word list."""
-
-    package: str  # the Apertium package holding both dictionaries
-    analyser: str  # file under /usr/share/apertium/<package>/
-    generator: str
-    hunspell_package: str
-    hunspell_dicts: tuple[str, ...]  # dictionary names; a word any of them knows is a word
-
-    @property
-    def install_command(self) -> str:
-        return f"apt-get install apertium lttoolbox hunspell {self.package} {self.hunspell_package}"
+def install_command(rules: LexiconRules) -> str:
+    """The apt-get line that installs what a language pack's ``lexicon`` section names."""
+    return f"apt-get install apertium lttoolbox hunspell {rules.package} {rules.hunspell_package}"
 
 
 @dataclass(frozen=True)
@@ -106,7 +97,7 @@ class LookupStore:
 class Lexicon:
     """Analysis and generation with one language's lttoolbox dictionaries."""
 
-    def __init__(self, lang: str, resources: Resources, store: LookupStore | None = None):
+    def __init__(self, lang: str, resources: LexiconRules, store: LookupStore | None = None):
         self.lang = lang
         self.resources = resources
         folder = APERTIUM_DIR / resources.package
@@ -114,10 +105,10 @@ class Lexicon:
         self.generator = folder / resources.generator
         if shutil.which("lt-proc") is None:
             raise LexiconError(f"{lang}: the lexicon needs lt-proc (Debian lttoolbox); install it with: "
-                               f"{resources.install_command}")
+                               f"{install_command(resources)}")
         for f in (self.analyser, self.generator):
             if not f.is_file():
-                raise LexiconError(f"{lang}: lexicon file {f} is missing; install it with: {resources.install_command}")
+                raise LexiconError(f"{lang}: lexicon file {f} is missing; install it with: {install_command(resources)}")
         self.name = f"apertium:{resources.package}"
         self._analyses: dict[str, list[Reading]] = {}
         self._generated: dict[str, str | None] = {}
@@ -136,7 +127,7 @@ class Lexicon:
         proc = subprocess.run(["lt-proc", "-z", *args], input=text, capture_output=True, text=True, check=False)
         if proc.returncode != 0:
             raise LexiconError(f"{self.lang}: lt-proc {' '.join(args)} failed (exit {proc.returncode}): "
-                               f"{proc.stderr.strip()[:300]}; reinstall with: {self.resources.install_command}")
+                               f"{proc.stderr.strip()[:300]}; reinstall with: {install_command(self.resources)}")
         out = proc.stdout.split("\0")
         if len(out) < len(units):
             raise LexiconError(f"{self.lang}: lt-proc gave {len(out)} answers for {len(units)} words")
@@ -190,12 +181,12 @@ class Lexicon:
 class WordList:
     """Hunspell spelling of one language, through the ``hunspell`` command (one process per batch)."""
 
-    def __init__(self, lang: str, resources: Resources, store: LookupStore | None = None):
+    def __init__(self, lang: str, resources: LexiconRules, store: LookupStore | None = None):
         self.lang = lang
         self.resources = resources
         if shutil.which("hunspell") is None:
             raise LexiconError(f"{lang}: the word list needs the hunspell command; install it with: "
-                               f"{resources.install_command}")
+                               f"{install_command(resources)}")
         self.dicts = []
         for name in resources.hunspell_dicts:
             found = [d / f"{name}.dic" for d in HUNSPELL_DIRS if (d / f"{name}.dic").is_file()]
@@ -203,7 +194,7 @@ class WordList:
                 self.dicts.append(found[0].with_suffix(""))
         if not self.dicts:
             raise LexiconError(f"{lang}: no Hunspell dictionary {'/'.join(resources.hunspell_dicts)} found; "
-                               f"install it with: {resources.install_command}")
+                               f"install it with: {install_command(resources)}")
         self.name = "hunspell:" + "+".join(d.name for d in self.dicts)
         self._known: dict[str, bool] = {}
         self.store = store

@@ -12,7 +12,6 @@ import pytest
 
 from builder.inflection import GenderLayer
 from builder.lexicon import Lexicon, LexiconError, WordList
-from builder.inflection import resources
 from languages import load
 from builder.params import load_params, strip_pattern_for
 from builder.postprocess import build_items, process_translations
@@ -32,7 +31,7 @@ def es():
 
 
 def test_lexicon_analyses_and_generates_with_apertium():
-    lex = Lexicon("es", resources(load("es").lexicon))
+    lex = Lexicon("es", load("es").lexicon)
     readings = lex.analyse(["ingeniera", "periodista", "xyzzyq"])
     assert ("ingeniero", "n", "f") in {(r.lemma, r.pos, r.gender) for r in readings["ingeniera"]}
     assert "mf" in {r.gender for r in readings["periodista"]}
@@ -42,7 +41,7 @@ def test_lexicon_analyses_and_generates_with_apertium():
 
 
 def test_word_list_proves_spelling():
-    words = WordList("pt", resources(load("pt").lexicon))
+    words = WordList("pt", load("pt").lexicon)
     assert words.known(["bombeira", "padeira", "xyzteira", "membra"]) == {"bombeira", "padeira"}
 
 
