@@ -26,6 +26,7 @@ from pathlib import Path
 
 from builder.errors import SourceError, scrub
 from builder.params import REPO_ROOT
+from eval.testset import sha256_of
 
 ENV_SOURCE_DIR = "JOBTITLES_SOURCE_DIR"
 DEFAULT_SOURCE_DIR = REPO_ROOT.parent / "shared" / "data" / "jobtitlesimilarity" / "dataset" / "en"
@@ -83,14 +84,6 @@ def resolve_source_dir(source: str | Path | None) -> Path:
 def cached_source_complete(folder: Path) -> bool:
     return all((folder / name).is_file() and sha256_of(folder / name) == entry["sha256"]
                for name, entry in REGISTRY["files"].items())
-
-
-def sha256_of(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 16), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def _read_lines(path: Path) -> list[str]:

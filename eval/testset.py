@@ -235,12 +235,10 @@ def read_testset(root: str | Path, lang: str) -> TestSet:
     return TestSet(lang=lang, queries=parts["queries"], corpus=parts["corpus"], qrels=qrels, stats=stats)
 
 
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
+def sha256_of(path: Path) -> str:
+    """The SHA-256 of a file, read in blocks: the one digest the source registry, test sets and releases use."""
     with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 16), b""):
-            h.update(block)
-    return h.hexdigest()
+        return hashlib.file_digest(fh, "sha256").hexdigest()
 
 
 def check_integrity(folder: Path, stats: dict) -> None:
@@ -254,7 +252,7 @@ def check_integrity(folder: Path, stats: dict) -> None:
                            "rebuild the language or re-pull the release")
     for name, digest in sorted(digests.items()):
         path = folder / name
-        if path.is_file() and _sha256(path) != digest:
+        if path.is_file() and sha256_of(path) != digest:
             raise TestSetError(
                 f"{path}: not from the build recorded in stats.json (build {integrity.get('build_id')}); the folder "
                 "mixes files of two builds (an interrupted or partial copy?): rebuild the language or re-pull the release")
@@ -341,7 +339,7 @@ def write_testset(ts: TestSet, root: str | Path, extra: Callable[[Path], None] |
         write_qrels(ts.qrels, tmp / "qrels.tsv")
         if extra is not None:
             extra(tmp)
-        digests = {p.name: _sha256(p) for p in sorted(tmp.iterdir()) if p.name != "stats.json"}
+        digests = {p.name: sha256_of(p) for p in sorted(tmp.iterdir()) if p.name != "stats.json"}
         build_id = hashlib.sha256("".join(f"{n} {d}\n" for n, d in digests.items()).encode()).hexdigest()[:16]
         stats = {**ts.stats, INTEGRITY_KEY: {"build_id": build_id, "sha256": digests}}
         (tmp / "stats.json").write_text(json.dumps(stats, indent=2, ensure_ascii=False, sort_keys=True) + "\n",

@@ -27,11 +27,9 @@ PUBLISHED_FORMAT = "gendered-job-titles-published/1"
 
 
 def md5_of(path: Path) -> str:
-    digest = hashlib.md5()
+    """DVC's digest of one file."""
     with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+        return hashlib.file_digest(fh, "md5").hexdigest()
 
 
 def folder_md5(root: Path) -> str:

@@ -6,7 +6,6 @@ files can re-hash them. `releases.anchor` checks the manifest against the digest
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -14,6 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 import polars as pl
+
+from eval.testset import sha256_of
 
 MANIFEST_NAME = "manifest.json"
 MANIFEST_FORMAT = "gendered-job-titles-release/1"
@@ -25,14 +26,6 @@ LANGUAGE_RE = re.compile(r"^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$")
 
 class ReleaseError(ValueError):
     """A release cannot be made, read or verified; the message says what and what to do."""
-
-
-def sha256_of(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def count_rows(path: Path) -> int | None:

@@ -30,6 +30,13 @@ def es():
     return GenderLayer("es")
 
 
+
+def decided(layer: GenderLayer, masculine: str, feminine: str) -> tuple[str, str | None, str | None]:
+    """(verdict, masculine text, feminine text) of one source; a neutral item gives its text as both."""
+    layer.prepare([masculine, feminine])
+    d = layer.decide(masculine, feminine, "English")
+    return (d.verdict, d.neutral, d.neutral) if d.verdict == "neutral" else (d.verdict, d.masculine, d.feminine)
+
 def test_lexicon_analyses_and_generates_with_apertium():
     lex = Lexicon("es", load("es").lexicon)
     readings = lex.analyse(["ingeniera", "periodista", "xyzzyq"])
@@ -72,10 +79,7 @@ def test_word_list_proves_spelling():
     ("membro da banda", "banda", "masculine_only", "membro da banda", None),
 ])
 def test_portuguese_decisions(pt, masculine, feminine, verdict, m_out, f_out):
-    pt.prepare([masculine, feminine])
-    d = pt.decide(masculine, feminine, "English")
-    got_m, got_f = (d.neutral, d.neutral) if d.verdict == "neutral" else (d.masculine, d.feminine)
-    assert (d.verdict, got_m, got_f) == (verdict, m_out, f_out)
+    assert decided(pt, masculine, feminine) == (verdict, m_out, f_out)
 
 
 @pytest.mark.parametrize("masculine, feminine, verdict, m_out, f_out", [
@@ -90,10 +94,7 @@ def test_portuguese_decisions(pt, masculine, feminine, verdict, m_out, f_out):
     ("enfermera", "enfermera", "reinflected", "enfermero", "enfermera"),
 ])
 def test_spanish_decisions(es, masculine, feminine, verdict, m_out, f_out):
-    es.prepare([masculine, feminine])
-    d = es.decide(masculine, feminine, "English")
-    got_m, got_f = (d.neutral, d.neutral) if d.verdict == "neutral" else (d.masculine, d.feminine)
-    assert (d.verdict, got_m, got_f) == (verdict, m_out, f_out)
+    assert decided(es, masculine, feminine) == (verdict, m_out, f_out)
 
 
 def test_when_the_masculine_names_a_thing_the_feminine_output_is_read_the_other_way(pt):
@@ -212,8 +213,4 @@ def test_stream_format_characters_never_reach_lt_proc():
     ("advocat", "advocat", "advocat", "advocada"),
 ])
 def test_catalan_decisions(masculine, feminine, m_out, f_out):
-    ca = GenderLayer("ca")
-    ca.prepare([masculine, feminine])
-    d = ca.decide(masculine, feminine, "English")
-    got = (d.neutral, d.neutral) if d.verdict == "neutral" else (d.masculine, d.feminine)
-    assert got == (m_out, f_out)
+    assert decided(GenderLayer("ca"), masculine, feminine)[1:] == (m_out, f_out)
