@@ -1,0 +1,147 @@
+"""params.yaml, read in one place.
+
+Each package declares its sections of params.yaml as frozen dataclasses, with the defaults only there
+(``builder.params``, ``releases.params``, ``eval.params``, ``annotation.params``), and reads them with
+:func:`section`. A key the dataclass does not declare, a value of the wrong type or a value its
+``__post_init__`` refuses stops the run before any work, with the file and the dotted key in the message.
+
+Imports nothing of builder, annotation, releases or eval: every package may import it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from collections.abc import Mapping
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+
+
+class ConfigError(ValueError):
+    """params.yaml is missing, not YAML, or holds a key or value the toolkit refuses; the message names it."""
+
+
+def params_path(path: str | Path | None = None) -> Path:
+    """The params file given, else ./params.yaml, else the repository's."""
+    if path is not None:
+        return Path(path)
+    here = Path("params.yaml")
+    return here if here.is_file() else REPO_ROOT / "params.yaml"
+
+
+def read_params(path: str | Path | None = None, *, required: bool = True) -> dict:
+    """The whole params file as a mapping of sections; a missing file is an error unless ``required=False``
+    (then every section takes its defaults)."""
+    import yaml
+
+    p = params_path(path)
+    if not p.is_file():
+        if not required:
+            return {}
+        raise ConfigError(f"{p}: params file not found; run from the repository root or pass --params FILE")
+    try:
+        data = yaml.safe_load(p.read_text(encoding="utf-8")) or {}
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{p}: not valid YAML: {exc}") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{p}: expected a mapping of sections (source, build, release, eval, ...), "
+                          f"found {type(data).__name__}")
+    return data
+
+
+_T = typing.TypeVar("_T")
+
+
+def section(cls: type[_T], params: Mapping, name: str, *, where: str | Path = "params.yaml") -> _T:
+    """The ``name`` section of ``params`` (dotted for nested sections) as a ``cls``; absent keys take the
+    dataclass defaults. Every error names ``where`` and the dotted key."""
+    value: object = params
+    for part in name.split("."):
+        value = value.get(part) if isinstance(value, Mapping) else None
+    return _build(cls, value if value is not None else {}, name, str(where))
+
+
+def _fail(where: str, key: str, value, expected: str) -> typing.NoReturn:
+    raise ConfigError(f"{where}: {key} is {value!r}; expected {expected}")
+
+
+def _build(cls, value, key: str, where: str):
+    if not isinstance(value, Mapping):
+        _fail(where, key, value, "a mapping")
+    hints = typing.get_type_hints(cls)
+    fields = {f.name: f for f in dataclasses.fields(cls) if f.init}
+    unknown = sorted(set(value) - set(fields))
+    if unknown:
+        raise ConfigError(f"{where}: unknown key(s) {', '.join(f'{key}.{k}' for k in unknown)}; "
+                          f"known: {', '.join(sorted(fields))}")
+    kwargs = {k: _convert(hints[k], v, f"{key}.{k}", where) for k, v in value.items()}
+    try:
+        return cls(**kwargs)
+    except ConfigError:
+        raise
+    except (TypeError, ValueError) as exc:  # the section's own checks (__post_init__) name their key
+        raise ConfigError(f"{where}: {exc}") from None
+
+
+def _convert(hint, value, key: str, where: str):
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin in (typing.Union, types.UnionType):
+        if value is None and type(None) in args:
+            return None
+        options = [a for a in args if a is not type(None)]
+        errors = []
+        for option in options:
+            try:
+                return _convert(option, value, key, where)
+            except ConfigError as exc:
+                errors.append(exc)
+        if len(options) == 1:
+            raise errors[0]
+        _fail(where, key, value, " or ".join(_describe(a) for a in args))
+    if hint is typing.Any:
+        return value
+    if origin is typing.Literal:
+        if value not in args:
+            _fail(where, key, value, "one of " + ", ".join(map(str, args)))
+        return value
+    if dataclasses.is_dataclass(hint):
+        return _build(hint, value, key, where)
+    if origin in (tuple, list):
+        if not isinstance(value, (list, tuple)):
+            _fail(where, key, value, f"a list ({_describe(hint)})")
+        item = args[0] if args else typing.Any
+        items = [_convert(item, v, f"{key}[{i}]", where) for i, v in enumerate(value)]
+        return tuple(items) if origin is tuple else items
+    if origin is dict or hint is dict:
+        if not isinstance(value, Mapping):
+            _fail(where, key, value, "a mapping")
+        item = args[1] if len(args) == 2 else typing.Any
+        return {k: _convert(item, v, f"{key}.{k}", where) for k, v in value.items()}
+    if hint is bool:
+        if not isinstance(value, bool):
+            _fail(where, key, value, "true or false")
+        return value
+    if hint is int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            _fail(where, key, value, "an integer")
+        return value
+    if hint is float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            _fail(where, key, value, "a number")
+        return float(value)
+    if hint is str:
+        if not isinstance(value, str):
+            _fail(where, key, value, "a string")
+        return value
+    return value
+
+
+def _describe(hint) -> str:
+    if hint is type(None):
+        return "null"
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin in (tuple, list):
+        return f"a list of {_describe(args[0]) if args else 'values'}"
+    return {bool: "true or false", int: "an integer", float: "a number", str: "a string"}.get(hint, str(hint))

@@ -1,0 +1,62 @@
+"""config.section: typed sections of params.yaml, errors that name the key."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pytest
+
+from config import ConfigError, read_params, section
+
+
+@dataclass(frozen=True)
+class Inner:
+    depth: int = 10
+    models: tuple[str, ...] = ("a",)
+
+
+@dataclass(frozen=True)
+class Outer:
+    rate: float = 0.5
+    name: str | None = None
+    ks: tuple[int, ...] = (1, 5)
+    flag: bool = True
+    inner: Inner = field(default_factory=Inner)
+
+    def __post_init__(self):
+        if not 0 < self.rate < 1:
+            raise ValueError(f"outer.rate must be in (0, 1), got {self.rate}")
+
+
+def test_defaults_when_the_section_is_absent():
+    assert section(Outer, {}, "outer") == Outer()
+
+
+def test_values_are_converted_by_their_declared_type():
+    got = section(Outer, {"outer": {"rate": 0.25, "ks": [1, 3], "inner": {"models": ["x", "y"]}}}, "outer")
+    assert got.ks == (1, 3) and got.inner == Inner(models=("x", "y")) and got.rate == 0.25
+
+
+@pytest.mark.parametrize("doc, key", [
+    ({"rate": "high"}, "outer.rate"),
+    ({"ks": [1, "five"]}, "outer.ks[1]"),
+    ({"flag": 1}, "outer.flag"),
+    ({"inner": {"depth": 2.5}}, "outer.inner.depth"),
+    ({"colour": "red"}, "outer.colour"),
+    ({"inner": {"colour": "red"}}, "outer.inner.colour"),
+    ({"rate": 3}, "outer.rate"),
+])
+def test_every_error_names_the_file_and_key(doc, key):
+    with pytest.raises(ConfigError) as exc:
+        section(Outer, {"outer": doc}, "outer", where="p.yaml")
+    assert str(exc.value).startswith("p.yaml: ") and key in str(exc.value)
+
+
+def test_read_params_names_a_missing_or_broken_file(tmp_path):
+    with pytest.raises(ConfigError, match="not found"):
+        read_params(tmp_path / "none.yaml")
+    assert read_params(tmp_path / "none.yaml", required=False) == {}
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("a: [1,\n")
+    with pytest.raises(ConfigError, match="bad.yaml: not valid YAML"):
+        read_params(bad)
