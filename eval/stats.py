@@ -1,14 +1,18 @@
 """Uncertainty for every reported figure: percentile bootstrap over queries (or pairs) and a paired
 randomisation (sign-flip) test for gender gaps. Seeded, so a re-run gives the same intervals.
 
-The resamples are drawn in chunks of rows (``CHUNK_CELLS`` draws at a time), one generator across the
-chunks: numpy's generator continues its stream from one call to the next, so the draws, and every result,
-are those of one (resamples, n) matrix, while memory stays at one chunk whatever n is (at 17,100 queries the
-whole matrices were 1,000 x 17,100 int64 indices and 10,000 x 8,550 float64 signs, 684 MB)."""
+The bootstrap of a mean is ``scipy.stats.bootstrap``'s resampling (one seeded generator, ``batch`` rows of
+draws at a time); the interval is read from its bootstrap distribution by ``percentile_interval``, the one
+percentile rule of every interval here (also the correlation intervals, which resample pairs with
+``resample_indices`` so that both vectors draw the same rows). scipy's own percentile differs from
+``np.percentile`` in the last bit, which would change the stored figures without changing their definition.
+
+Draws come in chunks of rows (``CHUNK_CELLS`` draws at a time), one generator across the chunks: numpy's
+generator continues its stream from one call to the next, so the draws, and every result, are those of one
+(resamples, n) matrix, while memory stays at one chunk whatever n is (at 17,100 queries the whole matrices
+were 1,000 x 17,100 int64 indices and 10,000 x 8,550 float64 signs, 684 MB)."""
 
 from __future__ import annotations
-
-from collections.abc import Iterator
 
 import numpy as np
 
@@ -20,15 +24,6 @@ def _chunk_rows(n: int, chunk_cells: int) -> int:
     return max(1, chunk_cells // max(n, 1))
 
 
-def resample_index_chunks(n: int, *, resamples: int = 1000, seed: int = 0,
-                          chunk_cells: int = CHUNK_CELLS) -> Iterator[np.ndarray]:
-    """The rows of ``resample_indices(n, resamples=..., seed=...)``, in consecutive (rows, n) chunks."""
-    rng = np.random.default_rng(seed)
-    rows = _chunk_rows(n, chunk_cells)
-    for start in range(0, resamples, rows):
-        yield rng.integers(0, n, size=(min(rows, resamples - start), n))
-
-
 def resample_indices(n: int, *, resamples: int = 1000, seed: int = 0) -> np.ndarray:
     """Bootstrap draws (resamples, n) of row indices 0..n-1 with replacement: the draws ``bootstrap_ci``
     makes, so a statistic of several aligned vectors (paired across models) resamples the same rows."""
@@ -37,13 +32,17 @@ def resample_indices(n: int, *, resamples: int = 1000, seed: int = 0) -> np.ndar
 
 def resampled_means(values: np.ndarray, *, resamples: int = 1000, seed: int = 0,
                     chunk_cells: int = CHUNK_CELLS) -> np.ndarray:
-    """Mean of ``values`` on each bootstrap resample (the rows of ``resample_indices``), chunk by chunk."""
-    means = np.empty(resamples, dtype=np.float64)
-    start = 0
-    for idx in resample_index_chunks(values.size, resamples=resamples, seed=seed, chunk_cells=chunk_cells):
-        means[start:start + len(idx)] = values[idx].mean(axis=1)
-        start += len(idx)
-    return means
+    """Mean of ``values`` on each bootstrap resample: ``scipy.stats.bootstrap``'s distribution, whose draws are
+    the rows of ``resample_indices``, made ``chunk_cells`` draws at a time (its ``batch``)."""
+    from scipy import stats
+
+    values = np.asarray(values, dtype=np.float64)
+    if values.size == 1:  # scipy refuses a single observation; each of its resamples is that value
+        return np.full(resamples, values[0])
+    return stats.bootstrap(
+        (values,), np.mean, n_resamples=resamples, batch=_chunk_rows(values.size, chunk_cells), vectorized=True,
+        method="percentile", rng=np.random.default_rng(seed),
+    ).bootstrap_distribution
 
 
 def percentile_interval(estimates: np.ndarray, *, level: float = 0.95) -> tuple[float, float]:
@@ -63,10 +62,19 @@ def bootstrap_ci(values: np.ndarray, *, resamples: int = 1000, seed: int = 0, le
     values = np.asarray(values, dtype=np.float64)
     if values.size == 0:
         return (float("nan"), float("nan"))
-    means = resampled_means(values, resamples=resamples, seed=seed, chunk_cells=chunk_cells)
-    tail = (1 - level) / 2 * 100
-    lo, hi = np.percentile(means, [tail, 100 - tail])
-    return float(lo), float(hi)
+    return percentile_interval(resampled_means(values, resamples=resamples, seed=seed, chunk_cells=chunk_cells),
+                               level=level)
+
+
+def mean_figure(values: np.ndarray, *, resamples: int = 1000, seed: int = 0) -> dict:
+    """``{"value", "ci95", "n"}``: the mean of ``values`` with its ``bootstrap_ci``; NaN values (undefined,
+    e.g. AP without relevant titles) are left out, and without any value the figure is None."""
+    values = np.asarray(values, dtype=np.float64)
+    values = values[~np.isnan(values)]
+    if values.size == 0:
+        return {"value": None, "ci95": [None, None], "n": 0}
+    lo, hi = bootstrap_ci(values, resamples=resamples, seed=seed)
+    return {"value": float(values.mean()), "ci95": [lo, hi], "n": int(values.size)}
 
 
 def bootstrap_ci_difference(
@@ -75,6 +83,8 @@ def bootstrap_ci_difference(
 ) -> tuple[float, float]:
     """Percentile bootstrap interval of ``mean(a) - mean(b)`` for two independent groups (e.g. the
     masculine and the feminine queries of a MAP gap): each group is resampled on its own."""
+    # Each group with its own generator (seed, seed + 1): scipy's two-sample form draws both groups from one
+    # generator, batch by batch, the same definition with other draws, which would move every stored interval.
     a = np.asarray(a, dtype=np.float64)
     b = np.asarray(b, dtype=np.float64)
     if a.size == 0 or b.size == 0:

@@ -1,17 +1,21 @@
-"""eval/stats.py draws its resamples in chunks; the results must be exactly those of drawing the whole
-(resamples, n) matrix at once, as the code did before chunking (kept here as the reference)."""
+"""eval/stats.py: the bootstrap of a mean is scipy.stats.bootstrap's (its percentile interval, to the last
+bits), drawn in chunks; the results must be exactly those of drawing the whole (resamples, n) matrix at once,
+as the code did before chunking and before scipy (kept here as the reference), so stored figures stay."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
+from scipy import stats
+
 from eval.stats import (
     bootstrap_ci,
     bootstrap_ci_difference,
+    mean_figure,
     paired_randomization_test,
-    resample_index_chunks,
     resample_indices,
+    resampled_means,
 )
 
 
@@ -51,12 +55,11 @@ CHUNKS = [1, 3 * 37, 7 * 37 + 5, 1 << 20]
 
 @pytest.mark.parametrize("chunk_cells", CHUNKS)
 @pytest.mark.parametrize("seed", [0, 11])
-def test_index_chunks_are_the_rows_of_the_whole_matrix(chunk_cells, seed):
-    chunks = list(resample_index_chunks(37, resamples=250, seed=seed, chunk_cells=chunk_cells))
-    assert sum(len(c) for c in chunks) == 250
-    if chunk_cells < 250 * 37:
-        assert len(chunks) > 1
-    np.testing.assert_array_equal(np.concatenate(chunks), resample_indices(37, resamples=250, seed=seed))
+def test_resampled_means_are_those_of_the_rows_of_resample_indices(chunk_cells, seed):
+    # scipy's draws are the shared paired resampling's (the correlation intervals): the same rows, chunk or not
+    values = np.random.default_rng(3).random(37)
+    means = resampled_means(values, resamples=250, seed=seed, chunk_cells=chunk_cells)
+    np.testing.assert_array_equal(means, values[resample_indices(37, resamples=250, seed=seed)].mean(axis=1))
 
 
 @pytest.mark.parametrize("chunk_cells", CHUNKS)
@@ -92,3 +95,26 @@ def test_empty_inputs_give_nan():
     assert all(np.isnan(bootstrap_ci(np.array([]))))
     assert all(np.isnan(bootstrap_ci_difference(np.array([1.0]), np.array([]))))
     assert np.isnan(paired_randomization_test(np.array([])))
+
+
+@pytest.mark.parametrize("n", [2, 40, 997])
+def test_bootstrap_ci_is_scipys_percentile_bootstrap(n):
+    values = np.random.default_rng(n).gamma(2.0, 0.1, n)
+    expected = stats.bootstrap((values,), np.mean, n_resamples=1000, method="percentile", confidence_level=0.9,
+                               rng=np.random.default_rng(4)).confidence_interval
+    # scipy's quantile and np.percentile may round the same interpolation differently in the last bit
+    assert bootstrap_ci(values, seed=4, level=0.9) == (pytest.approx(expected.low, abs=1e-15),
+                                                         pytest.approx(expected.high, abs=1e-15))
+
+
+def test_one_observation_is_its_own_interval():  # scipy.stats.bootstrap refuses a single observation
+    assert bootstrap_ci(np.array([0.4])) == (0.4, 0.4)
+    lo, hi = bootstrap_ci_difference(np.array([0.9]), np.array([0.1, 0.3]), resamples=500)
+    assert lo == pytest.approx(0.6) and hi == pytest.approx(0.8) and lo < hi
+
+
+def test_mean_figure_leaves_undefined_values_out():
+    fig = mean_figure(np.array([np.nan, 1.0, 3.0]), resamples=200)
+    assert fig["value"] == 2.0 and fig["n"] == 2
+    assert fig["ci95"] == list(bootstrap_ci(np.array([1.0, 3.0]), resamples=200))
+    assert mean_figure(np.array([np.nan])) == {"value": None, "ci95": [None, None], "n": 0}
