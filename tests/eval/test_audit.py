@@ -12,22 +12,15 @@ import pytest
 from PIL import Image
 from scipy import stats
 
-from eval.audit import (
-    AuditError,
-    AuditSettings,
-    PairMatrix,
-    audit_corpus,
-    check_tau,
-    correlation_with_ci,
-    exclusion,
-    pair_matrix,
-    pearson,
-    run_audit,
-    served,
-    spearman,
-)
+from eval.audit import AuditSettings, run_audit
+from eval.audit_figures import audit_corpus
 from eval.audit_report import audit_markdown, mitigation_figure, write_audit_plots
-from eval.evaluate import EvalSettings, evaluate_language
+from eval.correlation import correlation_with_ci, pearson, spearman
+from eval.errors import AuditError
+from eval.evaluate import EvalSettings, evaluate, evaluate_language
+from eval.exclusion import check_tau, exclusion, served
+from eval.pair_matrix import PairMatrix, pair_matrix
+from eval.stats import resample_indices
 from eval.models import CharTfidf, EmbeddingCache
 from eval.testset import read_testset
 
@@ -81,6 +74,36 @@ def test_bootstrap_resamples_the_same_pairs_for_both_vectors():
     assert anti["ci95"] == [pytest.approx(-1.0), pytest.approx(-1.0)]
     noisy = correlation_with_ci(x, np.sin(x), "pearson", resamples=500)
     assert noisy["ci95"][0] < noisy["value"] < noisy["ci95"][1]
+
+
+@pytest.mark.parametrize("method", ["pearson", "spearman"])
+def test_interval_is_scipys_paired_percentile_bootstrap(method):
+    # scipy's paired bootstrap resamples the pairs with the same draws as the shared resample_indices
+    rng = np.random.default_rng(9)
+    x = rng.normal(size=60)
+    y = np.round(0.4 * x + rng.normal(size=60), 1)  # ties, for Spearman's average ranks
+
+    def statistic(a, b, axis=-1):
+        if method == "spearman":
+            a, b = stats.rankdata(a, axis=axis), stats.rankdata(b, axis=axis)
+        return stats.pearsonr(a, b, axis=axis).statistic
+
+    ours = correlation_with_ci(x, y, method, resamples=400, seed=3)
+    ref = stats.bootstrap((x, y), statistic, paired=True, n_resamples=400, method="percentile",
+                          rng=np.random.default_rng(3)).confidence_interval
+    assert ours["ci95"] == [pytest.approx(ref.low, abs=1e-12), pytest.approx(ref.high, abs=1e-12)]
+    assert ours["undefined_resamples"] == 0 and ours["n"] == 60
+
+
+def test_constant_resamples_are_counted_not_warned():
+    # one pair differs: a resample that misses it is constant, its correlation undefined and left out
+    x = np.array([0.0] * 9 + [1.0])
+    y = np.arange(10.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out = correlation_with_ci(x, y, "pearson", resamples=300, seed=1)
+    missing = int((resample_indices(10, resamples=300, seed=1) != 9).all(axis=1).sum())
+    assert out["undefined_resamples"] == missing > 0 and out["value"] == pytest.approx(stats.pearsonr(x, y).statistic)
 
 
 # --- served and exclusion -----------------------------------------------------------------------------
@@ -200,6 +223,12 @@ def test_run_audit_on_inline_sets_writes_tables_and_plots(tmp_path, small_data):
                           EvalSettings(bootstrap_resamples=100, permutation_resamples=100),
                           AuditSettings(tau=1, bootstrap_resamples=100), progress=False)
     assert [m["name"] for m in doc["models"]] == ["tfidf-char", "tfidf-char-512"] and len(runs) == 2
+    # the per-model documents are evaluate()'s, the results `eval run` writes (timings apart)
+    alone = evaluate(small_data, ["pt", "es"], CharTfidf512(), EmbeddingCache(tmp_path / "c"),
+                     EvalSettings(bootstrap_resamples=100, permutation_resamples=100), progress=False)
+    for lang in ("pt", "es"):
+        del alone["languages"][lang]["timing"], runs[1]["languages"][lang]["timing"]
+    assert runs[1] == alone and doc["testset"] == alone["testset"]
     pt = doc["languages"]["pt"]
     assert set(pt["corpora"]) == {"masculine", "feminine"}
     assert pt["corpora"]["masculine"]["exclusion"]["tau"] == 1
