@@ -96,7 +96,7 @@ class GenderLayer:
 
     # --- one word ---------------------------------------------------------------------------------------
     def readings(self, word: str) -> list[Reading]:
-        return self.lexicon.analyse([word])[word]
+        return self.lexicon.readings(word)
 
     def known(self, word: str) -> bool:
         return bool(self.readings(word)) or self.wordlist.is_word(word) or word in self.rules.loanwords

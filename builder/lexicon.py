@@ -18,6 +18,7 @@ back silently to a weaker check.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import shutil
@@ -63,6 +64,7 @@ def _gender(tags: list[str]) -> str | None:
     return None
 
 
+@functools.lru_cache(maxsize=None)  # one dpkg-query per package and process (a build makes two gender layers)
 def package_version(package: str) -> str:
     out = subprocess.run(["dpkg-query", "-W", "-f=${Version}", package], capture_output=True, text=True, check=False)
     return out.stdout.strip() or "unknown"
@@ -165,6 +167,11 @@ class Lexicon:
                                                            for r in self._analyses[w]] for w in todo})
         return {w: self._analyses[w] for w in words}
 
+    def readings(self, word: str) -> list[Reading]:
+        """The readings of one word; a word already read is answered from memory without building a batch."""
+        known = self._analyses.get(word)
+        return known if known is not None else self.analyse([word])[word]
+
     def generate(self, lemma: str, tags: Iterable[str]) -> str | None:
         return self.generate_many([(lemma, tuple(tags))])[(lemma, tuple(tags))]
 
@@ -229,4 +236,5 @@ class WordList:
         return {w for w in words if self._known[w]}
 
     def is_word(self, word: str) -> bool:
-        return bool(self.known([word]))
+        known = self._known.get(word)
+        return known if known is not None else bool(self.known([word]))
