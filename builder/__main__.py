@@ -12,15 +12,13 @@ import shutil
 import sys
 from pathlib import Path
 
-from builder.build import DEFAULT_CACHE_DIR, build_language, default_corrections, run_postprocess, run_translate
 from builder.errors import BuildError, scrub
 from builder.params import language_for, load_params, translator_for
-from builder.source import REGISTRY, check_counts, download_source, load_source, resolve_source_dir, sha256_of
-import languages
-from builder.summary import describe, format_table, table1_rows
 from builder.translators import TRANSLATORS, is_translator_name, offline_available
-from eval.testset import TestSetError, write_folder_atomically
+from eval.testset import TestSetError
 
+# Each command imports the modules it runs when it runs: `corrections` and `source` then load neither polars
+# nor the gender layer, and each dvc.yaml stage lists the code its command imports (no more).
 SOURCE_COPY = Path("data") / "source"
 
 
@@ -38,10 +36,15 @@ def _source_dir(args, params: dict) -> Path | None:
 
 def _load(folder, params: dict):
     """The English source; downloaded into the user cache when no folder is given or found."""
+    from builder.source import load_source
+
     return load_source(folder, base_url=params["source"].get("base_url"))
 
 
 def cmd_source(args, params) -> None:
+    from builder.source import REGISTRY, check_counts, download_source, load_source, sha256_of
+    from eval.testset import write_folder_atomically
+
     if args.download:
         folder = download_source(args.out, base_url=args.base_url or params["source"].get("base_url"))
         src = load_source(folder)
@@ -72,23 +75,31 @@ def _stage_source(args, params):
 
 
 def cmd_translate(args, params) -> None:
+    from builder.build import DEFAULT_CACHE_DIR, run_translate
+
     language = language_for(params, args.lang)
     src = _stage_source(args, params)
     run_translate(src, language, _translator_for(params, language, args.translator), Path(args.out),
-                  Path(args.cache), params, args.libre_url, progress=not args.quiet)
+                  Path(args.cache or DEFAULT_CACHE_DIR), params, args.libre_url, progress=not args.quiet)
 
 
 def cmd_postprocess(args, params) -> None:
+    from builder.build import DEFAULT_CACHE_DIR, default_corrections, run_postprocess
+    from builder.summary import describe, format_table, table1_rows
+
     language = language_for(params, args.lang)
     src = _stage_source(args, params)
     corrections = Path(args.corrections) if args.corrections else default_corrections(args.lang)
-    stats = run_postprocess(src, language, Path(args.out), params, corrections, cache_dir=Path(args.cache))
+    stats = run_postprocess(src, language, Path(args.out), params, corrections, cache_dir=Path(args.cache or DEFAULT_CACHE_DIR))
     if not args.quiet:
         print(format_table(table1_rows([stats], [language])))
     print(describe(stats, Path(args.out) / args.lang))  # even with --quiet: the gender check used is always said
 
 
 def cmd_build(args, params) -> None:
+    from builder.build import build_language
+    from builder.summary import describe, format_table, table1_rows
+
     language = language_for(params, args.lang)
     stats = build_language(_load(_source_dir(args, params), params), language, _translator_for(params, language, args.translator),
                            args.out, args.corrections, args.cache, params, args.libre_url, progress=not args.quiet)
@@ -100,6 +111,10 @@ def cmd_build(args, params) -> None:
 def cmd_defaults(args, params) -> None:
     """The main job on embedded offline defaults: every language in params.yaml whose offline translator
     is installed, built from the local English folder, then the summary beside the paper's Table 1."""
+    import languages
+    from builder.build import build_language
+    from builder.summary import describe, format_table, table1_rows
+
     src = _load(_source_dir(args, params), params)
     built, skipped = [], []
     declared = [language_for(params, code) for code in params.get("languages", [])]
@@ -122,6 +137,21 @@ def cmd_defaults(args, params) -> None:
             print(f"{code}: paper Table 1 {'/'.join(map(str, pack.paper_table1))} (queries M/F, N, T; corpus M/F, N, T); "
                   f"not built offline: {pack.notes}")
 
+
+def cmd_corrections(args, params) -> None:
+    """The step before postprocess (dvc.yaml `corrections@<lang>`): corrections/<lang>.jsonl checked, or created
+    empty for a language nobody has annotated yet, so postprocess@<lang> depends on that one file."""
+    from builder.corrections import prepare_corrections
+
+    language = language_for(params, args.lang)
+    path = Path(args.corrections) if args.corrections else Path("corrections") / f"{language.code}.jsonl"
+    found, created = prepare_corrections(path, language.code)
+    if created:
+        print(f"corrections: {path} created empty (no corrections for {language.code} yet; "
+              "`python -m annotation pull` fills it)")
+    else:
+        print(f"corrections ok: {path}: {len(found.translations)} translation corrections, "
+              f"{len(found.relevance)} relevance labels")
 
 
 def _translator_name(value: str) -> str:
@@ -159,14 +189,19 @@ def main(argv: list[str] | None = None) -> int:
                            help=f"one of {', '.join(TRANSLATORS)} or a chain such as bergamot>apertium; "
                                 "default: build.translator.<lang>")
             p.add_argument("--libre-url", default=None, help="LibreTranslate URL for --translator libre")
-        p.add_argument("--cache", default=str(DEFAULT_CACHE_DIR),
+        p.add_argument("--cache", default=None,
                        help="cache folder: translations.sqlite, lexicon.sqlite (default: cache)")
         if func is not cmd_translate:
             p.add_argument("--corrections", default=None, help="default: corrections/<lang>.jsonl when it exists")
         p.set_defaults(func=func)
+    p = sub.add_parser("corrections", help="check corrections/<lang>.jsonl, or create it empty (before the first "
+                                           "annotation pull)")
+    p.add_argument("--lang", required=True)
+    p.add_argument("--corrections", default=None, help="default: corrections/<lang>.jsonl")
+    p.set_defaults(func=cmd_corrections)
     p = sub.add_parser("defaults", help="build every params.yaml language offline and print the Table-1 summary")
     common(p, lang=False)
-    p.add_argument("--cache", default=str(DEFAULT_CACHE_DIR))
+    p.add_argument("--cache", default=None, help="cache folder (default: cache)")
     p.set_defaults(func=cmd_defaults)
     args = ap.parse_args(argv)
     try:

@@ -8,9 +8,22 @@ only what is missing. A blank or non-text cached output is never used: it counts
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
 
 from builder.errors import BuildError
+
+# Keys per statement: SQLite caps the parameters of one statement (999 before SQLite 3.32).
+CHUNK = 500
+
+
+def select_in(db: sqlite3.Connection, query: str, fixed: tuple, keys: list[str]) -> Iterator[tuple]:
+    """The rows of ``query``, whose parameters are ``fixed`` then the keys of its ``IN ({keys})``, for every key,
+    ``CHUNK`` keys a statement. Both SQLite caches (translations here, the lexicon's answers in
+    builder.lexicon.LookupStore) look up through it."""
+    for i in range(0, len(keys), CHUNK):
+        chunk = keys[i : i + CHUNK]
+        yield from db.execute(query.format(keys=",".join("?" * len(chunk))), (*fixed, *chunk))
 
 
 class TranslationCache:
@@ -54,16 +67,11 @@ class TranslationCache:
     def get_many(self, translator: str, version: str, src: str, tgt: str, sentences: list[str]) -> dict[str, str]:
         found: dict[str, str] = {}
         try:
-            for i in range(0, len(sentences), 500):
-                chunk = sentences[i : i + 500]
-                rows = self._db.execute(
-                    "SELECT sentence, output FROM translations WHERE translator=? AND version=? AND src=? AND tgt=?"
-                    f" AND sentence IN ({','.join('?' * len(chunk))})",
-                    (translator, version, src, tgt, *chunk),
-                )
-                # A blank or non-text output was never a translator's answer (web answers are checked before
-                # they are stored): treat it as missing rather than build a set with holes.
-                found.update((s, o) for s, o in rows if isinstance(o, str) and o.strip())
+            rows = select_in(self._db, "SELECT sentence, output FROM translations WHERE translator=? AND version=?"
+                             " AND src=? AND tgt=? AND sentence IN ({keys})", (translator, version, src, tgt), sentences)
+            # A blank or non-text output was never a translator's answer (web answers are checked before
+            # they are stored): treat it as missing rather than build a set with holes.
+            found.update((s, o) for s, o in rows if isinstance(o, str) and o.strip())
         except sqlite3.DatabaseError as exc:
             raise self._corrupt(exc) from None
         return found

@@ -1,4 +1,9 @@
-"""Reads ``corrections/<lang>.jsonl`` (written by ``python -m annotation pull``; format in docs/FORMAT.md)."""
+"""Reads ``corrections/<lang>.jsonl`` (written by ``python -m annotation pull``; format in docs/FORMAT.md).
+
+Every language in ``params.yaml`` has that file, empty until its first pull: ``prepare_corrections`` (the
+``corrections@<lang>`` stage of dvc.yaml) creates it, so ``postprocess@<lang>`` can depend on its own
+language's file alone (DVC refuses a dependency that does not exist).
+"""
 
 from __future__ import annotations
 
@@ -96,3 +101,16 @@ def read_corrections(path: str | Path | None, lang: str) -> Corrections:
         else:
             raise CorrectionsError(f"{where}: kind {kind!r}; expected 'translation' or 'relevance'")
     return out
+
+
+def prepare_corrections(path: str | Path, lang: str) -> tuple[Corrections, bool]:
+    """Check the language's corrections file; create it empty (no corrections) when it does not exist yet.
+    Returns what it holds and whether it was created."""
+    path = Path(path)
+    if path.exists():
+        return read_corrections(path, lang), False
+    if not path.parent.is_dir():
+        raise CorrectionsError(f"{path.parent}: the corrections folder does not exist; run from the repository root "
+                               "(it holds corrections/) or pass --corrections")
+    path.touch()
+    return Corrections(path=path), True

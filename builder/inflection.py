@@ -96,7 +96,7 @@ class GenderLayer:
 
     # --- one word ---------------------------------------------------------------------------------------
     def readings(self, word: str) -> list[Reading]:
-        return self.lexicon.analyse([word])[word]
+        return self.lexicon.readings(word)
 
     def known(self, word: str) -> bool:
         return bool(self.readings(word)) or self.wordlist.is_word(word) or word in self.rules.loanwords
@@ -131,9 +131,11 @@ class GenderLayer:
         rs = self.readings(word)
         pos_order = ("n", "adj", "vblex") if as_head else ("adj", "vblex", "n")
         for pos in pos_order:
-            genders = {r.gender for r in rs if r.pos == pos and r.gender}
-            if pos == "vblex":
-                genders = {r.gender for r in rs if r.pos == pos and "pp" in r.tags and r.gender}
+            of_pos = [r for r in rs if r.pos == pos and r.gender and (pos != "vblex" or "pp" in r.tags)]
+            # A title names one person: a plural reading of the same spelling (it *supervisore*, *cameriere*: also
+            # the plurals of *supervisora*, *cameriera*) does not make a singular noun common gender.
+            singular = [r for r in of_pos if r.number != "pl"]
+            genders = {r.gender for r in singular or of_pos}
             if genders:
                 if "mf" in genders or genders == {"m", "f"}:
                     return "mf", "lexicon"

@@ -18,6 +18,7 @@ back silently to a weaker check.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import shutil
@@ -27,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
+from builder.cache import select_in
 from builder.errors import BuildError
 from languages import LexiconRules
 
@@ -62,6 +64,7 @@ def _gender(tags: list[str]) -> str | None:
     return None
 
 
+@functools.lru_cache(maxsize=None)  # one dpkg-query per package and process (a build makes two gender layers)
 def package_version(package: str) -> str:
     out = subprocess.run(["dpkg-query", "-W", "-f=${Version}", package], capture_output=True, text=True, check=False)
     return out.stdout.strip() or "unknown"
@@ -80,9 +83,14 @@ class LookupStore:
         except sqlite3.DatabaseError as exc:
             raise LexiconError(f"{self.path}: unreadable lexicon cache ({exc}); delete the file to rebuild it") from None
 
-    def load(self, namespace: str) -> dict[str, object]:
-        rows = self._db.execute("SELECT key, value FROM lookups WHERE namespace = ?", (namespace,)).fetchall()
-        return {k: json.loads(v) for k, v in rows}
+    def get_many(self, namespace: str, keys: list[str]) -> dict[str, object]:
+        """The stored answers among ``keys``."""
+        try:
+            rows = select_in(self._db, "SELECT key, value FROM lookups WHERE namespace = ? AND key IN ({keys})",
+                             (namespace,), keys)
+            return {k: json.loads(v) for k, v in rows}
+        except sqlite3.DatabaseError as exc:
+            raise LexiconError(f"{self.path}: unreadable lexicon cache ({exc}); delete the file to rebuild it") from None
 
     def save(self, namespace: str, answers: dict[str, object]) -> None:
         if answers:
@@ -114,13 +122,6 @@ class Lexicon:
         self._generated: dict[str, str | None] = {}
         self.store = store
         self.namespace = f"{resources.package}={package_version(resources.package)}:{resources.analyser}:{resources.generator}"
-        if store is not None:
-            for key, value in store.load(self.namespace).items():
-                kind, _, item = key.partition(":")
-                if kind == "a":
-                    self._analyses[item] = [Reading(r[0], r[1], r[2], r[3], tuple(r[4])) for r in value]
-                else:
-                    self._generated[item] = value
 
     def _run(self, args: list[str], units: list[str]) -> list[str]:
         text = "".join(u + "\0" for u in units)
@@ -143,6 +144,10 @@ class Lexicon:
             if w not in self._analyses and (RESERVED.search(w) or any(c.isspace() or c == "\0" for c in w)):
                 self._analyses[w] = []
         todo = [w for w in words if w not in self._analyses]
+        if todo and self.store is not None:
+            for key, value in self.store.get_many(self.namespace, [f"a:{w}" for w in todo]).items():
+                self._analyses[key[2:]] = [Reading(r[0], r[1], r[2], r[3], tuple(r[4])) for r in value]
+            todo = [w for w in todo if w not in self._analyses]
         if todo:
             for word, line in zip(todo, self._run([self.analyser.as_posix()], todo)):
                 readings: list[Reading] = []
@@ -162,6 +167,11 @@ class Lexicon:
                                                            for r in self._analyses[w]] for w in todo})
         return {w: self._analyses[w] for w in words}
 
+    def readings(self, word: str) -> list[Reading]:
+        """The readings of one word; a word already read is answered from memory without building a batch."""
+        known = self._analyses.get(word)
+        return known if known is not None else self.analyse([word])[word]
+
     def generate(self, lemma: str, tags: Iterable[str]) -> str | None:
         return self.generate_many([(lemma, tuple(tags))])[(lemma, tuple(tags))]
 
@@ -169,6 +179,9 @@ class Lexicon:
         """The surface form of each (lemma, tags), or None when the dictionary cannot make it (``#lemma``)."""
         keys = {(lemma, tuple(tags)): "^" + lemma + "".join(f"<{t}>" for t in tags) + "$" for lemma, tags in requests}
         todo = [u for u in dict.fromkeys(keys.values()) if u not in self._generated]
+        if todo and self.store is not None:
+            self._generated.update((key[2:], form) for key, form in self.store.get_many(self.namespace, [f"g:{u}" for u in todo]).items())
+            todo = [u for u in todo if u not in self._generated]
         if todo:
             for unit, form in zip(todo, self._run(["-g", self.generator.as_posix()], todo)):
                 bad = not form or form.startswith(("#", "*", "@")) or "<" in form or "^" in form
@@ -199,13 +212,14 @@ class WordList:
         self._known: dict[str, bool] = {}
         self.store = store
         self.namespace = f"{resources.hunspell_package}={package_version(resources.hunspell_package)}:{self.name}"
-        if store is not None:
-            self._known.update(store.load(self.namespace))
 
     def known(self, words: Iterable[str]) -> set[str]:
         """The words any of the dictionaries accepts."""
         words = list(dict.fromkeys(w for w in words if w and not any(c.isspace() for c in w)))
         todo = [w for w in words if w not in self._known]
+        if todo and self.store is not None:
+            self._known.update(self.store.get_many(self.namespace, todo))
+            todo = [w for w in todo if w not in self._known]
         if todo:
             good: set[str] = set()
             for d in self.dicts:
@@ -222,4 +236,5 @@ class WordList:
         return {w for w in words if self._known[w]}
 
     def is_word(self, word: str) -> bool:
-        return bool(self.known([word]))
+        known = self._known.get(word)
+        return known if known is not None else bool(self.known([word]))

@@ -415,26 +415,21 @@ def build_items(processed: pl.DataFrame, role: str, provenance: str) -> pl.DataF
 
 def _pair_ids(items: list[_Item]) -> dict[int, str]:
     """Connected components of items linked through shared source ids; named by their smallest source id."""
-    parent = list(range(len(items)))
+    # scipy is imported here, where it is used: the other builder commands start without it
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
 
-    def find(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
+    if not items:
+        return {}
     first_with: dict[str, int] = {}
-    for i, it in enumerate(items):
-        for sid in it.source_ids:
-            j = first_with.setdefault(sid, i)
-            ri, rj = find(i), find(j)
-            if ri != rj:
-                parent[ri] = rj
+    links = [(i, first_with.setdefault(sid, i)) for i, it in enumerate(items) for sid in it.source_ids]
+    rows, cols = zip(*links)
+    graph = coo_matrix(([1] * len(links), (rows, cols)), shape=(len(items), len(items)))
+    _, component = connected_components(graph, directed=False)
     names: dict[int, str] = {}
-    for i, it in enumerate(items):
-        r = find(i)
-        names[r] = min(names.get(r, it.source_ids[0]), *it.source_ids)
-    return {id(it): f"p:{names[find(i)]}" for i, it in enumerate(items)}
+    for c, it in zip(component.tolist(), items):
+        names[c] = min(names.get(c, it.source_ids[0]), *it.source_ids)
+    return {id(it): f"p:{names[c]}" for c, it in zip(component.tolist(), items)}
 
 
 def derive_qrels(queries: pl.DataFrame, corpus: pl.DataFrame, english_qrels: list[tuple[str, str]],

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import sys
 import unicodedata
 import urllib.error
@@ -51,6 +52,9 @@ MAX_TITLE_CHARS = 300
 # First lines that are column names, not data (the format has no header line).
 HEADER_IDS = {"id", "_id", "qid", "query_id", "queryid", "doc_id", "docid", "document_id", "corpus_id"}
 
+
+# Unicode's control characters (category Cc: U+0000-U+001F, U+007F-U+009F) but the tab that separates columns.
+CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f]")
 
 def user_cache_dir() -> Path:
     """Where a downloaded source is kept (in the manner of ir_datasets and HF datasets)."""
@@ -103,8 +107,9 @@ def _read_lines(path: Path) -> list[str]:
             text = line.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise SourceError(f"{path}:{lineno}: not valid UTF-8 ({exc.reason} at byte {exc.start}); re-encode the file as UTF-8") from None
-        control = next((c for c in text if c != "\t" and unicodedata.category(c) == "Cc"), None)
-        if control is not None:
+        found = CONTROL.search(text)
+        if found:
+            control = found.group()
             raise SourceError(f"{path}:{lineno}: control character U+{ord(control):04X} "
                               f"({unicodedata.name(control, 'control')}); remove it (a lone CR, NUL, ...)")
         out.append(text)

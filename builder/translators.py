@@ -15,7 +15,6 @@ from __future__ import annotations
 import importlib.metadata
 import importlib.resources
 import os
-import random
 import shutil
 import subprocess
 import threading
@@ -262,20 +261,33 @@ class WebTranslator:
         return out
 
     def translate_one(self, sentence: str) -> str:
-        last = ""
-        for attempt in range(self.settings.retries + 1):
-            if self._stop.is_set():
-                raise TranslationError(f"{self.name}: stopped before {sentence!r} was translated")
-            try:
-                return self._call_once(sentence)
-            except RetryableError as exc:
-                last = str(exc)
-                if attempt < self.settings.retries:
-                    self._stop.wait(self.settings.backoff_s * (2**attempt) * (0.5 + random.random() / 2))
-        raise TranslationError(
-            f"{self.name}: {sentence!r} failed after {self.settings.retries + 1} attempts (last: {scrub(last)}); "
-            "rerun later: finished sentences are cached"
+        import tenacity
+
+        # Exponential backoff with equal jitter: backoff_s * 2**n * U(0.5, 1) before retry n+1 (the constant half
+        # keeps a retry from hitting a throttled service at once, the random half spreads the concurrent calls).
+        # The waits are on the stop event: a run that stops early (a fatal error, Ctrl-C) ends them at once.
+        half = self.settings.backoff_s / 2
+        retrying = tenacity.Retrying(
+            retry=tenacity.retry_if_exception_type(RetryableError),
+            stop=tenacity.stop_after_attempt(self.settings.retries + 1) | tenacity.stop_when_event_set(self._stop),
+            wait=tenacity.wait_exponential(multiplier=half) + tenacity.wait_random_exponential(multiplier=half),
+            sleep=self._stop.wait,
+            reraise=True,
         )
+        try:
+            return retrying(self._attempt, sentence)
+        except RetryableError as exc:
+            if self._stop.is_set():
+                raise TranslationError(f"{self.name}: stopped before {sentence!r} was translated") from None
+            raise TranslationError(
+                f"{self.name}: {sentence!r} failed after {self.settings.retries + 1} attempts (last: {scrub(str(exc))}); "
+                "rerun later: finished sentences are cached"
+            ) from None
+
+    def _attempt(self, sentence: str) -> str:
+        if self._stop.is_set():
+            raise TranslationError(f"{self.name}: stopped before {sentence!r} was translated")
+        return self._call_once(sentence)
 
     def translate(self, sentences: list[str]) -> list[str]:
         answers: dict[str, str] = {}

@@ -1,7 +1,8 @@
 """The builder stages of the project's own dvc.yaml under real DVC: `dvc repro` rebuilds only what changed.
 
-A temporary copy of the pipeline (dvc.yaml, params.yaml, the builder and languages packages, corrections/) is built for
-Spanish only (apertium, fast), then a builder parameter read only by postprocess is changed.
+A temporary copy of the pipeline (dvc.yaml, params.yaml, the code its builder stages list, corrections/) is built
+for Catalan and Galician (apertium, fast; Galician never annotated: no corrections file), then a builder parameter
+read only by postprocess is changed, then one language's corrections file.
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ import yaml
 
 REPO = Path(__file__).resolve().parents[2]
 ENGLISH = REPO.parent / "shared" / "data" / "jobtitlesimilarity" / "dataset" / "en"
-BUILDER_STAGES = {"source", "translate@es", "postprocess@es"}
+LANGS = ("ca", "gl")
+BUILDER_STAGES = {"source"} | {f"{stage}@{lang}" for stage in ("translate", "corrections", "postprocess") for lang in LANGS}
 
 
 def dvc(cwd: Path, *args: str) -> str:
@@ -44,22 +46,25 @@ def test_repro_rebuilds_only_the_stages_whose_inputs_changed(tmp_path):
     if not ENGLISH.is_dir():
         pytest.skip(f"English source folder absent: {ENGLISH}")
     if shutil.which("apertium") is None:
-        pytest.skip("apertium is not installed (Debian packages apertium + apertium-eng-spa)")
+        pytest.skip("apertium is not installed (Debian packages apertium, apertium-eng-cat, apertium-en-gl)")
 
     repo = tmp_path / "repo"
     repo.mkdir()
-    for name in ("dvc.yaml", "params.yaml"):
+    for name in ("dvc.yaml", "params.yaml", "eval/__init__.py", "eval/testset.py"):
+        (repo / name).parent.mkdir(exist_ok=True)
         shutil.copy(REPO / name, repo / name)
-    for folder in ("builder", "corrections", "languages"):
+    for folder in ("builder", "config", "corrections", "languages"):
         shutil.copytree(REPO / folder, repo / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    (repo / "corrections" / "gl.jsonl").unlink()  # a language nobody has annotated yet
     params = yaml.safe_load((repo / "params.yaml").read_text(encoding="utf-8"))
-    params["languages"] = ["es"]
+    params["languages"] = list(LANGS)
     (repo / "params.yaml").write_text(yaml.safe_dump(params, allow_unicode=True, sort_keys=False), encoding="utf-8")
     dvc(repo, "init", "--no-scm", "-q")
 
     first = dvc(repo, "repro", "postprocess")
     assert ran_stages(first) == BUILDER_STAGES, first
-    assert (repo / "data" / "es" / "queries.parquet").is_file()
+    assert all((repo / "data" / lang / "queries.parquet").is_file() for lang in LANGS)
+    assert (repo / "corrections" / "gl.jsonl").read_bytes() == b""  # created by corrections@gl: no corrections
     assert json.loads(dvc(repo, "status", "--json", "--with-deps", "postprocess")) == {}
 
     second = dvc(repo, "repro", "postprocess")
@@ -70,12 +75,71 @@ def test_repro_rebuilds_only_the_stages_whose_inputs_changed(tmp_path):
     params["build"]["self_match_policy"] = {"keep_derived": "drop_identical_text"}.get(policy, "keep_derived")
     (repo / "params.yaml").write_text(yaml.safe_dump(params, allow_unicode=True, sort_keys=False), encoding="utf-8")
     status = json.loads(dvc(repo, "status", "--json", "--with-deps", "postprocess"))
-    assert set(status) == {"postprocess@es"}, status
-    assert {"changed deps": {"params.yaml": {"build.self_match_policy": "modified"}}} in status["postprocess@es"], status
+    assert set(status) == {"postprocess@ca", "postprocess@gl"}, status
+    assert {"changed deps": {"params.yaml": {"build.self_match_policy": "modified"}}} in status["postprocess@ca"], status
 
     third = dvc(repo, "repro", "postprocess")
-    assert ran_stages(third) == {"postprocess@es"}, third
-    assert skipped_stages(third) == {"source", "translate@es"}, third
-    stats = json.loads((repo / "data" / "es" / "stats.json").read_text(encoding="utf-8"))
+    assert ran_stages(third) == {"postprocess@ca", "postprocess@gl"}, third
+    assert skipped_stages(third) == BUILDER_STAGES - ran_stages(third), third
+    stats = json.loads((repo / "data" / "ca" / "stats.json").read_text(encoding="utf-8"))
     assert params["build"]["self_match_policy"] in json.dumps(stats), stats
     assert json.loads(dvc(repo, "status", "--json", "--with-deps", "postprocess")) == {}
+
+    # One language's corrections (what `annotation pull --lang ca` writes) rerun that language's postprocess only.
+    title = (repo / "data" / "source" / "queries.tsv").read_text(encoding="utf-8").split("\n")[0].split("\t")[0]
+    gl_stats = (repo / "data" / "gl" / "stats.json").read_bytes()
+    (repo / "corrections" / "ca.jsonl").write_text(json.dumps({
+        "kind": "translation", "lang": "ca", "source_id": title, "masculine": None, "feminine": None,
+        "gender_marking": "gendered", "flag": "not_a_job_title", "annotators": ["ana"]}) + "\n", encoding="utf-8")
+    status = json.loads(dvc(repo, "status", "--json", "--with-deps", "postprocess"))
+    assert set(status) == {"corrections@ca", "postprocess@ca"}, status
+    fourth = dvc(repo, "repro", "postprocess")
+    assert ran_stages(fourth) == {"corrections@ca", "postprocess@ca"}, fourth
+    assert skipped_stages(fourth) == BUILDER_STAGES - ran_stages(fourth), fourth
+    ca = json.loads((repo / "data" / "ca" / "stats.json").read_text(encoding="utf-8"))["corrections"]
+    assert (ca["file"], ca["translations"], ca["dropped_sources"]) == ("corrections/ca.jsonl", 1, 1), ca
+    assert (repo / "data" / "gl" / "stats.json").read_bytes() == gl_stats
+    assert json.loads(dvc(repo, "status", "--json", "--with-deps", "postprocess")) == {}
+
+
+# Runs `python -m builder ...` and writes, at exit, the repository's Python files the process imported.
+TRACER = """
+import atexit, importlib.util, os, runpy, sys
+root = os.environ["TRACE_ROOT"]
+def report():
+    files = {os.path.relpath(m.__file__, root) for m in list(sys.modules.values()) if getattr(m, "__file__", None)}
+    files.add(os.path.relpath(importlib.util.find_spec("builder.__main__").origin, root))  # run, not imported
+    with open(os.environ["TRACE_OUT"], "w") as fh:
+        fh.write("\\n".join(sorted(f for f in files if not f.startswith((".", "..")))))
+atexit.register(report)
+sys.argv = ["builder", *sys.argv[1:]]
+runpy.run_module("builder", run_name="__main__", alter_sys=True)
+"""
+
+
+def test_each_builder_stage_lists_every_module_its_command_imports(tmp_path):
+    """A module a stage imports but does not list would leave its outputs stale after a change (DVC reruns too
+    little); every stage's command is run here, on a tiny English source, under an import tracer."""
+    if shutil.which("apertium") is None or shutil.which("lt-proc") is None:
+        pytest.skip("apertium / lt-proc are not installed (Debian packages apertium, apertium-eng-cat, lttoolbox)")
+    from tests.builder.test_build import tiny_source
+
+    english = tiny_source(tmp_path / "en")
+    work = tmp_path / "work"
+    (work / "corrections").mkdir(parents=True)
+    stages = yaml.safe_load((REPO / "dvc.yaml").read_text(encoding="utf-8"))["stages"]
+    env = {**os.environ, "JOBTITLES_SOURCE_DIR": str(english), "TRACE_ROOT": str(REPO),
+           "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
+    for name in ("source", "translate", "corrections", "postprocess"):  # the pipeline's order
+        stage = stages[name].get("do", stages[name])
+        cmd = stage["cmd"].replace("${item}", "ca").split()
+        assert cmd[:3] == ["python", "-m", "builder"], cmd
+        out = tmp_path / f"{name}.imports"
+        done = subprocess.run([sys.executable, "-c", TRACER, *cmd[3:]], cwd=work, capture_output=True, text=True,
+                              env={**env, "TRACE_OUT": str(out)})
+        assert done.returncode == 0, f"{name}: {done.stdout}{done.stderr}"
+        imported = set(out.read_text().split("\n"))
+        listed = {d.replace("${item}", "ca") for d in stage["deps"] if str(d).endswith(".py")}
+        assert "builder/__main__.py" in imported and imported <= listed, \
+            f"{name} imports modules dvc.yaml does not list: {sorted(imported - listed)}"
+        assert all((REPO / path).is_file() for path in listed), name

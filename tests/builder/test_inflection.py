@@ -214,3 +214,17 @@ def test_stream_format_characters_never_reach_lt_proc():
 ])
 def test_catalan_decisions(masculine, feminine, m_out, f_out):
     assert decided(GenderLayer("ca"), masculine, feminine)[1:] == (m_out, f_out)
+
+
+@pytest.mark.parametrize("masculine, feminine, verdict, m_out, f_out", [
+    # The Italian lexicon also reads supervisore / cameriere / infermiere as the plurals of supervisora / cameriera /
+    # infermiera: a title names one person, so the singular reading decides and these are pairs, not common gender.
+    ("supervisore di ricezione", "supervisore di ricezione", "reinflected", "supervisore di ricezione",
+     "supervisora di ricezione"),
+    ("cameriere", "cameriera", "gendered", "cameriere", "cameriera"),
+    ("infermiere dentale", "infermiera dentale", "gendered", "infermiere dentale", "infermiera dentale"),
+    # a noun the lexicon reads as common gender in the singular stays one neutral item
+    ("cantante", "cantante", "neutral", "cantante", "cantante"),
+])
+def test_italian_decisions(masculine, feminine, verdict, m_out, f_out):
+    assert decided(GenderLayer("it"), masculine, feminine) == (verdict, m_out, f_out)
