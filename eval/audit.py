@@ -483,7 +483,8 @@ def run_audit(
     import hashlib
 
     import eval as eval_pkg
-    from eval.evaluate import evaluate_language, testset_version
+    from eval.evaluate import evaluate_language
+    from eval.testset import testset_version
     from eval.mitigation import normalise_testset, split_pairs
     from languages import LanguageError, load
     from eval.models import load_model
