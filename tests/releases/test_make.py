@@ -281,7 +281,7 @@ def _invalid_stats(project):
     (_out_is_a_file, r"release exists and is a file, not a folder"),
     (_invalid_params, r"params\.yaml:2: not valid YAML"),
     (_invalid_stats, r"es/stats\.json:2: not valid JSON"),
-    (lambda p: p.params.write_text("languages: [pt, es]\nrelease: [data]\n"), r"'release' must be a mapping"),
+    (lambda p: p.params.write_text("languages: [pt, es]\nrelease: [data]\n"), r"params\.yaml: release is \['data'\]; expected a mapping"),
 ], ids=["missing-language", "counts", "uncommitted", "tagged-version", "released-folder", "out-is-file",
         "params-yaml", "stats-json", "release-not-mapping"])
 def test_cli_refusals_print_error_and_exit_2(project, capsys, spoil, message):
@@ -305,7 +305,7 @@ def test_an_empty_release_section_takes_the_defaults(project):
     project.commit("no release settings")
     manifest = make(project)
     assert manifest["params"] == {"languages": ["pt", "es"], "release": None}
-    with pytest.raises(ReleaseError, match=r"'release' must be a mapping"):
+    with pytest.raises(ReleaseError, match=r"params\.yaml: release is 3; expected a mapping"):
         project.params.write_text("languages: [pt, es]\nrelease: 3\n")
         project.commit("release is a number")
         make(project, "0.2.0")
