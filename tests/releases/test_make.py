@@ -5,6 +5,8 @@ import os
 import re
 import shutil
 import subprocess
+import sys
+from pathlib import Path
 
 import polars as pl
 import pytest
@@ -309,3 +311,22 @@ def test_an_empty_release_section_takes_the_defaults(project):
         project.params.write_text("languages: [pt, es]\nrelease: 3\n")
         project.commit("release is a number")
         make(project, "0.2.0")
+
+
+def test_the_release_stage_lists_the_code_it_runs_and_the_packs_it_reads():
+    """dvc.yaml's release stage reruns when what `python -m releases make` imports or reads changes, and only
+    then (no whole code folders)."""
+    repo = Path(__file__).resolve().parents[2]
+    stage = yaml.safe_load((repo / "dvc.yaml").read_text())["stages"]["release"]
+    deps = set(stage["deps"])
+    code = ("import sys, releases.__main__; print('\\n'.join(sorted(m.__file__ for m in list(sys.modules.values()) "
+            "if getattr(m, '__file__', None))))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=repo, check=True)
+    ran = {Path(f).resolve().relative_to(repo).as_posix() for f in done.stdout.splitlines()
+           if Path(f).resolve().is_relative_to(repo) and ".venv" not in Path(f).parts}
+    assert ran and ran <= deps, f"modules imported by `python -m releases make` missing from deps: {sorted(ran - deps)}"
+    languages = yaml.safe_load((repo / "params.yaml").read_text())["languages"]
+    packs = {d for d in deps if d.startswith("languages/packs/")}
+    assert packs == {f"languages/packs/{code}.yaml" for code in languages}
+    assert all((repo / d).exists() for d in deps if "$" not in d)
+    assert not deps & {"releases", "languages", "eval", "builder"}
