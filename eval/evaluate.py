@@ -40,7 +40,7 @@ from eval.ranking import (
     self_match_columns,
 )
 from eval.stats import bootstrap_ci, bootstrap_ci_difference, paired_randomization_test
-from eval.testset import FEMININE, MASCULINE, NEUTRAL, TestSet, testset_digest, testset_version
+from eval.testset import FEMININE, MASCULINE, NEUTRAL, TestSet, testset_version
 
 CORPORA = (MASCULINE, FEMININE)
 
