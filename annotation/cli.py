@@ -9,7 +9,7 @@ from pathlib import Path
 
 from annotation import AnnotationError, relevance, translations
 from annotation.corrections import KIND_RELEVANCE, merge, read_corrections, write_jsonl_atomic
-from annotation.params import AnnotationParams, check_params, load_params
+from annotation.params import AnnotationParams, load_params, with_overrides
 from annotation.pull import (
     agreement, decide, fetch_submitted, relevance_answers, relevance_line, translation_answers, translation_line,
 )
@@ -38,16 +38,16 @@ def push_relevance(data: str | Path, lang: str, models: list[str], params: Annot
     # Check the server and the key before minutes of ranking, not after.
     server = connect()
     try:
-        rankings = relevance.model_rankings(ts, models, params.pool_depth)
+        rankings = relevance.model_rankings(ts, models, params.relevance.pool_depth)
     except EvalError as exc:
         raise AnnotationError(f"--models: {exc}") from None
-    pooled = relevance.pool_candidates(ts, rankings, params.pool_depth, known)
-    audit = relevance.audit_candidates(ts, params.audit_sample, params.seed)
+    pooled = relevance.pool_candidates(ts, rankings, params.relevance.pool_depth, known)
+    audit = relevance.audit_candidates(ts, params.relevance.audit_sample, params.relevance.seed)
     specs = relevance.record_specs(ts, pooled + audit)
     dataset = get_or_create_dataset(server, params.workspace, relevance.dataset_name(lang, params.dataset_version),
                                     relevance.settings(params.min_submitted))
     report = sync_records(server, dataset, specs, params.batch_size)
-    print(f"pool: {len(pooled)} unlabelled pairs from the top {params.pool_depth} of {', '.join(models)}; "
+    print(f"pool: {len(pooled)} unlabelled pairs from the top {params.relevance.pool_depth} of {', '.join(models)}; "
           f"audit: {len(audit)} carried-over labels")
     return report
 
@@ -156,15 +156,13 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     try:
         params = load_params(args.params)
-        overrides = {k: v for k, v in (("workspace", args.workspace), ("dataset_version", args.dataset_version)) if v}
-        if args.command == "push" and args.what == "relevance" and args.depth is not None:
-            overrides["pool_depth"] = args.depth
-        params = AnnotationParams(**{**params.__dict__, **overrides})
-        check_params(params, args.params)
+        depth = args.depth if args.command == "push" and args.what == "relevance" else None
+        params = with_overrides(params, args.params, pool_depth=depth, workspace=args.workspace or None,
+                                dataset_version=args.dataset_version or None)
         if args.command == "push" and args.what == "translations":
             print(push_translations(args.data, args.lang, params))
         elif args.command == "push":
-            print(push_relevance(args.data, args.lang, list(args.models or params.relevance_models), params))
+            print(push_relevance(args.data, args.lang, list(args.models or params.relevance.models), params))
         else:
             _print_pull(pull(args.lang, params, args.out))
     except (AnnotationError, TestSetError) as exc:

@@ -1,13 +1,31 @@
-"""The ``annotation:`` section of params.yaml, with defaults for anything not set there."""
+"""The ``annotation:`` section of params.yaml, read through ``config``: the defaults are here only."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import dataclasses
+from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
-
+import config
 from annotation import AnnotationError
+
+
+@dataclass(frozen=True)
+class RelevanceParams:
+    """``annotation.relevance:``: which candidate pairs a relevance dataset gets."""
+
+    models: tuple[str, ...] = ("tfidf-char", "m-use", "m-e5-small-q4")  # rankings pooled (union of each top k)
+    pool_depth: int = 10
+    audit_sample: int = 50  # carried-over labels sent for an independent check
+    seed: int = 0
+
+    def __post_init__(self):
+        # Counts that make no sense would push an empty pool or fail deep inside the SDK: refuse them here.
+        for name, least in (("pool_depth", 1), ("audit_sample", 0)):
+            if getattr(self, name) < least:
+                raise ValueError(f"annotation.relevance.{name} is {getattr(self, name)}; it must be {least} or more")
+        if not self.models:
+            raise ValueError("annotation.relevance.models is empty; name at least one model")
 
 
 @dataclass(frozen=True)
@@ -19,46 +37,28 @@ class AnnotationParams:
     # Submitted responses a record needs before Argilla counts it done; 2 or more lets majority vote decide.
     min_submitted: int = 1
     corrections_dir: str = "corrections"
-    relevance_models: tuple[str, ...] = ("tfidf-char", "m-use", "m-e5-small-q4")
-    pool_depth: int = 10
-    audit_sample: int = 50
-    seed: int = 0
+    relevance: RelevanceParams = field(default_factory=RelevanceParams)
+
+    def __post_init__(self):
+        for name in ("batch_size", "min_submitted"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"annotation.{name} is {getattr(self, name)}; it must be 1 or more")
 
 
 def load_params(path: str | Path = "params.yaml") -> AnnotationParams:
-    path = Path(path)
-    if not path.is_file():
-        return AnnotationParams()
+    """The ``annotation:`` section (a missing file or section: the defaults); errors name the file and key."""
     try:
-        doc = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except yaml.YAMLError as exc:
-        raise AnnotationError(f"{path}: not valid YAML ({exc})") from None
-    section = doc.get("annotation") or {}
-    relevance = section.get("relevance") or {}
-    defaults = AnnotationParams()
-    try:
-        params = AnnotationParams(
-            workspace=str(section.get("workspace", defaults.workspace)),
-            dataset_version=str(section.get("dataset_version", defaults.dataset_version)),
-            batch_size=int(section.get("batch_size", defaults.batch_size)),
-            min_submitted=int(section.get("min_submitted", defaults.min_submitted)),
-            corrections_dir=str(section.get("corrections_dir", defaults.corrections_dir)),
-            relevance_models=tuple(relevance.get("models", defaults.relevance_models)),
-            pool_depth=int(relevance.get("pool_depth", defaults.pool_depth)),
-            audit_sample=int(relevance.get("audit_sample", defaults.audit_sample)),
-            seed=int(relevance.get("seed", defaults.seed)),
-        )
-    except (TypeError, ValueError) as exc:
-        raise AnnotationError(f"{path}: bad value in the annotation: section ({exc})") from None
-    check_params(params, str(path))
-    return params
+        return config.section(AnnotationParams, config.read_params(path, required=False), "annotation", where=path)
+    except config.ConfigError as exc:
+        raise AnnotationError(str(exc)) from None
 
 
-def check_params(params: AnnotationParams, where: str) -> None:
-    """Counts that make no sense would push an empty pool or fail deep inside the SDK: refuse them here."""
-    for name, least in (("batch_size", 1), ("min_submitted", 1), ("pool_depth", 1), ("audit_sample", 0)):
-        value = getattr(params, name)
-        if value < least:
-            raise AnnotationError(f"{where}: annotation {name} is {value}; it must be {least} or more")
-    if not params.relevance_models:
-        raise AnnotationError(f"{where}: annotation relevance.models is empty; name at least one model")
+def with_overrides(params: AnnotationParams, where: str | Path, *, pool_depth: int | None = None,
+                   **top: str | None) -> AnnotationParams:
+    """``params`` with the command line's values (those not None) in place of the file's, checked again."""
+    try:
+        if pool_depth is not None:
+            params = dataclasses.replace(params, relevance=dataclasses.replace(params.relevance, pool_depth=pool_depth))
+        return dataclasses.replace(params, **{k: v for k, v in top.items() if v is not None})
+    except ValueError as exc:
+        raise AnnotationError(f"{where}: {exc}") from None

@@ -14,11 +14,12 @@ from builder.corrections import read_corrections
 from builder.errors import BuildError
 from builder.params import language_for, load_params, strip_pattern_for, templates_for
 from builder.postprocess import (
-    NEEDS_REVIEW, REVIEW_FLAGS, gender_layer_info, SELF_MATCH_POLICIES, TRANSLATIONS_COLUMNS, derive_qrels, build_items, process_translations, table1_counts,
+    NEEDS_REVIEW, REVIEW_FLAGS, gender_layer_info, SELF_MATCH_POLICIES, TRANSLATIONS_COLUMNS, derive_qrels, build_items, process_translations,
 )
 from builder.source import EnglishSource, load_source
 from builder.translate import check_raw_matches_source, translate_source
 from builder.translators import WebSettings, make_translator
+from eval.testset import TestSet, table1_counts, write_folder_atomically, write_testset
 from languages import Language
 
 RAW_FILE = "raw_translations.parquet"
@@ -31,10 +32,11 @@ def default_corrections(lang: str) -> Path | None:
 
 
 def web_settings(build: dict, libre_url: str | None = None) -> WebSettings:
-    web = build.get("web", {})
+    """``build`` as load_params gives it (every default filled in, builder/params.py)."""
+    web = build["web"]
     return WebSettings(
-        concurrency=int(web.get("concurrency", 4)), retries=int(web.get("retries", 5)),
-        timeout_s=float(web.get("timeout_s", 30)), backoff_s=float(web.get("backoff_s", 1.0)),
+        concurrency=int(web["concurrency"]), retries=int(web["retries"]),
+        timeout_s=float(web["timeout_s"]), backoff_s=float(web["backoff_s"]),
         libre_url=libre_url or web.get("libre_url"),
     )
 
@@ -54,7 +56,6 @@ def run_translate(source: EnglishSource, lang: Language | str, translator_name: 
         raw = translate_source(source, translator, templates, cache, batch_size=batch, progress=progress)
     finally:
         cache.close()
-    from eval.testset import write_folder_atomically
 
     def fill(tmp: Path) -> None:
         # The folder is replaced whole: a test set made from the previous translations does not survive
@@ -72,8 +73,6 @@ def run_postprocess(source: EnglishSource, language: Language | str, out: Path, 
     """``translations_dir``: where raw_translations.parquet and templates.json are read (default: the output
     folder ``<out>/<lang>``); the set written to ``<out>/<lang>`` carries copies of them. language: the
     declaration (a code is resolved here, once)."""
-    from eval.testset import TestSet, write_testset
-
     language = language_for(params, language)
     lang = language.code
     folder = Path(translations_dir) if translations_dir else Path(out) / lang
@@ -88,7 +87,7 @@ def run_postprocess(source: EnglishSource, language: Language | str, out: Path, 
                          f"`python -m builder translate --lang {lang}`") from None
     check_raw_matches_source(raw, source, raw_path)
     build = params["build"]
-    policy = build.get("self_match_policy", "keep_derived")
+    policy = build["self_match_policy"]
     corrections = read_corrections(corrections_path, lang)
     processed = process_translations(raw, language, strip_pattern_for(build, language), corrections,
                                      lexicon_cache=Path(cache_dir) / "lexicon.sqlite")

@@ -1,42 +1,129 @@
-"""Reads the builder's sections (`source:`, `build:`) of params.yaml; language-specific values come from the
-language packs (languages/), which params.yaml may override per language."""
+"""The builder's sections of params.yaml (`source:`, `build:`, and the top-level `languages` and
+`language_packs`), declared as typed sections read through ``config``: defaults only here, every value checked
+before any translating starts, each error naming the key. Language-specific values come from the language
+packs (languages/), which params.yaml may override per language."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
+from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
-
+import config
 from builder.errors import BuildError
+from builder.postprocess import SELF_MATCH_POLICIES
+from builder.translators import TRANSLATORS, is_translator_name
 from languages import Language, LanguageError, load, resolve
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
+REPO_ROOT = config.REPO_ROOT
+URL = re.compile(r"https?://")
+DEFAULT_TEMPLATES = {"default": {"default": {"masculine": "He is: {title}.", "feminine": "She is: {title}."}}}
+DEFAULT_BATCH_SIZE = {"bergamot": 64, "apertium": 1000, "google": 32, "deepl": 32, "libre": 32, "mymemory": 32}
+
+
+@dataclass(frozen=True)
+class SourceParams:
+    """``source:``: where the English source is read and downloaded from."""
+
+    dir: str | None = None  # null: $JOBTITLES_SOURCE_DIR, else the shared data folder (builder/source.py)
+    base_url: str | None = None  # null: the registry's (builder/source.py)
+
+    def __post_init__(self):
+        if self.base_url is not None and not URL.match(self.base_url):
+            raise ValueError(f"source.base_url is {self.base_url!r}; expected an http:// or https:// URL")
+
+
+@dataclass(frozen=True)
+class WebParams:
+    """``build.web:``: how the online translators are called."""
+
+    concurrency: int = 4
+    retries: int = 5
+    timeout_s: float = 30.0
+    backoff_s: float = 1.0
+    libre_url: str | None = None
+
+    def __post_init__(self):
+        for key, least, expected in (("concurrency", 1, "an integer >= 1"), ("retries", 0, "an integer >= 0"),
+                                     ("backoff_s", 0, "a number of seconds >= 0")):
+            if getattr(self, key) < least:
+                raise ValueError(f"build.web.{key} is {getattr(self, key)!r}; expected {expected}")
+        if not self.timeout_s > 0:
+            raise ValueError(f"build.web.timeout_s is {self.timeout_s!r}; expected a number of seconds > 0")
+        if self.libre_url is not None:
+            if not URL.match(self.libre_url):
+                raise ValueError(f"build.web.libre_url is {self.libre_url!r}; expected an http:// or https:// URL or null")
+            if re.match(r"https?://[^/]*@", self.libre_url):
+                # Never repeat the credentials in the message: the file is the place they must not be.
+                raise ValueError("build.web.libre_url holds a user or password; secrets are never stored in files: "
+                                 "pass the URL with --libre-url or $LIBRE_URL, the key with $LIBRE_API_KEY")
+
+
+@dataclass(frozen=True)
+class BuildParams:
+    """``build:``: overrides of the language packs per language, and how translators are run."""
+
+    translator: dict[str, str] = field(default_factory=dict)  # {lang: translator or chain}
+    templates: dict[str, dict[str, dict]] = field(default_factory=lambda: dict(DEFAULT_TEMPLATES))
+    strip: dict[str, str] = field(default_factory=dict)  # {lang: pattern with (?P<title>...)}
+    self_match_policy: str = "keep_derived"
+    batch_size: dict[str, int] = field(default_factory=lambda: dict(DEFAULT_BATCH_SIZE))
+    web: WebParams = field(default_factory=WebParams)
+
+    def __post_init__(self):
+        for lang, name in self.translator.items():
+            if not is_translator_name(name):
+                raise ValueError(f"build.translator.{lang} is {name!r}; expected one of {', '.join(TRANSLATORS)} "
+                                 "or a chain such as bergamot>apertium")
+        for name, size in self.batch_size.items():
+            if size < 1:
+                raise ValueError(f"build.batch_size.{name} is {size!r}; expected an integer >= 1")
+        for lang, pattern in self.strip.items():
+            try:
+                compiled = re.compile(pattern, re.IGNORECASE | re.UNICODE)
+            except re.error as exc:
+                raise ValueError(f"build.strip.{lang} is not a valid regular expression ({exc}); fix the pattern") from None
+            if "title" not in compiled.groupindex:
+                raise ValueError(f"build.strip.{lang} is {pattern!r}; expected a pattern with a named group (?P<title>...)")
+        for scope, entries in self.templates.items():
+            for key, template in entries.items():
+                if any(not isinstance(template.get(g), str) or "{title}" not in template[g]
+                       for g in ("masculine", "feminine")):
+                    raise ValueError(f"build.templates.{scope}.{key} is {template!r}; expected a mapping with "
+                                     "'masculine' and 'feminine' strings containing {title}")
+        if self.self_match_policy not in SELF_MATCH_POLICIES:
+            raise ValueError(f"build.self_match_policy is {self.self_match_policy!r}; expected one of "
+                             f"{', '.join(SELF_MATCH_POLICIES)}")
 
 
 def params_path(path: str | Path | None = None) -> Path:
     """params.yaml given, else the one in the working directory, else the repository's."""
-    if path is not None:
-        return Path(path)
-    here = Path("params.yaml")
-    return here if here.is_file() else REPO_ROOT / "params.yaml"
+    return config.params_path(path)
+
+
+def _plain(value):
+    """A section as YAML-ready mappings and lists (the builder's functions take the sections as mappings)."""
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
 
 
 def load_params(path: str | Path | None = None) -> dict:
+    """The builder's sections of params.yaml, checked and with every default filled in: ``languages``,
+    ``language_packs``, ``source`` and ``build`` (as mappings). Errors name the file and the key."""
     p = params_path(path)
-    if not p.is_file():
-        raise BuildError(f"{p}: params file not found (pass --params FILE)")
     try:
-        data = yaml.safe_load(p.read_text(encoding="utf-8")) or {}
-    except yaml.YAMLError as exc:
-        raise BuildError(f"{p}: not valid YAML: {exc}") from None
-    if not isinstance(data, dict):
-        raise BuildError(f"{p}: expected a mapping of sections (source, build, ...), found {type(data).__name__}")
-    for section in ("source", "build"):
-        if section not in data:
-            raise BuildError(f"{p}: missing section {section!r}")
-    validate_build(data, p)
-    return data
+        params = config.read_params(p)
+        top = config.pipeline(params, where=p)
+        source = config.section(SourceParams, params, "source", where=p)
+        build = config.section(BuildParams, params, "build", where=p)
+    except config.ConfigError as exc:
+        raise BuildError(str(exc)) from None
+    return {**_plain(dataclasses.asdict(top)), "source": _plain(dataclasses.asdict(source)),
+            "build": _plain(dataclasses.asdict(build))}
 
 
 def language_for(params: dict, code: "str | Language") -> Language:
@@ -53,78 +140,6 @@ def language_for(params: dict, code: "str | Language") -> Language:
 def translator_for(params: dict, lang: Language) -> str | None:
     """params.yaml build.translator.<code>, else the pack's default translator."""
     return (params.get("build", {}).get("translator") or {}).get(lang.code) or lang.translator
-
-
-def _is_int(value) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _is_number(value) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
-def validate_build(data: dict, path: Path | str = "params.yaml") -> None:
-    """Check every ``source:``/``build:`` value the builder uses, before any translating starts; each
-    error names the key."""
-    from builder.postprocess import SELF_MATCH_POLICIES
-    from builder.translators import TRANSLATORS, is_translator_name
-
-    def fail(key: str, value, expected: str):
-        raise BuildError(f"{path}: {key} is {value!r}; expected {expected}")
-
-    def mapping(key: str, value) -> dict:
-        if value is None:
-            return {}
-        if not isinstance(value, dict):
-            fail(key, value, "a mapping")
-        return value
-
-    source = mapping("source", data.get("source"))
-    for key in ("dir", "base_url"):
-        if source.get(key) is not None and not isinstance(source[key], str):
-            fail(f"source.{key}", source[key], "a string or null")
-    if isinstance(source.get("base_url"), str) and not re.match(r"https?://", source["base_url"]):
-        fail("source.base_url", source["base_url"], "an http:// or https:// URL")
-    packs = data.get("language_packs")
-    if packs is not None and (not isinstance(packs, list) or any(not isinstance(d, str) for d in packs)):
-        fail("language_packs", packs, "a list of folders (strings) or null")
-    build = mapping("build", data.get("build"))
-    for lang, name in mapping("build.translator", build.get("translator")).items():
-        if not is_translator_name(name):
-            fail(f"build.translator.{lang}", name, f"one of {', '.join(TRANSLATORS)} or a chain such as bergamot>apertium")
-    for name, size in mapping("build.batch_size", build.get("batch_size")).items():
-        if not _is_int(size) or size < 1:
-            fail(f"build.batch_size.{name}", size, "an integer >= 1")
-    web = mapping("build.web", build.get("web"))
-    checks = {"concurrency": (_is_int, 1, "an integer >= 1"), "retries": (_is_int, 0, "an integer >= 0"),
-              "timeout_s": (_is_number, 1e-9, "a number of seconds > 0"),
-              "backoff_s": (_is_number, 0, "a number of seconds >= 0")}
-    for key, (kind, minimum, expected) in checks.items():
-        if key in web and (not kind(web[key]) or web[key] < minimum):
-            fail(f"build.web.{key}", web[key], expected)
-    if web.get("libre_url") is not None and not (isinstance(web["libre_url"], str) and re.match(r"https?://", web["libre_url"])):
-        fail("build.web.libre_url", web["libre_url"], "an http:// or https:// URL or null")
-    if isinstance(web.get("libre_url"), str) and re.match(r"https?://[^/]*@", web["libre_url"]):
-        # Never repeat the credentials in the message: the file is the place they must not be.
-        raise BuildError(f"{path}: build.web.libre_url holds a user or password; secrets are never stored in files: "
-                         "pass the URL with --libre-url or $LIBRE_URL, the key with $LIBRE_API_KEY")
-    for lang, pattern in mapping("build.strip", build.get("strip")).items():
-        if not isinstance(pattern, str):
-            fail(f"build.strip.{lang}", pattern, "a regular expression string")
-        try:
-            compiled = re.compile(pattern, re.IGNORECASE | re.UNICODE)
-        except re.error as exc:
-            raise BuildError(f"{path}: build.strip.{lang} is not a valid regular expression ({exc}); fix the pattern") from None
-        if "title" not in compiled.groupindex:
-            fail(f"build.strip.{lang}", pattern, "a pattern with a named group (?P<title>...)")
-    for scope, entries in mapping("build.templates", build.get("templates")).items():
-        for key, template in mapping(f"build.templates.{scope}", entries).items():
-            if not isinstance(template, dict) or any(
-                    not isinstance(template.get(g), str) or "{title}" not in template[g] for g in ("masculine", "feminine")):
-                fail(f"build.templates.{scope}.{key}", template, "a mapping with 'masculine' and 'feminine' strings containing {title}")
-    policy = build.get("self_match_policy", "keep_derived")
-    if policy not in SELF_MATCH_POLICIES:
-        fail("build.self_match_policy", policy, f"one of {', '.join(SELF_MATCH_POLICIES)}")
 
 
 def templates_for(build: dict, lang: "Language | str", translator: str) -> dict:

@@ -32,6 +32,7 @@ from builder.corrections import Corrections
 from builder.errors import BuildError
 from builder.gender import F, M, N, U, check_many
 from builder.inflection import GenderLayer
+from eval.testset import ITEM_SCHEMA
 from languages import Language, resolve
 
 # What happened to one English source; which items it gives.
@@ -404,8 +405,6 @@ def build_items(processed: pl.DataFrame, role: str, provenance: str) -> pl.DataF
             "status": "corrected" if it.corrected else "machine",
             "provenance": f"human:{','.join(sorted(it.annotators)) or 'unknown'}" if it.corrected else provenance,
         })
-    from eval.testset import ITEM_SCHEMA
-
     df = pl.DataFrame(rows, schema=ITEM_SCHEMA)
     dup = df.group_by("id").len().filter(pl.col("len") > 1)
     if dup.height:
@@ -471,28 +470,3 @@ def derive_qrels(queries: pl.DataFrame, corpus: pl.DataFrame, english_qrels: lis
     lost = sorted((qs, ds) for qs, ds in english_qrels if not q_items.get(qs) or not d_items.get(ds))
     info = {"identical_text_pairs": len(identical), "removed_by_annotators": len(removed), "english_pairs_lost": lost}
     return qrels, info
-
-
-def table1_counts(items: pl.DataFrame) -> dict:
-    """The paper's Table-1 counts: pairs (occupations with both a masculine and a feminine item),
-    neutral items, unique titles T (= all items), plus items per gender."""
-    per = dict(items.group_by("gender").len().iter_rows())
-    gendered = items.filter(pl.col("gender") != N).group_by("pair_id").agg(
-        pl.col("gender").n_unique().alias("g"), pl.col("gender").first().alias("only"))
-    single = gendered.filter(pl.col("g") == 1)
-    reinflected = items.filter(
-        ((pl.col("gender") == F) & pl.col("flags").list.contains("reinflected_feminine"))
-        | ((pl.col("gender") == M) & pl.col("flags").list.contains("reinflected_masculine")))
-    return {
-        "pairs": gendered.filter(pl.col("g") == 2).height,
-        "neutral": per.get(N, 0),
-        "titles": items.height,
-        "masculine": per.get(M, 0),
-        "feminine": per.get(F, 0),
-        # occupations (pair ids) named in one gender only, and items made by the lexicon from the other form
-        "masculine_only": single.filter(pl.col("only") == M).height,
-        "feminine_only": single.filter(pl.col("only") == F).height,
-        "reinflected": reinflected.height,
-        "check_ok": int(items["check_ok"].sum()),
-        "check_methods": dict(sorted(items.group_by("check_method").len().iter_rows())),
-    }

@@ -44,7 +44,9 @@ def read_params(path: str | Path | None = None, *, required: bool = True) -> dic
     try:
         data = yaml.safe_load(p.read_text(encoding="utf-8")) or {}
     except yaml.YAMLError as exc:
-        raise ConfigError(f"{p}: not valid YAML: {exc}") from None
+        mark = getattr(exc, "problem_mark", None)
+        line = f":{mark.line + 1}" if mark is not None else ""
+        raise ConfigError(f"{p}{line}: not valid YAML ({getattr(exc, 'problem', None) or exc}); fix the file") from None
     if not isinstance(data, dict):
         raise ConfigError(f"{p}: expected a mapping of sections (source, build, release, eval, ...), "
                           f"found {type(data).__name__}")
@@ -52,6 +54,22 @@ def read_params(path: str | Path | None = None, *, required: bool = True) -> dic
 
 
 _T = typing.TypeVar("_T")
+
+
+@dataclasses.dataclass(frozen=True)
+class Pipeline:
+    """The top-level keys every stage shares: the languages built, released and scored, and extra folders of
+    language packs (searched before $GJT_LANGUAGE_PACKS and languages/packs)."""
+
+    languages: tuple[str, ...] = ()
+    language_packs: tuple[str, ...] = ()
+
+
+def pipeline(params: Mapping, *, where: str | Path = "params.yaml") -> Pipeline:
+    """The top-level ``languages`` and ``language_packs`` of ``params`` (absent or null: none)."""
+    top = {f.name: params[f.name] for f in dataclasses.fields(Pipeline)
+           if isinstance(params, Mapping) and params.get(f.name) is not None}
+    return _build(Pipeline, top, "", str(where))
 
 
 def section(cls: type[_T], params: Mapping, name: str, *, where: str | Path = "params.yaml") -> _T:
@@ -74,15 +92,19 @@ def _build(cls, value, key: str, where: str):
     fields = {f.name: f for f in dataclasses.fields(cls) if f.init}
     unknown = sorted(set(value) - set(fields))
     if unknown:
-        raise ConfigError(f"{where}: unknown key(s) {', '.join(f'{key}.{k}' for k in unknown)}; "
+        raise ConfigError(f"{where}: unknown key(s) {', '.join(_join(key, k) for k in unknown)}; "
                           f"known: {', '.join(sorted(fields))}")
-    kwargs = {k: _convert(hints[k], v, f"{key}.{k}", where) for k, v in value.items()}
+    kwargs = {k: _convert(hints[k], v, _join(key, k), where) for k, v in value.items()}
     try:
         return cls(**kwargs)
     except ConfigError:
         raise
     except (TypeError, ValueError) as exc:  # the section's own checks (__post_init__) name their key
         raise ConfigError(f"{where}: {exc}") from None
+
+
+def _join(key: str, name) -> str:
+    return f"{key}.{name}" if key else str(name)
 
 
 def _convert(hint, value, key: str, where: str):

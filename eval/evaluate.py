@@ -19,7 +19,6 @@ Every figure is ``{"value", "ci95", "n"}`` with a percentile bootstrap over quer
 from __future__ import annotations
 
 import hashlib
-import json
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -41,7 +40,7 @@ from eval.ranking import (
     self_match_columns,
 )
 from eval.stats import bootstrap_ci, bootstrap_ci_difference, paired_randomization_test
-from eval.testset import FEMININE, MASCULINE, NEUTRAL, TestSet
+from eval.testset import FEMININE, MASCULINE, NEUTRAL, TestSet, testset_version
 
 CORPORA = (MASCULINE, FEMININE)
 
@@ -163,27 +162,6 @@ def similarity_scores(q_emb, d_emb) -> np.ndarray:
         by_doc = d_emb @ distinct.T  # sparse x dense: (docs, distinct)
         return np.ascontiguousarray(by_doc.T[inverse], dtype=np.float32)
     return (distinct @ d_emb.T)[inverse]
-
-
-def testset_digest(root: str | Path, lang: str) -> str:
-    """Content digest of a language folder's three scored files (the version when stats.json has none)."""
-    h = hashlib.sha256()
-    for name in ("queries.parquet", "corpus.parquet", "qrels.tsv"):
-        h.update((Path(root) / lang / name).read_bytes())
-    return h.hexdigest()[:12]
-
-
-def testset_version(ts: TestSet, root: str | Path) -> str:
-    """The release's version (its manifest.json), else stats.json's, else a content digest."""
-    manifest = Path(root) / "manifest.json"
-    if manifest.is_file():
-        try:
-            version = json.loads(manifest.read_text(encoding="utf-8")).get("version")
-        except (json.JSONDecodeError, AttributeError):
-            raise EvalError(f"{manifest}: not a valid release manifest (run `python -m releases verify {root}`)") from None
-        if version:
-            return f"v{version}"
-    return str(ts.stats.get("version") or f"sha-{testset_digest(root, ts.lang)}")
 
 
 def _check_testset(ts: TestSet) -> None:

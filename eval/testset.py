@@ -8,7 +8,11 @@ A test set for one language is a folder ``<root>/<lang>/`` with:
 
 - ``queries.parquet`` and ``corpus.parquet``: one row per unique title per gender (ITEM_SCHEMA);
 - ``qrels.tsv``: trec qrels ``query_id 0 doc_id 1`` over item ids of every gender;
-- ``stats.json``: the paper's Table-1 counts and the gender-check counts.
+- ``stats.json``: the paper's Table-1 counts (``table1_counts``) and the gender-check counts.
+
+A release root (``python -m releases make``) adds a ``manifest.json`` whose ``version`` names the test set
+(``read_release_version``; releases/manifest.py writes and verifies it). Results name the test set they
+scored by ``testset_version``.
 
 A set is written whole or not at all: into a hidden sibling folder, then swapped into place in one
 atomic step (``write_folder_atomically``). ``stats.json`` records the SHA-256 of every other file of the
@@ -66,6 +70,8 @@ ITEM_SCHEMA: dict[str, pl.DataType] = {
 }
 
 QRELS_COLUMNS = ("query_id", "iteration", "doc_id", "relevance")
+# The release manifest at the root of a release folder (written and verified by releases/manifest.py).
+MANIFEST_NAME = "manifest.json"
 # stats.json key holding {"build_id": ..., "sha256": {file name: digest}} for the files of one build.
 INTEGRITY_KEY = "set_integrity"
 REQUIRED_FILES = ("queries.parquet", "corpus.parquet", "qrels.tsv")
@@ -353,3 +359,71 @@ def list_languages(root: str | Path) -> list[str]:
     root = Path(root)
     return sorted(p.name for p in root.iterdir()
                   if not p.name.startswith(".") and (p / "queries.parquet").is_file()) if root.is_dir() else []
+
+
+def table1_counts(items: pl.DataFrame) -> dict:
+    """The paper's Table-1 counts of queries or corpus items: pairs (occupations with both a masculine and a
+    feminine item), neutral items, unique titles T (= all items), items per gender; then occupations named in
+    one gender only, items the lexicon made from the other form, and the gender check's counts."""
+    per = dict(items.group_by("gender").len().iter_rows())
+    gendered = items.filter(pl.col("gender") != NEUTRAL).group_by("pair_id").agg(
+        pl.col("gender").n_unique().alias("g"), pl.col("gender").first().alias("only"))
+    single = gendered.filter(pl.col("g") == 1)
+    reinflected = items.filter(
+        ((pl.col("gender") == FEMININE) & pl.col("flags").list.contains("reinflected_feminine"))
+        | ((pl.col("gender") == MASCULINE) & pl.col("flags").list.contains("reinflected_masculine")))
+    return {
+        "pairs": gendered.filter(pl.col("g") == 2).height,
+        "neutral": per.get(NEUTRAL, 0),
+        "titles": items.height,
+        MASCULINE: per.get(MASCULINE, 0),
+        FEMININE: per.get(FEMININE, 0),
+        "masculine_only": single.filter(pl.col("only") == MASCULINE).height,
+        "feminine_only": single.filter(pl.col("only") == FEMININE).height,
+        "reinflected": reinflected.height,
+        "check_ok": int(items["check_ok"].sum()),
+        "check_methods": dict(sorted(items.group_by("check_method").len().iter_rows())),
+    }
+
+
+def read_release_version(root: str | Path) -> str | None:
+    """The ``version`` of the release manifest at ``root``; None when ``root`` is not a release folder (no
+    manifest.json) or the manifest names no version."""
+    path = Path(root) / MANIFEST_NAME
+    if not path.is_file():
+        return None
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        manifest = None
+    if not isinstance(manifest, dict):
+        raise TestSetError(f"{path}: not a valid release manifest (run `python -m releases verify {root}`)")
+    version = manifest.get("version")
+    return str(version) if version else None
+
+
+def testset_digest(root: str | Path, lang: str) -> str:
+    """Content digest of a language folder's three scored files (the version when nothing names one)."""
+    h = hashlib.sha256()
+    for name in REQUIRED_FILES:
+        h.update((Path(root) / lang / name).read_bytes())
+    return h.hexdigest()[:12]
+
+
+def testset_version(ts: TestSet, root: str | Path) -> str:
+    """The version of one language's test set: the release's (``v`` + its manifest's), else stats.json's,
+    else ``sha-`` + a content digest."""
+    release = read_release_version(root)
+    if release:
+        return f"v{release}"
+    return str(ts.stats.get("version") or f"sha-{testset_digest(root, ts.lang)}")
+
+
+def combined_version(versions: dict[str, str]) -> str:
+    """The version of several languages scored together: their common release version, else ``sha-`` + a
+    digest of every language's version."""
+    values = set(versions.values())
+    if len(values) == 1 and not next(iter(values)).startswith("sha-"):
+        return next(iter(values))
+    combined = "+".join(f"{lang}-{v}" for lang, v in sorted(versions.items()))
+    return "sha-" + hashlib.sha256(combined.encode()).hexdigest()[:12]

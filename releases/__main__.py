@@ -12,42 +12,24 @@ import sys
 import time
 from pathlib import Path
 
-import yaml
-
 from .anchor import git_root, verify_against
 from .make import make_release
 from .manifest import ReleaseError, verify_release
+from .params import ReleaseParams, read_release_params
 from .publish import publish_release
 
 
-def _release_params(params_path: Path) -> dict:
-    """The `release:` section, for the flags' defaults; make_release reads and checks the whole file again."""
-    if not params_path.is_file():
-        return {}
-    try:
-        params = yaml.safe_load(params_path.read_text(encoding="utf-8")) or {}
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f":{mark.line + 1}" if mark is not None else ""
-        raise ReleaseError(f"{params_path}{where}: not valid YAML ({getattr(exc, 'problem', None) or exc}); "
-                           "fix the file") from None
-    section = params.get("release") if isinstance(params, dict) else None
-    if section is not None and not isinstance(section, dict):
-        raise ReleaseError(f"{params_path}: 'release' must be a mapping (data, out, version, tracked_inputs)")
-    return section or {}
-
-
-def _parser(defaults: dict) -> argparse.ArgumentParser:
+def _parser(defaults: ReleaseParams) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m releases", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
 
     make = sub.add_parser("make", help="package every built language into a release folder")
     make.add_argument("--params", default="params.yaml", help="params file (languages, release section)")
-    make.add_argument("--data", default=defaults.get("data"),
+    make.add_argument("--data", default=defaults.data,
                       help="the builder's output folder, one sub-folder per language (default: release.data)")
-    make.add_argument("--version", default=defaults.get("version"),
+    make.add_argument("--version", default=defaults.version,
                       help="release version X.Y.Z, git tag testset@vX.Y.Z (default: release.version)")
-    make.add_argument("--out", default=defaults.get("out"),
+    make.add_argument("--out", default=defaults.out,
                       help="the release folder to write (default: release.out)")
     make.add_argument("--push-to-hub", metavar="REPO_ID",
                       help="also upload the release to this Hugging Face dataset repository (token: HF_TOKEN)")
@@ -63,7 +45,7 @@ def _parser(defaults: dict) -> argparse.ArgumentParser:
 
     publish = sub.add_parser("publish", help="push a made release to the DVC remote and record its digests "
                                              "in published.json")
-    publish.add_argument("--release", default=defaults.get("out"),
+    publish.add_argument("--release", default=defaults.out,
                          help="the release folder, a DVC output recorded in dvc.lock (default: release.out)")
     publish.add_argument("--remote", help="DVC remote to push to (default: the default remote of .dvc/config)")
     publish.add_argument("--push-to-hub", metavar="REPO_ID",
@@ -90,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
     pre.add_argument("--params", default="params.yaml", type=Path)
     params_path = pre.parse_known_args(argv)[0].params
     try:
-        args = _parser(_release_params(params_path)).parse_args(argv)
+        args = _parser(read_release_params(params_path, required=False).release).parse_args(argv)
         if args.command == "make":
             unset = [flag for flag in ("data", "version", "out") if getattr(args, flag) is None]
             if unset:

@@ -9,15 +9,14 @@ import subprocess
 from importlib import metadata
 from pathlib import Path
 
-import polars as pl
-import yaml
-
-from eval.testset import FEMININE, MASCULINE, NEUTRAL, TestSet, TestSetError, list_languages, read_testset
+from eval.testset import FEMININE, MASCULINE, TestSet, TestSetError, list_languages, read_testset, table1_counts
+from languages import LanguageError, load
 
 from .anchor import (folder_md5, git, git_root, md5_of, read_published, recorded_md5, recorded_outs,
                      relative_to_repo)
 from .card import render_card
 from .manifest import MANIFEST_NAME, ReleaseError, read_json, read_manifest, write_manifest
+from .params import read_release_params
 
 # What a release ships per language: the test set eval reads, and a Parquet copy of the qrels for
 # `datasets`. The builder's working file translations.parquet stays out: it is the builder's raw
@@ -30,18 +29,6 @@ TOOLKIT = "gendered-job-titles"
 
 def release_tag(version: str) -> str:
     return f"testset@v{version}"
-
-
-def load_params(path: Path) -> dict:
-    if not path.is_file():
-        raise ReleaseError(f"{path}: params file missing; run from the repository root or pass --params")
-    try:
-        params = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except yaml.YAMLError as exc:
-        raise ReleaseError(f"{path}: not valid YAML ({exc})") from None
-    if not isinstance(params.get("languages"), list) or not params["languages"]:
-        raise ReleaseError(f"{path}: needs a non-empty list 'languages' (the languages a release must contain)")
-    return params
 
 
 def check_version(repo: Path, version: str, out: Path) -> str | None:
@@ -120,18 +107,11 @@ def check_data_recorded(repo: Path, data: Path, languages: list[str]) -> None:
 
 
 def computed_counts(ts: TestSet) -> dict:
+    """The Table-1 counts a release records and checks stats.json against (the format's ``table1_counts``)."""
     counts = {}
     for name, items in (("queries", ts.queries), ("corpus", ts.corpus)):
-        by_gender = dict(items.group_by("gender").len().iter_rows())
-        paired = items.filter(pl.col("gender").is_in([MASCULINE, FEMININE])).group_by("pair_id").agg(
-            pl.col("gender").n_unique().alias("genders")).filter(pl.col("genders") == 2)
-        counts[name] = {
-            "pairs": paired.height,
-            "neutral": int(by_gender.get(NEUTRAL, 0)),
-            "titles": items.height,
-            MASCULINE: int(by_gender.get(MASCULINE, 0)),
-            FEMININE: int(by_gender.get(FEMININE, 0)),
-        }
+        found = table1_counts(items)
+        counts[name] = {key: found[key] for key in COUNT_KEYS}
     counts["qrels"] = ts.qrels.height
     return counts
 
@@ -183,12 +163,10 @@ def read_languages(data: Path, languages: list[str]) -> list[TestSet]:
     return testsets
 
 
-def language_packs(params_path: Path, params: dict, languages: list[str]) -> dict:
+def language_packs(params_path: Path, packs: tuple[str, ...], languages: list[str]) -> dict:
     """Each language's declaration (languages/), resolved once here for the card."""
-    from languages import LanguageError, load
-
     try:
-        return {code: load(code, params.get("language_packs") or []) for code in languages}
+        return {code: load(code, list(packs)) for code in languages}
     except LanguageError as exc:
         raise ReleaseError(f"{params_path}: languages: {exc}") from None
 
@@ -199,15 +177,14 @@ def make_release(data: str | Path, version: str, out: str | Path, params_path: s
     Returns the manifest. The folder is written beside ``out`` and moved into place only when complete.
     """
     data, out, params_path = Path(data), Path(out), Path(params_path)
-    params = load_params(params_path)
-    languages = [str(lang) for lang in params["languages"]]
-    packs = language_packs(params_path, params, languages)
+    settings = read_release_params(params_path)
+    params, languages = settings.params, list(settings.pipeline.languages)
+    if not languages:
+        raise ReleaseError(f"{params_path}: needs a non-empty list 'languages' (the languages a release must contain)")
+    packs = language_packs(params_path, settings.pipeline.language_packs, languages)
     repo = git_root(params_path.resolve().parent)
     published_md5 = check_version(repo, version, out)
-    section = params.get("release") or {}
-    if not isinstance(section, dict):
-        raise ReleaseError(f"{params_path}: 'release' must be a mapping (data, out, version, tracked_inputs)")
-    inputs = [str(p) for p in section.get("tracked_inputs", [params_path.name])]
+    inputs = list(settings.release.tracked_inputs)
     testsets = read_languages(data, languages)
     check_inputs_committed(repo, inputs, params_path)
     check_data_recorded(repo, data, languages)

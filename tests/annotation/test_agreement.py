@@ -1,7 +1,6 @@
 import math
 
 import pytest
-from sklearn.metrics import cohen_kappa_score
 
 from annotation.agreement import cohen_kappa, krippendorff_alpha_nominal
 
@@ -11,19 +10,22 @@ def test_cohen_kappa_hand_computed():
     assert cohen_kappa(["x", "x", "x", "y"], ["x", "x", "y", "y"]) == pytest.approx(0.5)
 
 
-@pytest.mark.parametrize("a,b", [
-    (["r", "n", "r", "r", "n", "r"], ["r", "n", "n", "r", "n", "r"]),
-    (["a", "b", "c", "a", "b"], ["a", "c", "c", "b", "b"]),
-    (["a", "a", "b"], ["b", "b", "a"]),
-])
-def test_cohen_kappa_matches_scikit_learn(a, b):
-    assert cohen_kappa(a, b) == pytest.approx(cohen_kappa_score(a, b))
+def test_cohen_kappa_by_definition_with_three_categories():
+    # pairs (a,a) (b,c) (c,c) (a,b) (b,b); marginals a: a2 b2 c1, b: a1 b2 c2
+    # p_o = 3/5; p_e = (2*1 + 2*2 + 1*2)/25 = 8/25 -> kappa = (15/25 - 8/25) / (17/25) = 7/17
+    assert cohen_kappa(["a", "b", "c", "a", "b"], ["a", "c", "c", "b", "b"]) == pytest.approx(7 / 17)
+    # Perfect disagreement on two categories used equally: p_o = 0, p_e = 1/2 -> kappa = -1
+    assert cohen_kappa(["x", "y"], ["y", "x"]) == pytest.approx(-1.0)
+    # Mixed label types (an annotator's 1 against another's "1") are different categories, not an error.
+    assert cohen_kappa([1, "1"], [1, "1"]) == pytest.approx(1.0)
 
 
 def test_cohen_kappa_single_category_and_errors():
     assert math.isnan(cohen_kappa(["x", "x"], ["x", "x"]))
     with pytest.raises(ValueError, match="pair up"):
         cohen_kappa(["x"], ["x", "y"])
+    with pytest.raises(ValueError, match="no units"):
+        cohen_kappa([], [])
 
 
 def test_krippendorff_alpha_reference_example():
@@ -46,3 +48,6 @@ def test_krippendorff_alpha_small_cases():
     assert math.isnan(krippendorff_alpha_nominal({1: {"a": "x", "b": "x"}}))
     with pytest.raises(ValueError, match="two or more"):
         krippendorff_alpha_nominal({1: {"a": "x"}})
+    # A unit with one label adds nothing: the same alpha as without it.
+    assert krippendorff_alpha_nominal({1: {"a": "x", "b": "x"}, 2: {"a": "x", "b": "y"}, 3: {"a": "z"}}) \
+        == pytest.approx(0.0)

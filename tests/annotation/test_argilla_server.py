@@ -328,7 +328,7 @@ def test_push_relevance_bad_model_and_bad_depth_are_clear_errors(argilla_env, tm
     assert rc == 2 and "error: --models: unknown model 'no-such-model'" in err and "Traceback" not in err
     write_params(params, "bad-input", relevance={"pool_depth": 0})
     rc, _, err = run_cli(push, capsys)
-    assert rc == 2 and err == f"error: {params}: annotation pool_depth is 0; it must be 1 or more\n"
+    assert rc == 2 and err == f"error: {params}: annotation.relevance.pool_depth is 0; it must be 1 or more\n"
     with pytest.raises(SystemExit) as stop:
         main([*push, "--depth", "0"])
     assert stop.value.code == 2 and "--depth: '0' is not a whole number of 1 or more" in capsys.readouterr().err

@@ -8,8 +8,9 @@ from builder.gender import check_gender
 from languages import load
 from builder.params import load_params, strip_pattern_for
 from builder.postprocess import (
-    build_items, compile_pattern, derive_qrels, normalise, process_translations, strip_template, table1_counts,
+    build_items, compile_pattern, derive_qrels, normalise, process_translations, strip_template,
 )
+from eval.testset import table1_counts
 from builder.translate import RAW_SCHEMA
 
 BUILD = load_params()["build"]

@@ -58,5 +58,16 @@ def test_read_params_names_a_missing_or_broken_file(tmp_path):
     assert read_params(tmp_path / "none.yaml", required=False) == {}
     bad = tmp_path / "bad.yaml"
     bad.write_text("a: [1,\n")
-    with pytest.raises(ConfigError, match="bad.yaml: not valid YAML"):
+    with pytest.raises(ConfigError, match=r"bad.yaml:2: not valid YAML"):
         read_params(bad)
+
+
+def test_pipeline_reads_the_top_level_keys_and_names_them():
+    from config import Pipeline, pipeline
+
+    assert pipeline({"languages": ["pt", "es"], "language_packs": None, "eval": {}}) == Pipeline(("pt", "es"), ())
+    assert pipeline({}) == Pipeline()
+    with pytest.raises(ConfigError, match=r"^p.yaml: languages\[1\] is 3; expected a string$"):
+        pipeline({"languages": ["pt", 3]}, where="p.yaml")
+    with pytest.raises(ConfigError, match=r"^p.yaml: language_packs is 'packs'; expected a list"):
+        pipeline({"language_packs": "packs"}, where="p.yaml")

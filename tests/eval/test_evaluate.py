@@ -147,18 +147,6 @@ def test_settings_reject_bad_parameters():
         EvalSettings(bootstrap_resamples=0)
 
 
-def test_testset_version_comes_from_a_release_manifest(tmp_path, small_data):
-    from eval.evaluate import testset_digest, testset_version
-
-    ts = read_testset(small_data, "pt")
-    assert testset_version(ts, small_data) == f"sha-{testset_digest(small_data, 'pt')}"
-    (Path(small_data) / "manifest.json").write_text(json.dumps({"version": "1.2.3"}))
-    assert testset_version(ts, small_data) == "v1.2.3"
-    (Path(small_data) / "manifest.json").write_text("{not json")
-    with pytest.raises(EvalError, match="manifest.json: not a valid release manifest"):
-        testset_version(ts, small_data)
-
-
 def test_identical_query_embeddings_get_bit_identical_scores():
     from eval.evaluate import similarity_scores
 

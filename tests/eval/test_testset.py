@@ -137,3 +137,55 @@ def test_missing_pieces_and_bad_stats(tmp_path):
     (folder / "corpus.parquet").unlink()
     with pytest.raises(TestSetError, match=r"corpus.parquet: file missing"):
         read_testset(tmp_path, "es")
+
+
+# --- Table-1 counts and versions: computed once, here, for the builder, releases and eval ---------------------
+
+def test_table1_counts_by_hand():
+    from eval.testset import table1_counts
+
+    # queries of small(): lawyer m+f (one pair), analyst neutral; plus an occupation named in the feminine only,
+    # made by the lexicon from the other form, whose check disagrees
+    extra = pl.DataFrame([{**item("q-f-nurse", "enfermera", "feminine", "p3", ["Nurse"]),
+                           "flags": ["reinflected_feminine"], "check_ok": False, "check_method": "lexicon"}],
+                         schema=ITEM_SCHEMA)
+    counts = table1_counts(pl.concat([small().queries, extra]))
+    assert counts == {"pairs": 1, "neutral": 1, "titles": 4, "masculine": 1, "feminine": 2, "masculine_only": 0,
+                      "feminine_only": 1, "reinflected": 1, "check_ok": 3,
+                      "check_methods": {"lexicon": 1, "rule:test": 3}}
+
+
+def test_testset_version_release_manifest_then_stats_then_content_digest(tmp_path):
+    import hashlib
+    import json
+
+    from eval.testset import read_release_version, testset_digest, testset_version
+
+    write_testset(small(), tmp_path)
+    ts = read_testset(tmp_path, "es")
+    h = hashlib.sha256()
+    for name in ("queries.parquet", "corpus.parquet", "qrels.tsv"):
+        h.update((tmp_path / "es" / name).read_bytes())
+    assert testset_digest(tmp_path, "es") == h.hexdigest()[:12]
+    assert read_release_version(tmp_path) is None
+    assert testset_version(ts, tmp_path) == f"sha-{h.hexdigest()[:12]}"
+    stamped = _TestSet(ts.lang, ts.queries, ts.corpus, ts.qrels, {"version": "build-7"})
+    assert testset_version(stamped, tmp_path) == "build-7"
+    (tmp_path / "manifest.json").write_text(json.dumps({"version": "1.2.3", "files": []}))
+    assert read_release_version(tmp_path) == "1.2.3"
+    assert testset_version(stamped, tmp_path) == "v1.2.3"
+    for broken in ("{not json", "[1, 2]", '"0.1.0"'):
+        (tmp_path / "manifest.json").write_text(broken)
+        with pytest.raises(TestSetError, match=r"manifest.json: not a valid release manifest \(run `python -m releases verify"):
+            testset_version(ts, tmp_path)
+
+
+def test_combined_version_of_several_languages():
+    import hashlib
+
+    from eval.testset import combined_version
+
+    assert combined_version({"es": "v0.2.0", "pt": "v0.2.0"}) == "v0.2.0"
+    mixed = {"pt": "v0.2.0", "es": "sha-abc"}
+    assert combined_version(mixed) == "sha-" + hashlib.sha256(b"es-sha-abc+pt-v0.2.0").hexdigest()[:12]
+    assert combined_version({"es": "sha-abc"}) == "sha-" + hashlib.sha256(b"es-sha-abc").hexdigest()[:12]

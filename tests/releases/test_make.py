@@ -5,6 +5,8 @@ import os
 import re
 import shutil
 import subprocess
+import sys
+from pathlib import Path
 
 import polars as pl
 import pytest
@@ -281,7 +283,7 @@ def _invalid_stats(project):
     (_out_is_a_file, r"release exists and is a file, not a folder"),
     (_invalid_params, r"params\.yaml:2: not valid YAML"),
     (_invalid_stats, r"es/stats\.json:2: not valid JSON"),
-    (lambda p: p.params.write_text("languages: [pt, es]\nrelease: [data]\n"), r"'release' must be a mapping"),
+    (lambda p: p.params.write_text("languages: [pt, es]\nrelease: [data]\n"), r"params\.yaml: release is \['data'\]; expected a mapping"),
 ], ids=["missing-language", "counts", "uncommitted", "tagged-version", "released-folder", "out-is-file",
         "params-yaml", "stats-json", "release-not-mapping"])
 def test_cli_refusals_print_error_and_exit_2(project, capsys, spoil, message):
@@ -305,7 +307,26 @@ def test_an_empty_release_section_takes_the_defaults(project):
     project.commit("no release settings")
     manifest = make(project)
     assert manifest["params"] == {"languages": ["pt", "es"], "release": None}
-    with pytest.raises(ReleaseError, match=r"'release' must be a mapping"):
+    with pytest.raises(ReleaseError, match=r"params\.yaml: release is 3; expected a mapping"):
         project.params.write_text("languages: [pt, es]\nrelease: 3\n")
         project.commit("release is a number")
         make(project, "0.2.0")
+
+
+def test_the_release_stage_lists_the_code_it_runs_and_the_packs_it_reads():
+    """dvc.yaml's release stage reruns when what `python -m releases make` imports or reads changes, and only
+    then (no whole code folders)."""
+    repo = Path(__file__).resolve().parents[2]
+    stage = yaml.safe_load((repo / "dvc.yaml").read_text())["stages"]["release"]
+    deps = set(stage["deps"])
+    code = ("import sys, releases.__main__; print('\\n'.join(sorted(m.__file__ for m in list(sys.modules.values()) "
+            "if getattr(m, '__file__', None))))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=repo, check=True)
+    ran = {Path(f).resolve().relative_to(repo).as_posix() for f in done.stdout.splitlines()
+           if Path(f).resolve().is_relative_to(repo) and ".venv" not in Path(f).parts}
+    assert ran and ran <= deps, f"modules imported by `python -m releases make` missing from deps: {sorted(ran - deps)}"
+    languages = yaml.safe_load((repo / "params.yaml").read_text())["languages"]
+    packs = {d for d in deps if d.startswith("languages/packs/")}
+    assert packs == {f"languages/packs/{code}.yaml" for code in languages}
+    assert all((repo / d).exists() for d in deps if "$" not in d)
+    assert not deps & {"releases", "languages", "eval", "builder"}

@@ -1,0 +1,40 @@
+"""The ``release:`` section of params.yaml (and the top-level ``languages`` a release must contain), read
+through ``config``: the defaults are here only; flags of ``python -m releases`` override them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import config
+
+from .manifest import ReleaseError
+
+
+@dataclass(frozen=True)
+class ReleaseParams:
+    """``release:``. data, out and version have no default: a release names them (here or as flags)."""
+
+    data: str | None = None  # the builder's output root, one folder per language
+    out: str | None = None  # the release folder (a DVC output)
+    version: str | None = None  # X.Y.Z; a made or tagged version is refused
+    # Paths whose uncommitted changes refuse a release (the params file itself always counts).
+    tracked_inputs: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ReleaseConfig:
+    params: dict  # the whole file as read (the manifest records its languages and release: verbatim)
+    release: ReleaseParams
+    pipeline: config.Pipeline
+
+
+def read_release_params(path: str | Path, *, required: bool = True) -> ReleaseConfig:
+    """params.yaml's release settings, checked; a missing file is an error unless ``required=False`` (then
+    every value takes its default and the flags must name the rest)."""
+    try:
+        params = config.read_params(path, required=required)
+        return ReleaseConfig(params, config.section(ReleaseParams, params, "release", where=path),
+                             config.pipeline(params, where=path))
+    except config.ConfigError as exc:
+        raise ReleaseError(str(exc)) from None
