@@ -15,7 +15,7 @@ from pathlib import Path
 from builder.errors import BuildError, scrub
 from builder.params import language_for, load_params, translator_for
 from builder.translators import TRANSLATORS, is_translator_name, offline_available
-from eval.testset import TestSetError
+from eval.testset import TestSetError, write_folder_atomically
 
 # Each command imports the modules it runs when it runs: `corrections` and `source` then load neither polars
 # nor the gender layer, and each dvc.yaml stage lists the code its command imports (no more).
@@ -43,7 +43,6 @@ def _load(folder, params: dict):
 
 def cmd_source(args, params) -> None:
     from builder.source import REGISTRY, check_counts, download_source, load_source, sha256_of
-    from eval.testset import write_folder_atomically
 
     if args.download:
         folder = download_source(args.out, base_url=args.base_url or params["source"].get("base_url"))
