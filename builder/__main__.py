@@ -17,6 +17,7 @@ from builder.errors import BuildError, scrub
 from builder.params import language_for, load_params, translator_for
 from builder.source import REGISTRY, check_counts, download_source, load_source, resolve_source_dir, sha256_of
 import languages
+from builder.forms import describe_forms
 from builder.summary import describe, format_table, table1_rows
 from builder.translators import TRANSLATORS, is_translator_name, offline_available
 from eval.testset import TestSetError, write_folder_atomically
@@ -86,6 +87,7 @@ def cmd_postprocess(args, params) -> None:
     if not args.quiet:
         print(format_table(table1_rows([stats], [language])))
     print(describe(stats, Path(args.out) / args.lang))  # even with --quiet: the gender check used is always said
+    print(describe_forms(stats))
 
 
 def cmd_build(args, params) -> None:
@@ -95,6 +97,7 @@ def cmd_build(args, params) -> None:
     if not args.quiet:
         print(format_table(table1_rows([stats], [language])))
     print(describe(stats, Path(args.out) / args.lang))
+    print(describe_forms(stats))
 
 
 def cmd_defaults(args, params) -> None:
@@ -112,6 +115,7 @@ def cmd_defaults(args, params) -> None:
     print(format_table(table1_rows(built, declared)))
     for st in built:
         print(describe(st, Path(args.out) / st["lang"]))
+        print(describe_forms(st))
     if skipped:
         print("skipped: " + ", ".join(skipped))
     # Languages the paper released that no offline translator here can build (German): its row, for the record.

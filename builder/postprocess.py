@@ -394,6 +394,7 @@ def build_items(processed: pl.DataFrame, role: str, provenance: str) -> pl.DataF
             "id": item_id(it.gender, it.text),
             "text": it.text,
             "gender": it.gender,
+            "form": it.gender,  # the extra forms (doublet, neomorpheme) are builder/forms.py's items
             "pair_id": pair_of[id(it)],
             "source_ids": sids,
             "source_texts": [texts_of[s] for s in sids],
@@ -480,7 +481,12 @@ def derive_qrels(queries: pl.DataFrame, corpus: pl.DataFrame, english_qrels: lis
 
 def table1_counts(items: pl.DataFrame) -> dict:
     """The paper's Table-1 counts: pairs (occupations with both a masculine and a feminine item),
-    neutral items, unique titles T (= all items), plus items per gender."""
+    neutral items, unique titles T (= all masculine, feminine and neutral items), plus items per gender; the
+    extra forms (doublet, neomorpheme: builder/forms.py) are counted apart, under ``forms``."""
+    from builder.forms import INCLUSIVE, forms_counts
+
+    forms = forms_counts(items) if "form" in items.columns else {}
+    items = items.filter(pl.col("gender") != INCLUSIVE)
     per = dict(items.group_by("gender").len().iter_rows())
     gendered = items.filter(pl.col("gender") != N).group_by("pair_id").agg(
         pl.col("gender").n_unique().alias("g"), pl.col("gender").first().alias("only"))
@@ -500,4 +506,5 @@ def table1_counts(items: pl.DataFrame) -> dict:
         "reinflected": reinflected.height,
         "check_ok": int(items["check_ok"].sum()),
         "check_methods": dict(sorted(items.group_by("check_method").len().iter_rows())),
+        "forms": forms,
     }

@@ -122,6 +122,7 @@ def check_data_recorded(repo: Path, data: Path, languages: list[str]) -> None:
 def computed_counts(ts: TestSet) -> dict:
     counts = {}
     for name, items in (("queries", ts.queries), ("corpus", ts.corpus)):
+        items = items.filter(pl.col("gender").is_in([MASCULINE, FEMININE, NEUTRAL]))  # Table 1: no extra forms
         by_gender = dict(items.group_by("gender").len().iter_rows())
         paired = items.filter(pl.col("gender").is_in([MASCULINE, FEMININE])).group_by("pair_id").agg(
             pl.col("gender").n_unique().alias("genders")).filter(pl.col("genders") == 2)

@@ -16,7 +16,7 @@ for lang in ("pt", "es"):
     qrels = datasets.load_dataset(release, lang + "-qrels")
     q, c, r = items["queries"].to_list(), items["corpus"].to_list(), qrels["test"].to_list()
     out[lang] = {"splits": sorted(items), "queries": [x["text"] for x in q], "corpus_ids": [x["id"] for x in c],
-                 "source_ids": [x["source_ids"] for x in q],
+                 "source_ids": [x["source_ids"] for x in q], "forms": [x["form"] for x in q + c],
                  "qrels": sorted((x["query_id"], x["doc_id"], x["relevance"]) for x in r)}
 print(json.dumps(out))
 """
@@ -37,4 +37,5 @@ def test_load_dataset_reads_every_language_of_a_release(project, tmp_path):
         assert loaded[lang]["queries"] == ts.queries["text"].to_list()
         assert loaded[lang]["corpus_ids"] == ts.corpus["id"].to_list()
         assert loaded[lang]["source_ids"] == ts.queries["source_ids"].to_list()
+        assert loaded[lang]["forms"] == ts.queries["form"].to_list() + ts.corpus["form"].to_list()
         assert [tuple(r) for r in loaded[lang]["qrels"]] == sorted(ts.qrels.select("query_id", "doc_id", "relevance").iter_rows())
