@@ -50,6 +50,7 @@ def neo(code: str, m: str, f: str) -> str | None:
     ("fr", "ingénieur", "ingénieure", "ingénieur(e)"),
     ("fr", "directeur commercial", "directrice commerciale", "directeur(trice) commercial(e)"),
     ("fr", "vendeur", "vendeuse", "vendeur(euse)"),
+    ("fr", "ambassadeur", "ambassadrice", "ambassadeur(rice)"),   # -eur/-rice without the t of -teur/-trice
     ("fr", "technicien", "technicienne", "technicien(ne)"),
     ("fr", "caissier", "caissière", "caissier(ère)"),
     ("fr", "conseiller financier", "conseillère financière", "conseiller(ère) financier(ère)"),
@@ -74,6 +75,7 @@ def test_doublets_per_language(code, m, f, expected):
     ("pt", "engenheiro", "engenheira", "slash", "engenheiro/a"),
     ("fr", "ingénieur", "ingénieure", "middot", "ingénieur·e"),
     ("fr", "directeur", "directrice", "middot", "directeur·trice"),
+    ("fr", "ambassadeur", "ambassadrice", "middot", "ambassadeur·rice"),
     ("de", "ingenieur", "ingenieurin", "colon", "ingenieur:in"),
     ("de", "ingenieur", "ingenieurin", "slash", "ingenieur/in"),
 ])
