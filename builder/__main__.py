@@ -84,6 +84,7 @@ def cmd_translate(args, params) -> None:
 
 def cmd_postprocess(args, params) -> None:
     from builder.build import DEFAULT_CACHE_DIR, default_corrections, run_postprocess
+    from builder.forms import describe_forms
     from builder.summary import describe, format_table, table1_rows
 
     language = language_for(params, args.lang)
@@ -93,10 +94,12 @@ def cmd_postprocess(args, params) -> None:
     if not args.quiet:
         print(format_table(table1_rows([stats], [language])))
     print(describe(stats, Path(args.out) / args.lang))  # even with --quiet: the gender check used is always said
+    print(describe_forms(stats))
 
 
 def cmd_build(args, params) -> None:
     from builder.build import build_language
+    from builder.forms import describe_forms
     from builder.summary import describe, format_table, table1_rows
 
     language = language_for(params, args.lang)
@@ -105,6 +108,7 @@ def cmd_build(args, params) -> None:
     if not args.quiet:
         print(format_table(table1_rows([stats], [language])))
     print(describe(stats, Path(args.out) / args.lang))
+    print(describe_forms(stats))
 
 
 def cmd_defaults(args, params) -> None:
@@ -112,6 +116,7 @@ def cmd_defaults(args, params) -> None:
     is installed, built from the local English folder, then the summary beside the paper's Table 1."""
     import languages
     from builder.build import build_language
+    from builder.forms import describe_forms
     from builder.summary import describe, format_table, table1_rows
 
     src = _load(_source_dir(args, params), params)
@@ -126,6 +131,7 @@ def cmd_defaults(args, params) -> None:
     print(format_table(table1_rows(built, declared)))
     for st in built:
         print(describe(st, Path(args.out) / st["lang"]))
+        print(describe_forms(st))
     if skipped:
         print("skipped: " + ", ".join(skipped))
     # Languages the paper released that no offline translator here can build (German): its row, for the record.

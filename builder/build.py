@@ -12,6 +12,7 @@ import polars as pl
 from builder.cache import TranslationCache
 from builder.corrections import read_corrections
 from builder.errors import BuildError
+from builder.forms import add_forms, forms_settings
 from builder.params import language_for, load_params, strip_pattern_for, templates_for
 from builder.postprocess import (
     NEEDS_REVIEW, REVIEW_FLAGS, gender_layer_info, SELF_MATCH_POLICIES, TRANSLATIONS_COLUMNS, derive_qrels, build_items, process_translations,
@@ -95,6 +96,7 @@ def run_postprocess(source: EnglishSource, language: Language | str, out: Path, 
     provenance = f"{translator}:{version}"
     queries = build_items(processed, "queries", provenance)
     corpus = build_items(processed, "corpus", provenance)
+    queries, corpus = add_forms(queries, corpus, processed, language, forms_settings(params), provenance)
     qrels, qrels_info = derive_qrels(queries, corpus, source.qrels, corrections, policy)
     verdicts = dict(sorted(processed.group_by("verdict").len().iter_rows()))
     flags = processed.select(pl.col("flags").explode().drop_nulls()).to_series().value_counts()

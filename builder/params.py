@@ -14,6 +14,7 @@ import config
 from builder.errors import BuildError
 from builder.postprocess import SELF_MATCH_POLICIES
 from builder.translators import TRANSLATORS, is_translator_name
+from eval.testset import EXTRA_FORMS
 from languages import Language, LanguageError, load, resolve
 
 REPO_ROOT = config.REPO_ROOT
@@ -61,6 +62,21 @@ class WebParams:
 
 
 @dataclass(frozen=True)
+class FormsParams:
+    """``build.forms:``: the extra forms added to the queries, and whether the corpus gains the doublet items
+    (the corpus variant "as ads are written"); builder/forms.py makes them (docs/forms.md)."""
+
+    queries: tuple[str, ...] = EXTRA_FORMS
+    corpus: bool = False
+
+    def __post_init__(self):
+        unknown = [q for q in self.queries if q not in EXTRA_FORMS]
+        if unknown:
+            raise ValueError(f"build.forms.queries is {list(self.queries)!r}; expected a list of {', '.join(EXTRA_FORMS)}")
+        object.__setattr__(self, "queries", tuple(dict.fromkeys(self.queries)))
+
+
+@dataclass(frozen=True)
 class BuildParams:
     """``build:``: overrides of the language packs per language, and how translators are run."""
 
@@ -70,6 +86,7 @@ class BuildParams:
     self_match_policy: str = "keep_derived"
     batch_size: dict[str, int] = field(default_factory=lambda: dict(DEFAULT_BATCH_SIZE))
     web: WebParams = field(default_factory=WebParams)
+    forms: FormsParams = field(default_factory=FormsParams)
 
     def __post_init__(self):
         for lang, name in self.translator.items():

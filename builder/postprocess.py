@@ -395,6 +395,7 @@ def build_items(processed: pl.DataFrame, role: str, provenance: str) -> pl.DataF
             "id": item_id(it.gender, it.text),
             "text": it.text,
             "gender": it.gender,
+            "form": it.gender,  # the extra forms (doublet, neomorpheme) are builder/forms.py's items
             "pair_id": pair_of[id(it)],
             "source_ids": sids,
             "source_texts": [texts_of[s] for s in sids],

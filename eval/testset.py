@@ -40,6 +40,14 @@ MASCULINE = "masculine"
 FEMININE = "feminine"
 NEUTRAL = "neutral"
 GENDERS = (MASCULINE, FEMININE, NEUTRAL)
+# Extra query forms of a pair (docs/FORMAT.md "Forms"): the doublet job ads write (ingeniero/a) and the neutral
+# neomorpheme (ingeniere). Their items have gender INCLUSIVE: in neither the masculine nor the feminine corpus.
+INCLUSIVE = "inclusive"
+DOUBLET = "doublet"
+NEOMORPHEME = "neomorpheme"
+EXTRA_FORMS = (DOUBLET, NEOMORPHEME)
+FORMS = GENDERS + EXTRA_FORMS
+ITEM_GENDERS = GENDERS + (INCLUSIVE,)
 
 STATUS_MACHINE = "machine"
 STATUS_CORRECTED = "corrected"
@@ -52,6 +60,9 @@ ITEM_SCHEMA: dict[str, pl.DataType] = {
     "text": pl.String,
     # masculine | feminine | neutral (neutral items belong to both corpora).
     "gender": pl.String,
+    # masculine | feminine | neutral (= gender) | doublet | neomorpheme (gender inclusive). Sets written before
+    # the column existed are read with form = gender.
+    "form": pl.String,
     # Links the forms of one occupation: symmetry compares every masculine x feminine item sharing it.
     "pair_id": pl.String,
     # English ids and titles this item was translated from (several after deduplication).
@@ -94,10 +105,33 @@ class TestSet:
     stats: dict
 
     def corpus_for(self, gender: str) -> pl.DataFrame:
-        """The masculine corpus is masculine + neutral titles; the feminine corpus feminine + neutral."""
+        """The masculine corpus is masculine + neutral titles; the feminine corpus feminine + neutral; the
+        ``doublet`` corpus (the variant of params.yaml build.forms.corpus) is the corpus as job ads are written:
+        every doublet item, every neutral item, and each masculine or feminine item holding a source id no
+        doublet item holds (an occupation named in one gender only, or a pair the rules write no doublet for).
+        The doublet corpus is empty for a set built without the variant."""
+        if gender == DOUBLET:
+            return self._doublet_corpus()
         if gender not in (MASCULINE, FEMININE):
-            raise ValueError(f"corpus gender must be {MASCULINE!r} or {FEMININE!r}, not {gender!r}")
+            raise ValueError(f"corpus gender must be {MASCULINE!r}, {FEMININE!r} or {DOUBLET!r}, not {gender!r}")
         return self.corpus.filter(pl.col("gender").is_in([gender, NEUTRAL]))
+
+    def queries_of_form(self, form: str) -> pl.DataFrame:
+        """The queries of one form (masculine, feminine, neutral, doublet or neomorpheme)."""
+        if form not in FORMS:
+            raise ValueError(f"query form must be one of {', '.join(FORMS)}, not {form!r}")
+        return self.queries.filter(pl.col("form") == form)
+
+    def _doublet_corpus(self) -> pl.DataFrame:
+        doublets = self.corpus.filter(pl.col("form") == DOUBLET)
+        if doublets.height == 0:
+            return doublets
+        covered = set(doublets["source_ids"].explode().to_list())
+        rest = self.corpus.filter(
+            (pl.col("form") == NEUTRAL)
+            | (pl.col("form").is_in([MASCULINE, FEMININE])
+               & ~pl.col("source_ids").list.eval(pl.element().is_in(list(covered))).list.all()))
+        return pl.concat([doublets, rest]).sort("id")
 
     def query_pairs(self) -> pl.DataFrame:
         """Every (masculine, feminine) query combination that shares a pair_id: columns pair_id, m_id, f_id."""
@@ -112,6 +146,14 @@ def empty_items() -> pl.DataFrame:
 
 def validate_items(df: pl.DataFrame, where: str) -> pl.DataFrame:
     """Check columns, types and values; return the frame with columns in schema order."""
+    if "form" not in df.columns and "gender" in df.columns:
+        # A set written before the form column: every item is its gender's form.
+        if df.filter(pl.col("gender") == INCLUSIVE).height:
+            raise TestSetError(f"{where}: items of gender {INCLUSIVE!r} but no 'form' column saying which form they are")
+        df = df.with_columns(form=pl.col("gender"))
+    elif "form" in df.columns and "gender" in df.columns:
+        # Rows made without a form (frames built before the column): the form of a gendered item is its gender.
+        df = df.with_columns(form=pl.coalesce("form", pl.when(pl.col("gender").is_in(GENDERS)).then(pl.col("gender"))))
     missing = [c for c in ITEM_SCHEMA if c not in df.columns]
     if missing:
         raise TestSetError(f"{where}: missing column(s) {', '.join(missing)}; expected {list(ITEM_SCHEMA)}")
@@ -138,9 +180,10 @@ def validate_items(df: pl.DataFrame, where: str) -> pl.DataFrame:
     dup = df.group_by("id").len().filter(pl.col("len") > 1)
     if dup.height:
         problems.append(f"duplicate id(s) {dup['id'].head(5).to_list()}")
-    bad_gender = df.filter(~pl.col("gender").is_in(GENDERS))
+    bad_gender = df.filter(~pl.col("gender").is_in(ITEM_GENDERS))
     if bad_gender.height:
-        problems.append(f"unknown gender value(s) {bad_gender['gender'].unique().to_list()[:5]}, expected {GENDERS}")
+        problems.append(f"unknown gender value(s) {bad_gender['gender'].unique().to_list()[:5]}, expected {ITEM_GENDERS}")
+    problems += _form_problems(df)
     bad_status = df.filter(~pl.col("status").is_in(STATUSES))
     if bad_status.height:
         problems.append(f"unknown status value(s) {bad_status['status'].unique().to_list()[:5]}, expected {STATUSES}")
@@ -152,6 +195,31 @@ def validate_items(df: pl.DataFrame, where: str) -> pl.DataFrame:
     if problems:
         raise TestSetError(f"{where}: " + "; ".join(problems))
     return df
+
+
+def _form_problems(df: pl.DataFrame) -> list[str]:
+    """form agrees with gender; an extra-form item belongs to a pair with a masculine or feminine item; the texts
+    of one form are unique."""
+    problems = []
+    bad = df.filter(~pl.col("form").is_in(FORMS) | pl.col("form").is_null())
+    if bad.height:
+        problems.append(f"unknown form value(s) {bad['form'].unique().to_list()[:5]}, expected {FORMS}")
+    mismatch = df.filter(pl.col("form").is_in(FORMS) & pl.when(pl.col("gender") == INCLUSIVE)
+                         .then(~pl.col("form").is_in(EXTRA_FORMS)).otherwise(pl.col("form") != pl.col("gender")))
+    if mismatch.height:
+        problems.append(f"form disagrees with gender for id(s) {mismatch['id'].head(5).to_list()} (form = gender for "
+                        f"{', '.join(GENDERS)}; {', '.join(EXTRA_FORMS)} items have gender {INCLUSIVE!r})")
+    extra = df.filter(pl.col("form").is_in(EXTRA_FORMS))
+    if extra.height:
+        paired = set(df.filter(pl.col("gender").is_in([MASCULINE, FEMININE]))["pair_id"].to_list())
+        orphan = extra.filter(~pl.col("pair_id").is_in(list(paired)))
+        if orphan.height:
+            problems.append(f"{orphan['form'][0]} item(s) {orphan['id'].head(5).to_list()} whose pair_id has no "
+                            "masculine or feminine item")
+        dup = extra.group_by("form", "text").len().filter(pl.col("len") > 1)
+        if dup.height:
+            problems.append(f"repeated {dup['form'][0]} text(s) {dup['text'].head(5).to_list()}")
+    return problems
 
 
 def read_qrels(path: Path) -> pl.DataFrame:
@@ -364,7 +432,14 @@ def list_languages(root: str | Path) -> list[str]:
 def table1_counts(items: pl.DataFrame) -> dict:
     """The paper's Table-1 counts of queries or corpus items: pairs (occupations with both a masculine and a
     feminine item), neutral items, unique titles T (= all items), items per gender; then occupations named in
-    one gender only, items the lexicon made from the other form, and the gender check's counts."""
+    one gender only, items the lexicon made from the other form, and the gender check's counts. The extra
+    forms (doublet, neomorpheme: items of gender ``inclusive``) are not titles of Table 1: counted apart, per
+    form, under ``forms`` (empty for a set without the ``form`` column)."""
+    forms = {}
+    if "form" in items.columns:
+        per_form = dict(items.filter(pl.col("form").is_in(EXTRA_FORMS)).group_by("form").len().iter_rows())
+        forms = {f: int(per_form.get(f, 0)) for f in EXTRA_FORMS}
+    items = items.filter(pl.col("gender") != INCLUSIVE)
     per = dict(items.group_by("gender").len().iter_rows())
     gendered = items.filter(pl.col("gender") != NEUTRAL).group_by("pair_id").agg(
         pl.col("gender").n_unique().alias("g"), pl.col("gender").first().alias("only"))
@@ -383,6 +458,7 @@ def table1_counts(items: pl.DataFrame) -> dict:
         "reinflected": reinflected.height,
         "check_ok": int(items["check_ok"].sum()),
         "check_methods": dict(sorted(items.group_by("check_method").len().iter_rows())),
+        "forms": forms,
     }
 
 

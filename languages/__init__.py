@@ -95,6 +95,36 @@ class MitigationRules:
     adjective_before_changed_head: AdjectiveBeforeHead | None
 
 
+# How a doublet writes the feminine ending beside the masculine word (builder/forms.py, docs/forms.md):
+# style -> (text before the ending, text after it): ingeniero/a, engenheiro(a), ingénieur·e, Ingenieur:in, Ingenieur*in.
+FORM_STYLES = {"slash": ("/", ""), "parenthesis": ("(", ")"), "middot": ("·", ""), "colon": (":", ""), "star": ("*", "")}
+IRREGULAR_POLICIES = ("full_word", "none")
+
+
+@dataclass(frozen=True)
+class DoubletRules:
+    """The doublet job ads write (ingeniero/a mecánico/a): made from a confirmed masculine/feminine pair."""
+
+    style: str  # the canonical style, the one the test set's doublet items use (a FORM_STYLES key)
+    variants: tuple[str, ...]  # other styles in use, made on request (builder.forms.doublet(style=...))
+    endings: tuple[tuple[str, str], ...]  # (masculine ending, feminine ending) written short; first match wins
+    irregular: str  # a word pair no ending makes (actor/actriz): full_word (written m/f) | none (no doublet)
+
+
+@dataclass(frozen=True)
+class NeomorphemeRules:
+    """The neutral neomorpheme form (es/pt -e, it -ə): a proposal in use, never the standard language."""
+
+    endings: tuple[tuple[str, str, str], ...]  # (masculine ending, feminine ending, neutral ending); first match wins
+    respell: tuple[tuple[str, str], ...]  # spelling kept before the new ending (es medic+e -> médique: [ce, que])
+
+
+@dataclass(frozen=True)
+class FormsRules:
+    doublet: DoubletRules | None
+    neomorpheme: NeomorphemeRules | None
+
+
 @dataclass(frozen=True)
 class Language:
     code: str
@@ -116,6 +146,8 @@ class Language:
     # sampled pairs correct), the sample's figures, the main error kinds; the release card prints them.
     quality: dict[str, str]
     path: Path  # the pack file it was read from
+    # Doublet and neomorpheme forms made from the gender layer's pairs (builder/forms.py); None: no forms declared.
+    forms: FormsRules | None = None
 
     @property
     def experimental(self) -> bool:
@@ -228,7 +260,7 @@ class _Reader:
     def language(self, data) -> Language:
         d = self.mapping(data, "the pack")
         top = {"code", "name", "notes", "translator", "web_codes", "templates", "strip", "paper_table1",
-               "paper_table2_ao", "paper_table4_map", "gender_rules", "lexicon", "mitigation", "quality"}
+               "paper_table2_ao", "paper_table4_map", "gender_rules", "lexicon", "mitigation", "quality", "forms"}
         self.unknown(d, top, "")
         code = self.string(self.get(d, "code", ""), "code")
         if code != self.path.stem:
@@ -271,7 +303,46 @@ class _Reader:
             mitigation=self.mitigation(self.mapping(self.get(d, "mitigation", "", None), "mitigation", optional=True)),
             quality=self.quality(self.get(d, "quality", "", {}) or {}),
             path=self.path,
+            forms=self.forms(self.mapping(self.get(d, "forms", "", None), "forms", optional=True)),
         )
+
+    def forms(self, d: dict | None) -> FormsRules | None:
+        if d is None:
+            return None
+        self.unknown(d, {"doublet", "neomorpheme"}, "forms.")
+        doublet = self.mapping(self.get(d, "doublet", "forms.", None), "forms.doublet", optional=True)
+        if doublet is not None:
+            p = "forms.doublet."
+            self.unknown(doublet, {"style", "variants", "endings", "irregular"}, p)
+            styles = [self.string(self.get(doublet, "style", p), p + "style")]
+            styles += self.words(self.get(doublet, "variants", p, []), p + "variants")
+            bad = [x for x in styles if x not in FORM_STYLES]
+            if bad:
+                self.fail(p + ("style" if bad[0] == styles[0] else "variants"),
+                          f"has {bad[0]!r}; expected one of {', '.join(FORM_STYLES)}")
+            irregular = self.string(self.get(doublet, "irregular", p), p + "irregular")
+            if irregular not in IRREGULAR_POLICIES:
+                self.fail(p + "irregular", f"is {irregular!r}; expected one of {', '.join(IRREGULAR_POLICIES)}")
+            endings = self.get(doublet, "endings", p)
+            if not isinstance(endings, list) or not endings or any(
+                    not isinstance(e, list) or len(e) != 2 or not all(isinstance(x, str) for x in e) or e[0] == e[1]
+                    for e in endings):
+                self.fail(p + "endings", f"is {endings!r}; expected a list of [masculine ending, feminine ending] "
+                          "pairs of two different strings ('' for none)")
+            doublet = DoubletRules(styles[0], tuple(styles[1:]), tuple((a, b) for a, b in endings), irregular)
+        neo = self.mapping(self.get(d, "neomorpheme", "forms.", None), "forms.neomorpheme", optional=True)
+        if neo is not None:
+            p = "forms.neomorpheme."
+            self.unknown(neo, {"endings", "respell"}, p)
+            endings = self.get(neo, "endings", p)
+            if not isinstance(endings, list) or not endings or any(
+                    not isinstance(e, list) or len(e) != 3 or not all(isinstance(x, str) for x in e) or not e[2]
+                    for e in endings):
+                self.fail(p + "endings", f"is {endings!r}; expected a list of [masculine ending, feminine ending, "
+                          "neutral ending] triples (the neutral ending not empty)")
+            neo = NeomorphemeRules(tuple((a, b, c) for a, b, c in endings),
+                                   self.pairs(self.get(neo, "respell", p, []), p + "respell"))
+        return FormsRules(doublet, neo)
 
     def quality(self, value) -> dict[str, str]:
         q = self.str_map(value, "quality")

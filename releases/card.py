@@ -198,7 +198,9 @@ qrels = datasets.load_dataset("<this folder>", "{qrels_config(first)}")       # 
 or evaluate a model with the toolkit: `python -m eval run --data <this folder> --model tfidf-char --lang {first} --out results`.
 
 Files per language `<lang>/`: `queries.parquet`, `corpus.parquet` (one row per unique title per gender:
-`id`, `text`, `gender` = masculine | feminine | neutral, `pair_id` linking the forms of one occupation,
+`id`, `text`, `gender` = masculine | feminine | neutral | inclusive, `form` = masculine | feminine | neutral |
+doublet | neomorpheme (the job-ad doublet *abogado/a* and the neutral neomorpheme *abogade*, gender inclusive,
+in neither gendered corpus), `pair_id` linking the forms of one occupation,
 `source_ids`/`source_texts` (the English titles), the gender check `check_gender`/`check_method`/`check_ok`,
 `flags`, `status` = machine | corrected, `provenance`), `qrels.tsv` (trec qrels `query_id 0 doc_id relevance`,
 relevant pairs only), `qrels.parquet` (the same rows for `datasets`), `stats.json` (the build's counts,
@@ -232,8 +234,9 @@ Rank the whole corpus for each masculine and each feminine query of a pair, over
 
 ## Known limitations
 
-- **Binary gender forms only**: masculine and feminine (plus forms identical in both); no non-binary or
-  gender-inclusive forms (e.g. German *Ingenieur\\*in*, Spanish *-e*) are represented.
+- **Inclusive forms are made by rule**: the doublet (*abogado/a*) and neomorpheme (*abogade*) queries are
+  written by the language's declared rules from a checked masculine/feminine pair (docs/forms.md of the
+  toolkit), not by people; the neomorpheme is a proposal in use, not the standard language.
 - **Machine translation where not corrected**: {", ".join(f"`{lang}`" for lang in machine_langs) or "no language"}
   contain machine-translated items that no person reviewed (see the corrections per language above);
   expect wrong senses, untranslated English and uninflected feminines among them. {_translator_note(testsets)}

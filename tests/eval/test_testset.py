@@ -152,7 +152,12 @@ def test_table1_counts_by_hand():
     counts = table1_counts(pl.concat([small().queries, extra]))
     assert counts == {"pairs": 1, "neutral": 1, "titles": 4, "masculine": 1, "feminine": 2, "masculine_only": 0,
                       "feminine_only": 1, "reinflected": 1, "check_ok": 3,
-                      "check_methods": {"lexicon": 1, "rule:test": 3}}
+                      "check_methods": {"lexicon": 1, "rule:test": 3}, "forms": {"doublet": 0, "neomorpheme": 0}}
+    # the extra forms are no titles of Table 1: counted apart, the rest unchanged
+    with_extra = table1_counts(with_forms().queries)
+    assert with_extra["forms"] == {"doublet": 1, "neomorpheme": 1}
+    assert {k: v for k, v in with_extra.items() if k != "forms"} == {
+        k: v for k, v in table1_counts(small().queries).items() if k != "forms"}
 
 
 def test_testset_version_release_manifest_then_stats_then_content_digest(tmp_path):
@@ -189,3 +194,64 @@ def test_combined_version_of_several_languages():
     mixed = {"pt": "v0.2.0", "es": "sha-abc"}
     assert combined_version(mixed) == "sha-" + hashlib.sha256(b"es-sha-abc+pt-v0.2.0").hexdigest()[:12]
     assert combined_version({"es": "sha-abc"}) == "sha-" + hashlib.sha256(b"es-sha-abc").hexdigest()[:12]
+
+
+def with_forms() -> _TestSet:
+    """small() with a doublet and a neomorpheme query of the pair p1, and a doublet document of c1."""
+    ts = small()
+    extra = [{**item("q-d-lawyer", "abogado/a", "inclusive", "p1", ["Lawyer"]), "form": "doublet"},
+             {**item("q-x-lawyer", "abogade", "inclusive", "p1", ["Lawyer"]), "form": "neomorpheme"}]
+    doc = [{**item("d-d-attorney", "procurador/a", "inclusive", "c1", ["Attorney"]), "form": "doublet"}]
+    queries = pl.concat([ts.queries, pl.DataFrame(extra, schema=ITEM_SCHEMA)])
+    corpus = pl.concat([ts.corpus, pl.DataFrame(doc, schema=ITEM_SCHEMA)])
+    qrels = pl.concat([ts.qrels, pl.DataFrame({"query_id": ["q-d-lawyer", "q-x-lawyer"], "doc_id": ["d-d-attorney"] * 2,
+                                               "relevance": [1, 1]})])
+    return _TestSet(lang="es", queries=queries, corpus=corpus, qrels=qrels, stats={})
+
+
+def test_forms_round_trip_and_views(tmp_path):
+    write_testset(with_forms(), tmp_path)
+    ts = read_testset(tmp_path, "es")
+    assert ts.queries.columns == list(ITEM_SCHEMA) and "form" in ts.corpus.columns
+    assert dict(ts.queries.select("id", "form").iter_rows()) == {
+        "q-m-lawyer": "masculine", "q-f-lawyer": "feminine", "q-n-analyst": "neutral",
+        "q-d-lawyer": "doublet", "q-x-lawyer": "neomorpheme"}
+    assert ts.queries_of_form("doublet")["text"].to_list() == ["abogado/a"]
+    assert ts.queries_of_form("masculine")["id"].to_list() == ["q-m-lawyer"]
+    # The extra forms are in neither gendered corpus; the doublet corpus holds the ad's form of each title.
+    assert sorted(ts.corpus_for("masculine")["text"]) == ["asistente judicial", "procurador"]
+    assert sorted(ts.corpus_for("doublet")["text"]) == ["asistente judicial", "procurador/a"]
+    assert ts.query_pairs().rows() == [("p1", "q-m-lawyer", "q-f-lawyer")]
+    with pytest.raises(ValueError, match="query form must be one of"):
+        ts.queries_of_form("inclusive")
+
+
+def test_a_set_written_before_the_form_column_reads_with_form_from_gender(tmp_path):
+    import json
+
+    folder = write_testset(small(), tmp_path)
+    for name in ("queries", "corpus"):
+        pl.read_parquet(folder / f"{name}.parquet").drop("form").write_parquet(folder / f"{name}.parquet")
+    stats = json.loads((folder / "stats.json").read_text())
+    stats.pop("set_integrity")
+    (folder / "stats.json").write_text(json.dumps(stats))
+    ts = read_testset(tmp_path, "es")
+    assert ts.queries["form"].to_list() == ts.queries["gender"].to_list()
+    assert ts.corpus_for("doublet").height == 0  # no corpus variant in an old set
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda q: q.with_columns(form=pl.when(pl.col("id") == "q-d-lawyer").then(pl.lit("slash")).otherwise("form")),
+     "unknown form value"),
+    (lambda q: q.with_columns(form=pl.when(pl.col("id") == "q-m-lawyer").then(pl.lit("feminine")).otherwise("form")),
+     r"form disagrees with gender for id\(s\) \['q-m-lawyer'\]"),
+    (lambda q: q.with_columns(pair_id=pl.when(pl.col("id") == "q-x-lawyer").then(pl.lit("p9")).otherwise("pair_id")),
+     r"neomorpheme item\(s\) \['q-x-lawyer'\] whose pair_id has no masculine or feminine item"),
+    (lambda q: q.drop("form"), "items of gender 'inclusive' but no 'form' column"),
+])
+def test_malformed_forms_name_the_file_and_problem(tmp_path, change, message):
+    folder = write_testset(with_forms(), tmp_path)
+    change(pl.read_parquet(folder / "queries.parquet")).write_parquet(folder / "queries.parquet")
+    with pytest.raises(TestSetError, match=message) as err:
+        read_testset(tmp_path, "es")
+    assert "queries.parquet" in str(err.value)

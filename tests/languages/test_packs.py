@@ -50,6 +50,13 @@ def _pack(tmp_path: Path, code: str, text: str) -> Path:
     (lambda d: d.update(strip="(?P<name>.+)"), "strip needs a named group (?P<title>...)"),
     (lambda d: d.update(paper_table1=[1, 2]), "paper_table1 is [1, 2]; expected six integers or null"),
     (lambda d: d["mitigation"].update(min_stem="2"), "mitigation.min_stem is '2'"),
+    (lambda d: d["forms"]["doublet"].update(style="dash"), "forms.doublet.style has 'dash'; expected one of slash"),
+    (lambda d: d["forms"]["doublet"].update(variants=["star", "tilde"]), "forms.doublet.variants has 'tilde'"),
+    (lambda d: d["forms"]["doublet"].update(irregular="guess"), "forms.doublet.irregular is 'guess'"),
+    (lambda d: d["forms"]["doublet"].update(endings=[["o", "o"]]), "forms.doublet.endings is [['o', 'o']]"),
+    (lambda d: d["forms"]["doublet"].pop("endings"), "forms.doublet.endings is missing"),
+    (lambda d: d["forms"]["neomorpheme"].update(endings=[["o", "a", ""]]), "forms.neomorpheme.endings is"),
+    (lambda d: d["forms"].update(schwa={}), "forms.schwa is not a pack key"),
 ])
 def test_a_bad_or_missing_key_names_the_file_and_the_key(tmp_path, edit, key):
     data = yaml.safe_load((REPO / "languages" / "packs" / "pt.yaml").read_text(encoding="utf-8"))

@@ -92,7 +92,7 @@ def test_card_states_provenance_counts_metrics_limitations_and_citation(project)
     assert "The translators (`fxtranslate`) are not the paper's" in card
     assert "T also counts" not in card  # every fixture title is paired or neutral
     assert "RBO_ext(p=0.98)" in card and "MAP" in card and "AO" in card
-    assert "Binary gender forms only" in card and "(2 in `pt`, 2 in `es`), the occupation is kept" in card and "Machine translation where not corrected" in card
+    assert "Inclusive forms are made by rule" in card and "(2 in `pt`, 2 in `es`), the occupation is kept" in card and "Machine translation where not corrected" in card
     assert "@misc{garcia-sardina2025gendered" in card and "testset@v0.1.0" in card
 
 
