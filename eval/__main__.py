@@ -21,45 +21,11 @@ from pathlib import Path
 from eval.errors import EvalError
 from eval.testset import TestSetError
 
-DEFAULTS = {
-    "models": ["m-use"],
-    "languages": None,  # every language found under --data
-    "rbo_p": 0.98,
-    "self_match": "drop",
-    "accuracy_k": [1, 5, 10],
-    "bootstrap_resamples": 1000,
-    "permutation_resamples": 10000,
-    "seed": 0,
-    "worst_pairs": 10,
-    "list_depth": 20,
-    "cache": "cache/embeddings",
-    "memory_budget_mb": 256,
-}
-
-
 def without_timing(doc: dict) -> dict:
     """The results document without what changes from run to run on the same input: each language's wall-clock
     timings and embedding-cache counts (``timing``)."""
     return {**doc, "languages": {lang: {k: v for k, v in block.items() if k != "timing"}
                                  for lang, block in doc["languages"].items()}}
-
-
-def read_params(path: Path) -> dict:
-    """The ``eval:`` section of params.yaml over the defaults (missing file or section: defaults)."""
-    params = dict(DEFAULTS)
-    if path.is_file():
-        import yaml
-
-        try:
-            doc = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-        except yaml.YAMLError as exc:
-            raise EvalError(f"{path}: not valid YAML ({exc})") from None
-        section = doc.get("eval") or {}
-        unknown = set(section) - set(DEFAULTS)
-        if unknown:
-            raise EvalError(f"{path}: unknown key(s) in eval: {sorted(unknown)}; known: {sorted(DEFAULTS)}")
-        params.update(section)
-    return params
 
 
 def _write(path: Path, text: str) -> None:
@@ -117,51 +83,63 @@ def _write_summary(path: Path, summary: dict) -> None:
     staging.rename(path)
 
 
+def run_settings(args: argparse.Namespace):
+    """params.yaml's eval: section with the command line's overrides (--model, --lang, --self-match, --rbo-p,
+    --memory-budget-mb, --cache)."""
+    from dataclasses import replace
+
+    from eval.params import read_eval_settings
+
+    settings = read_eval_settings(args.params)
+    overrides: dict = {}
+    if args.model:
+        overrides["models"] = tuple(args.model)
+    if args.lang:
+        overrides["languages"] = tuple(args.lang)
+    if args.self_match:
+        overrides["self_match"] = args.self_match
+    if args.cache:
+        overrides["cache"] = args.cache
+    if args.memory_budget_mb is not None:
+        if not args.memory_budget_mb > 0:
+            raise EvalError(f"--memory-budget-mb must be a number of MiB > 0 (e.g. 256), got {args.memory_budget_mb:g}")
+        overrides["memory_budget_mb"] = args.memory_budget_mb
+    if args.rbo_p is not None:
+        if not 0 < args.rbo_p < 1:
+            raise EvalError(f"--rbo-p must be in (0, 1), got {args.rbo_p:g}")
+        overrides["measures"] = tuple(f"RBO(p={args.rbo_p:g})" if m.startswith("RBO(") else m for m in settings.measures)
+        if not any(m.startswith("RBO(") for m in settings.measures):
+            overrides["measures"] += (f"RBO(p={args.rbo_p:g})",)
+    return replace(settings, **overrides)
+
+
 def cmd_run(args: argparse.Namespace) -> int:
-    from eval.evaluate import EvalSettings, evaluate
+    from eval.evaluate import evaluate
     from eval.models import EmbeddingCache, load_model, model_slug
+    from eval.params import EvalSettings
     from eval.report import summary_metrics, tables_markdown, worst_pairs_markdown, write_plots
     from eval.testset import list_languages
 
-    params = read_params(Path(args.params))
+    settings = run_settings(args)
     data = Path(args.data)
     if not data.is_dir():
         problem = "not a folder" if data.exists() else "no such folder"
         raise EvalError(f"{data}: {problem}; give the test-set root (build one with python -m builder, or dvc pull a release)")
-    langs = args.lang or params["languages"] or list_languages(data)
     available = list_languages(data)
+    langs = list(settings.languages or available)
     missing = [lang for lang in langs if lang not in available]
     if missing:
         raise EvalError(f"{data}: no test set for {missing} (found: {available or 'nothing'})")
-    if args.memory_budget_mb is not None and not args.memory_budget_mb > 0:
-        raise EvalError(f"--memory-budget-mb must be a number of MiB > 0 (e.g. 256), got {args.memory_budget_mb:g}")
-    try:
-        settings = EvalSettings(
-            rbo_p=args.rbo_p if args.rbo_p is not None else float(params["rbo_p"]),
-            self_match=args.self_match or params["self_match"],
-            accuracy_k=tuple(int(k) for k in params["accuracy_k"]),
-            bootstrap_resamples=int(params["bootstrap_resamples"]),
-            permutation_resamples=int(params["permutation_resamples"]),
-            seed=int(params["seed"]),
-            worst_pairs=int(params["worst_pairs"]),
-            list_depth=int(params["list_depth"]),
-            memory_budget_mb=args.memory_budget_mb if args.memory_budget_mb is not None else params["memory_budget_mb"],
-        )
-    except (TypeError, ValueError, EvalError) as exc:  # a wrong type or value in params.yaml's eval: section
-        raise EvalError(f"{args.params}: eval: {exc}") from None
-    cache = EmbeddingCache(args.cache or params["cache"])
+    cache = EmbeddingCache(settings.cache)
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         raise EvalError(f"{out}: --out is a file; give a folder for the results")
-    models = args.model or params["models"]
-    if not isinstance(models, list) or not models or not all(isinstance(m, str) and m.strip() for m in models):
-        raise EvalError(f"{args.params}: eval.models is {models!r}; list at least one model name (or pass --model)")
     docs = []
-    for name in models:
+    for name in settings.models:
         model = load_model(name, device=args.device, workers=args.encode_workers)
         doc = evaluate(data, langs, model, cache, settings, progress=not args.quiet)
         stem = f"{model_slug(doc['model']['name'])}__{doc['testset']['version']}"
-        if (settings.self_match, settings.rbo_p) != (EvalSettings.self_match, EvalSettings.rbo_p):
+        if (settings.self_match, settings.rbo_p) != (EvalSettings.self_match, EvalSettings().rbo_p):
             stem += f"__self-match-{settings.self_match}_rbo-p{settings.rbo_p:g}"  # never overwrite the default run's file
         stored = doc if args.timing else without_timing(doc)
         _write(out / f"{stem}.json", json.dumps(stored, indent=1, ensure_ascii=False) + "\n")
@@ -221,52 +199,47 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 def language_packs(path: Path) -> list[str]:
     """params.yaml's top-level ``language_packs`` folders (searched before the built-in packs)."""
-    if not path.is_file():
-        return []
-    import yaml
+    from config import ConfigError, read_params
 
     try:
-        folders = (yaml.safe_load(path.read_text(encoding="utf-8")) or {}).get("language_packs") or []
-    except yaml.YAMLError as exc:
-        raise EvalError(f"{path}: not valid YAML ({exc})") from None
+        folders = read_params(path, required=False).get("language_packs") or []
+    except ConfigError as exc:
+        raise EvalError(str(exc)) from None
     if not isinstance(folders, list) or any(not isinstance(f, str) for f in folders):
         raise EvalError(f"{path}: language_packs is {folders!r}; expected a list of folders")
     return folders
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
-    from eval.audit import AuditSettings, read_audit_params, run_audit
+    from dataclasses import replace
+
+    from eval.audit import run_audit
     from eval.audit_report import audit_markdown, write_audit_plots
-    from eval.evaluate import EvalSettings
     from eval.models import EmbeddingCache, model_slug
+    from eval.params import read_audit_settings, read_eval_settings
     from eval.testset import list_languages
 
-    params, audit = read_params(Path(args.params)), read_audit_params(Path(args.params))
+    eval_settings = read_eval_settings(args.params)
+    settings = read_audit_settings(args.params, eval_settings)
     data = Path(args.data)
     if not data.is_dir():
         raise EvalError(f"{data}: no such folder; build a test set first (python -m builder ...) or dvc pull a release")
     available = list_languages(data)
-    langs = args.lang or audit["languages"] or available
+    langs = args.lang or settings.languages or available
     missing = [lang for lang in langs if lang not in available]
     if not data.is_dir() or missing or not langs:
         raise EvalError(f"{data}: no test set for {missing or langs or 'any language'} (found: {available or 'nothing'})")
-    models = [m.strip() for m in args.models.split(",") if m.strip()] if args.models else audit["models"]
+    models = [m.strip() for m in args.models.split(",") if m.strip()] if args.models else list(settings.models)
+    overrides = {key: getattr(args, key) for key in ("k", "rho", "tau") if getattr(args, key) is not None}
     try:
-        settings = AuditSettings(
-            k=args.k if args.k is not None else int(audit["k"]), rho=args.rho if args.rho is not None else float(audit["rho"]),
-            tau=args.tau if args.tau is not None else audit["tau"], rho_grid=tuple(float(r) for r in audit["rho_grid"]),
-            most_excluded=int(audit["most_excluded"]), bootstrap_resamples=int(params["bootstrap_resamples"]), seed=int(params["seed"]),
-        )
-        eval_settings = EvalSettings(
-            rbo_p=float(params["rbo_p"]), self_match=params["self_match"],
-            accuracy_k=tuple(sorted({1, settings.k, *(int(k) for k in params["accuracy_k"])})),
-            bootstrap_resamples=int(params["bootstrap_resamples"]), permutation_resamples=int(params["permutation_resamples"]),
-            seed=int(params["seed"]), worst_pairs=int(params["worst_pairs"]), list_depth=int(params["list_depth"]),
-        )
-    except (TypeError, ValueError) as exc:  # a wrong type or value in params.yaml's eval: or audit: section
-        raise EvalError(f"{args.params}: eval:/audit: {exc}") from None
-    doc, runs = run_audit(data, langs, models, EmbeddingCache(args.cache or params["cache"]), eval_settings, settings,
-                          mitigation=audit["mitigation"] and not args.no_mitigation, progress=not args.quiet,
+        settings = replace(settings, **overrides)
+    except (TypeError, ValueError) as exc:
+        raise EvalError(f"--k/--rho/--tau: {exc}") from None
+    # the audit's "served" needs acc@k at its k (and parity acc@1): measured beside eval.measures
+    eval_settings = eval_settings.with_measures(f"acc@{settings.k}")
+    cache_dir = args.cache or eval_settings.cache
+    doc, runs = run_audit(data, langs, models, EmbeddingCache(cache_dir), eval_settings, settings,
+                          mitigation=settings.mitigation and not args.no_mitigation, progress=not args.quiet,
                           language_packs=language_packs(Path(args.params)))
     out = Path(args.out)
     version = doc["testset"]["version"]

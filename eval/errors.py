@@ -3,3 +3,7 @@
 
 class EvalError(Exception):
     """Bad input or a failed step in evaluation; the message names the file, record or model and what to do."""
+
+
+class AuditError(EvalError):
+    """Bad audit parameters (tau larger than the number of models, fewer than two models, ...)."""
