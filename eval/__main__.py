@@ -1,6 +1,7 @@
 """Command line of the evaluation package.
 
   python -m eval run       score models on a test set
+  python -m eval collect   documents, tables and plots from stored model x language results (DVC's grid)
   python -m eval compare   put several results files in one set of tables
   python -m eval audit     audit several models at once (docs/audit.md)
   python -m eval report    a static site of results and audit to browse (docs/eval.md)
@@ -113,12 +114,18 @@ def run_settings(args: argparse.Namespace):
     return replace(settings, **overrides)
 
 
+def without_timing_result(result):
+    """A stored language result without its run-to-run timing (see ``without_timing``)."""
+    from dataclasses import replace
+
+    return replace(result, figures={k: v for k, v in result.figures.items() if k != "timing"})
+
+
 def cmd_run(args: argparse.Namespace) -> int:
-    from eval.evaluate import evaluate
-    from eval.models import EmbeddingCache, load_model, model_slug
-    from eval.params import EvalSettings
-    from eval.report import summary_metrics, tables_markdown, worst_pairs_markdown, write_plots
-    from eval.testset import list_languages
+    from eval.evaluate import evaluate_one, testset_version
+    from eval.models import EmbeddingCache, load_model
+    from eval.results import RunResult, find_stored
+    from eval.testset import list_languages, read_testset
 
     settings = run_settings(args)
     data = Path(args.data)
@@ -130,37 +137,105 @@ def cmd_run(args: argparse.Namespace) -> int:
     missing = [lang for lang in langs if lang not in available]
     if missing:
         raise EvalError(f"{data}: no test set for {missing} (found: {available or 'nothing'})")
-    cache = EmbeddingCache(settings.cache)
-    out = Path(args.out)
-    if out.exists() and not out.is_dir():
+    if not args.out and not args.store_only:
+        raise EvalError("give --out FOLDER for the results (or --store-only with --store)")
+    if args.store_only and not args.store:
+        raise EvalError("--store-only needs --store FOLDER")
+    out = Path(args.out) if args.out else None
+    if out is not None and out.exists() and not out.is_dir():
         raise EvalError(f"{out}: --out is a file; give a folder for the results")
+    store = Path(args.store) if args.store else out / "store"
+    cache = EmbeddingCache(settings.cache)
+    described = settings.describe()
     docs = []
     for name in settings.models:
         model = load_model(name, device=args.device, workers=args.encode_workers)
-        doc = evaluate(data, langs, model, cache, settings, progress=not args.quiet)
+        revision = model.meta.revision
+        results = []
+        for lang in langs:
+            ts = read_testset(data, lang)
+            stored = None if args.force else find_stored(store, model.meta.name, revision, lang)
+            if stored is not None and stored.matches(testset_version(ts, data), described, revision):
+                print(f"{model.meta.name} {lang}: stored result matches the test set, settings and model revision "
+                      f"({store / stored.relative_path()}); not rerun (--force reruns)")
+                results.append(stored)
+                continue
+            result = evaluate_one(data, ts, model, cache, settings, model_revision=revision, progress=not args.quiet)
+            (result if args.timing else without_timing_result(result)).to_disk(store)
+            results.append(result)
+            _print_summary_line(result.model["name"], lang, result.figures, settings)
+        docs.append(RunResult.from_languages(results, data).to_document())
+    if out is not None:
+        write_outputs(docs, out, args.plots, args.summary, settings, timing=args.timing)
+        print(f"wrote {out}")
+    else:
+        print(f"wrote {store}")
+    return 0
+
+
+def _print_summary_line(model: str, lang: str, block: dict, settings) -> None:
+    m = block["corpora"]["masculine"]
+    rbo = f" {settings.rbo_name} {_num(m['symmetry'][settings.rbo_name]['value'], '.4f')}" if settings.rbo_name else ""
+    timing = block.get("timing")
+    encoded = f"; encoded {timing['encoded']} of {timing['texts']} texts" if timing else ""
+    first = next(iter(m["symmetry"]))
+    print(
+        f"{model} {lang}: masculine corpus {first} {_num(m['symmetry'][first]['value'], '.4f')}{rbo} "
+        f"MAP F/M {_num(m['MAP']['feminine']['value'], '.4f')}/{_num(m['MAP']['masculine']['value'], '.4f')} "
+        f"(MAP_M-MAP_F {_num(m['parity']['MAP_M-MAP_F']['value'], '+.4f')}; paired AP_M-AP_F "
+        f"{_num(m['parity']['paired_AP_M-AP_F']['value'], '+.4f')}, p={_num(m['parity']['paired_AP_M-AP_F']['p_value'], '.3f')}) "
+        f"(self-match {settings.self_match}{encoded})"
+    )
+
+
+def write_outputs(docs: list[dict], out: Path, plots, summary, settings=None, *, timing: bool = False) -> None:
+    """Per model ``<model>__<version>.json`` (the ``RunResult`` document), its tables and worst pairs; then
+    ``tables.md``, the plots and, with ``summary``, the metrics for DVC."""
+    from eval.models import model_slug
+    from eval.params import EvalSettings
+    from eval.report import summary_metrics, tables_markdown, worst_pairs_markdown, write_plots
+
+    for doc in docs:
         stem = f"{model_slug(doc['model']['name'])}__{doc['testset']['version']}"
-        if (settings.self_match, settings.rbo_p) != (EvalSettings.self_match, EvalSettings().rbo_p):
-            stem += f"__self-match-{settings.self_match}_rbo-p{settings.rbo_p:g}"  # never overwrite the default run's file
-        stored = doc if args.timing else without_timing(doc)
+        rbo_p = doc["settings"].get("rbo_p")
+        if (doc["settings"]["self_match"], rbo_p) != (EvalSettings.self_match, EvalSettings().rbo_p):
+            stem += f"__self-match-{doc['settings']['self_match']}_rbo-p{rbo_p:g}" if rbo_p is not None else \
+                f"__self-match-{doc['settings']['self_match']}_no-rbo"  # never overwrite the default run's file
+        stored = doc if timing else without_timing(doc)
         _write(out / f"{stem}.json", json.dumps(stored, indent=1, ensure_ascii=False) + "\n")
         _write(out / f"{stem}.md", tables_markdown([doc]))
         _write(out / f"{stem}.worst_pairs.md", worst_pairs_markdown(doc))
-        docs.append(doc)
-        for lang, block in doc["languages"].items():
-            m = block["corpora"]["masculine"]
-            print(
-                f"{doc['model']['name']} {lang}: masculine corpus AO {_num(m['symmetry']['AO']['value'], '.4f')} "
-                f"{settings.rbo_name} {_num(m['symmetry'][settings.rbo_name]['value'], '.4f')} "
-                f"MAP F/M {_num(m['MAP']['feminine']['value'], '.4f')}/{_num(m['MAP']['masculine']['value'], '.4f')} "
-                f"(MAP_M-MAP_F {_num(m['parity']['MAP_M-MAP_F']['value'], '+.4f')}; paired AP_M-AP_F "
-                f"{_num(m['parity']['paired_AP_M-AP_F']['value'], '+.4f')}, p={_num(m['parity']['paired_AP_M-AP_F']['p_value'], '.3f')}) "
-                f"(self-match {settings.self_match}; encoded {block['timing']['encoded']} of {block['timing']['texts']} texts)"
-            )
     _write(out / "tables.md", tables_markdown(docs))
-    write_plots(docs, args.plots or out / "plots")
-    if args.summary:
-        _write_summary(Path(args.summary), summary_metrics(docs))
-    print(f"wrote {out}")
+    write_plots(docs, plots or out / "plots")
+    if summary:
+        _write_summary(Path(summary), summary_metrics(docs))
+
+
+def cmd_collect(args: argparse.Namespace) -> int:
+    """The run documents, tables, plots and metrics of every model in a store (or several), without scoring."""
+    from eval.results import RunResult, read_store
+
+    results = [r for store in args.store for r in read_store(store)]
+    if not results:
+        raise EvalError(f"{', '.join(args.store)}: no stored language results; run `python -m eval run --store ...` first")
+    by_model: dict[str, list] = {}
+    for r in results:
+        by_model.setdefault(r.model["name"], []).append(r)
+    from eval.params import read_eval_settings
+
+    # models in params.yaml's order (as eval run writes them), any other after them by name
+    order = {name: i for i, name in enumerate(read_eval_settings(args.params).models)}
+    docs = []
+    for name, model_results in sorted(by_model.items(), key=lambda item: (order.get(item[0], len(order)), item[0])):
+        langs = [r.lang for r in model_results]
+        repeated = sorted({lang for lang in langs if langs.count(lang) > 1})
+        if repeated:
+            raise EvalError(f"the stores hold {name} on {repeated} more than once (other revisions or test sets); "
+                            "remove the stale files or collect one store per revision")
+        roots = {r.testset_root for r in model_results}
+        docs.append(RunResult.from_languages(sorted(model_results, key=lambda r: r.lang), roots.pop() if len(roots) == 1 else "+".join(sorted(roots))).to_document())
+    write_outputs(docs, Path(args.out), args.plots, args.summary)
+    print(f"wrote {args.out} ({len(docs)} models, {len(results)} model x language results)")
     return 0
 
 
@@ -270,7 +345,13 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--data", required=True, help="test-set root holding <lang>/ folders")
     run.add_argument("--model", action="append", help="model name (repeatable); default: params eval.models")
     run.add_argument("--lang", action="append", help="language (repeatable); default: params eval.languages or all found")
-    run.add_argument("--out", required=True, help="folder for results JSON, tables and worst-pairs reports")
+    run.add_argument("--out", help="folder for results JSON, tables and worst-pairs reports")
+    run.add_argument("--store", help="folder of the per model, revision and language results "
+                     "(<store>/<model>/<revision>/<lang>.json; default OUT/store): a combination stored with the same "
+                     "test-set version, settings and model revision is not rerun")
+    run.add_argument("--force", action="store_true", help="rerun every combination even when a matching one is stored")
+    run.add_argument("--store-only", action="store_true", help="only write the store (no --out documents, tables or "
+                     "plots; python -m eval collect puts stores together), as the DVC grid stages do")
     run.add_argument("--summary", help="also write key figures for dvc metrics: a .json file (every model, "
                      "language and corpus) or a folder (one flat file per model and language, masculine corpus)")
     run.add_argument("--plots", help="folder for PNG plots (default OUT/plots)")
@@ -289,6 +370,15 @@ def main(argv: list[str] | None = None) -> int:
                           "set and settings then give the same bytes, so dvc repro leaves the tree clean)")
     run.add_argument("--quiet", action="store_true", help="no progress bars")
     run.set_defaults(func=cmd_run)
+    collect = sub.add_parser("collect", help="documents, tables, plots and metrics from stored language results",
+                             description="Put the stored model x language results (eval run --store) together: per model "
+                                         "<model>__<version>.json, tables.md, plots and, with --summary, the DVC metrics.")
+    collect.add_argument("store", nargs="+", help="store folders (searched at any depth for <lang>.json results)")
+    collect.add_argument("--out", required=True, help="folder for the results documents and tables")
+    collect.add_argument("--plots", help="folder for PNG plots (default OUT/plots)")
+    collect.add_argument("--summary", help="metrics file or folder, as for eval run")
+    collect.add_argument("--params", default="params.yaml", help="its eval.models give the models' order in tables and plots")
+    collect.set_defaults(func=cmd_collect)
     compare = sub.add_parser("compare", help="put several results files in one set of tables",
                              description="Print the tables of several results files (Markdown) and, with --out, write "
                                          "OUT/tables.md and OUT/plots/.")

@@ -33,6 +33,7 @@ from eval.measures import PairRankings, QueryRankings, RankBiasedOverlap
 from eval.metrics import first_hit_positions
 from eval.models import EmbeddingCache, EmbeddingModel
 from eval.params import EvalSettings
+from eval.results import LanguageResult, RunResult
 from eval.ranking import (
     SELF_MATCH_DROP,
     id_descending_order,
@@ -325,23 +326,36 @@ def _counts(ts: TestSet, qi: QueryIndex) -> dict:
     }
 
 
-def relevant_columns(ts: TestSet, qi: QueryIndex, doc_ids: list[str], self_cols: list[np.ndarray], settings: EvalSettings) -> list[np.ndarray]:
-    """Per query, the corpus columns of its relevant items, from lazy joins of the qrels (not Python loops over
-    them, which grow with queries times catalogue); repeated qrels lines fall out with np.unique."""
-    query_rows = pl.LazyFrame({"query_id": qi.ids, "q": np.arange(len(qi.ids), dtype=np.int64)})
+def relevant_cells(ts: TestSet, qi: QueryIndex) -> tuple[np.ndarray, np.ndarray]:
+    """Every relevant (query row, corpus row) of the qrels as two int32 arrays, sorted by query row then corpus
+    row, repeated qrels lines removed: one join per language whose output holds no string (a string per
+    qrels line held twice, once per corpus variant, was most of eval's memory at large query sets)."""
     cells = (ts.qrels.lazy().filter(pl.col("relevance") > 0).select("query_id", "doc_id")
-             .join(query_rows, on="query_id")
-             .join(pl.LazyFrame({"doc_id": doc_ids, "d": np.arange(len(doc_ids), dtype=np.int64)}), on="doc_id")
-             .select("q", "d").collect().to_numpy().reshape(-1, 2))
-    keys = np.unique(cells[:, 0] * len(doc_ids) + cells[:, 1])  # sorted by query, then column
-    if settings.self_match == SELF_MATCH_DROP:
+             .join(pl.LazyFrame({"query_id": qi.ids, "q": np.arange(len(qi.ids), dtype=np.int32)}), on="query_id")
+             .join(pl.LazyFrame({"doc_id": ts.corpus["id"], "d": np.arange(ts.corpus.height, dtype=np.int32)}), on="doc_id")
+             .select("q", "d").unique().sort("q", "d").collect())
+    return cells["q"].to_numpy(), cells["d"].to_numpy()
+
+
+def relevant_columns(cells: tuple[np.ndarray, np.ndarray], n_queries: int, corpus_rows: np.ndarray, n_corpus: int,
+                     self_cols: list[np.ndarray], settings: EvalSettings) -> list[np.ndarray]:
+    """Per query, the columns of one corpus variant (``corpus_rows``: its rows of the whole corpus, in order)
+    that are relevant to it, from ``relevant_cells``."""
+    column_of = np.full(n_corpus, -1, dtype=np.int32)
+    column_of[corpus_rows] = np.arange(len(corpus_rows), dtype=np.int32)
+    q, col = cells[0], column_of[cells[1]]
+    kept = col >= 0
+    q, col = q[kept], col[kept]  # still sorted by query, then column (the variant keeps the corpus order)
+    if settings.self_match == SELF_MATCH_DROP and len(q):
         # A dropped self-match leaves the query's corpus, so it leaves its relevant set too: a title merged
         # from the query's own source and a relevant one would otherwise count as a relevant item that can
         # never be retrieved.
-        self_keys = np.concatenate([i * len(doc_ids) + c for i, c in enumerate(self_cols)] or [np.zeros(0, np.int64)])
-        keys = keys[~np.isin(keys, self_keys)]
-    bounds = np.searchsorted(keys // max(len(doc_ids), 1), np.arange(len(qi.ids) + 1))
-    return [keys[bounds[i]:bounds[i + 1]] % len(doc_ids) for i in range(len(qi.ids))]
+        n = np.int64(max(len(corpus_rows), 1))
+        self_keys = np.concatenate([i * n + c for i, c in enumerate(self_cols)] or [np.zeros(0, np.int64)])
+        kept = ~np.isin(q.astype(np.int64) * n + col, self_keys)
+        q, col = q[kept], col[kept]
+    bounds = np.searchsorted(q, np.arange(n_queries + 1))
+    return [col[bounds[i]:bounds[i + 1]] for i in range(n_queries)]
 
 
 def _by_gender(values: np.ndarray, qi: QueryIndex, has_relevant: np.ndarray, settings: EvalSettings) -> dict:
@@ -429,6 +443,7 @@ def evaluate_language(
     start = time.perf_counter()
     q_emb, d_emb = _embed(ts, model, cache, timing, progress)
     qi = QueryIndex.of(ts)
+    cells = relevant_cells(ts, qi)
     result: dict = {"lang": ts.lang, "counts": _counts(ts, qi), "corpora": {}}
     per_query: list[dict] = []
     per_pair: list[dict] = []
@@ -437,7 +452,7 @@ def evaluate_language(
         docs = ts.corpus.with_row_index("row").filter(pl.col("gender").is_in([corpus_gender, NEUTRAL]))
         doc_ids = docs["id"].to_list()
         self_cols = self_match_columns(qi.source_ids, docs["source_ids"].to_list())
-        relevant_cols = relevant_columns(ts, qi, doc_ids, self_cols, settings)
+        relevant_cols = relevant_columns(cells, len(qi.ids), docs["row"].to_numpy(), ts.corpus.height, self_cols, settings)
         scored = score_corpus(q_emb, d_emb[docs["row"].to_numpy()], doc_ids, self_cols, relevant_cols,
                               qi.m_idx, qi.f_idx, qi.pair_of, settings)
         result["corpora"][corpus_gender] = corpus_figures(scored, qi, len(doc_ids), settings)
@@ -454,6 +469,21 @@ def evaluate_language(
     return result, timing
 
 
+def evaluate_one(
+    data: str | Path, ts: TestSet, model: EmbeddingModel, cache: EmbeddingCache, settings: EvalSettings, *,
+    model_revision: str | None = None, progress: bool = True,
+) -> LanguageResult:
+    """One model on one language, as a typed result. ``model_revision``: the revision the model had when
+    loaded (the store's key), default its revision now."""
+    revision = model_revision or model.meta.revision
+    figures, _ = evaluate_language(ts, model, cache, settings, progress=progress)
+    return LanguageResult(
+        toolkit={"name": "gendered-job-titles eval", "version": eval_pkg.__version__}, model=model.meta.to_dict(),
+        model_revision=revision, lang=ts.lang, testset_root=str(data), testset_version=testset_version(ts, data),
+        settings=settings.describe(), figures=figures,
+    )
+
+
 def evaluate(
     data: str | Path,
     langs: list[str],
@@ -463,27 +493,13 @@ def evaluate(
     *,
     progress: bool = True,
 ) -> dict:
-    """The results document of one model over several languages of one test-set root."""
+    """The results document of one model over several languages of one test-set root
+    (``RunResult.to_document()``)."""
     from eval.testset import read_testset
 
     if not langs:
         raise EvalError(f"{data}: no language to evaluate (no <lang>/queries.parquet found)")
-    languages: dict[str, dict] = {}
-    versions: dict[str, str] = {}
-    for lang in langs:
-        ts = read_testset(data, lang)
-        versions[lang] = testset_version(ts, data)
-        languages[lang], _ = evaluate_language(ts, model, cache, settings, progress=progress)
-        languages[lang]["testset_version"] = versions[lang]
-    combined = "+".join(f"{lang}-{v}" for lang, v in sorted(versions.items()))
-    version = (
-        next(iter(versions.values())) if len(set(versions.values())) == 1 and not next(iter(versions.values())).startswith("sha-")
-        else "sha-" + hashlib.sha256(combined.encode()).hexdigest()[:12]
-    )
-    return {
-        "toolkit": {"name": "gendered-job-titles eval", "version": eval_pkg.__version__},
-        "model": model.meta.to_dict(),
-        "testset": {"root": str(data), "version": version, "languages": versions},
-        "settings": settings.describe(),
-        "languages": languages,
-    }
+    revision = model.meta.revision
+    results = [evaluate_one(data, read_testset(data, lang), model, cache, settings, model_revision=revision, progress=progress)
+               for lang in langs]
+    return RunResult.from_languages(results, data).to_document()

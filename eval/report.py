@@ -21,9 +21,9 @@ def load_results(paths: list[str | Path]) -> list[dict]:
             doc = json.loads(Path(p).read_text(encoding="utf-8"))
         except (OSError, json.JSONDecodeError) as exc:
             raise EvalError(f"{p}: not a readable results JSON ({exc})") from None
-        missing = [k for k in ("toolkit", "model", "testset", "settings", "languages") if not isinstance(doc, dict) or k not in doc]
-        if missing:
-            raise EvalError(f"{p}: not an eval results file (no {missing}); pass files written by `python -m eval run`")
+        from eval.results import RunResult
+
+        RunResult.from_document(doc, p)  # the keys of a run and a schema this toolkit reads, else a clear error
         docs.append(doc)
     if not docs:
         raise EvalError("no results files given")

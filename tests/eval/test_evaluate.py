@@ -89,7 +89,9 @@ def test_end_to_end_cli_with_m_use_and_warm_cache(tmp_path, small_data):
     metrics = json.loads((tmp_path / "metrics.json").read_text())
     assert 0 < metrics["m-use"]["pt"]["masculine"]["RBO(p=0.98)"] <= 1
 
-    second = run_cli(*args)  # warm cache: nothing is encoded again, same figures
+    stored = run_cli(*args)  # the stored results match: nothing is scored again
+    assert stored.returncode == 0 and stored.stdout.count("stored result matches") == 2, stored.stderr
+    second = run_cli(*args, "--force")  # warm cache: nothing is encoded again, same figures
     assert second.returncode == 0, second.stderr
     assert "encoded 0 of" in second.stdout
     again = json.loads(result_file.read_text())

@@ -110,5 +110,6 @@ def test_default_measures_give_the_figures_stored_before_they_were_objects(tmp_p
     for block in doc["languages"].values():
         del block["timing"]
     doc["testset"]["root"] = stored["testset"]["root"]
+    assert doc.pop("schema_version") == 2 and "schema_version" not in stored
     assert doc == stored
     assert (FIXTURES / "results-v1-tfidf-char-small.tables.md").read_text(encoding="utf-8") == tables_markdown([doc])
