@@ -328,13 +328,27 @@ def _counts(ts: TestSet, qi: QueryIndex) -> dict:
 
 def relevant_cells(ts: TestSet, qi: QueryIndex) -> tuple[np.ndarray, np.ndarray]:
     """Every relevant (query row, corpus row) of the qrels as two int32 arrays, sorted by query row then corpus
-    row, repeated qrels lines removed: one join per language whose output holds no string (a string per
-    qrels line held twice, once per corpus variant, was most of eval's memory at large query sets)."""
-    cells = (ts.qrels.lazy().filter(pl.col("relevance") > 0).select("query_id", "doc_id")
-             .join(pl.LazyFrame({"query_id": qi.ids, "q": np.arange(len(qi.ids), dtype=np.int32)}), on="query_id")
-             .join(pl.LazyFrame({"doc_id": ts.corpus["id"], "d": np.arange(ts.corpus.height, dtype=np.int32)}), on="doc_id")
-             .select("q", "d").unique().sort("q", "d").collect())
-    return cells["q"].to_numpy(), cells["d"].to_numpy()
+    row, repeated lines and ids not in the test set left out; once per language (both corpus variants take
+    their columns from it, ``relevant_columns``), 8 bytes per cell."""
+    # Mapped through hash tables of the queries' and the corpus's ids (small), a slice of the qrels at a time:
+    # no join (which may hash the qrels side) and no filtered copy of the qrels' strings, so what this adds to
+    # the memory the test set holds is the integer cells (8 bytes each), not the strings again.
+    q_index = {"old": pl.Series(qi.ids, dtype=pl.String), "new": pl.Series(np.arange(len(qi.ids), dtype=np.int32))}
+    d_index = {"old": ts.corpus["id"], "new": pl.Series(np.arange(ts.corpus.height, dtype=np.int32))}
+    n_corpus = np.int64(max(ts.corpus.height, 1))
+    keys = []
+    for start in range(0, ts.qrels.height, QRELS_SLICE):
+        part = ts.qrels.slice(start, QRELS_SLICE)
+        q = part["query_id"].replace_strict(**q_index, default=-1, return_dtype=pl.Int32).to_numpy()
+        d = part["doc_id"].replace_strict(**d_index, default=-1, return_dtype=pl.Int32).to_numpy()
+        kept = (part["relevance"].to_numpy() > 0) & (q >= 0) & (d >= 0)
+        keys.append(q[kept].astype(np.int64) * n_corpus + d[kept])
+    cells = np.unique(np.concatenate(keys) if keys else np.zeros(0, np.int64))  # sorted by query, then corpus row
+    return (cells // n_corpus).astype(np.int32), (cells % n_corpus).astype(np.int32)
+
+
+# qrels lines mapped to integer cells at a time (relevant_cells)
+QRELS_SLICE = 1 << 20
 
 
 def relevant_columns(cells: tuple[np.ndarray, np.ndarray], n_queries: int, corpus_rows: np.ndarray, n_corpus: int,
@@ -343,19 +357,19 @@ def relevant_columns(cells: tuple[np.ndarray, np.ndarray], n_queries: int, corpu
     that are relevant to it, from ``relevant_cells``."""
     column_of = np.full(n_corpus, -1, dtype=np.int32)
     column_of[corpus_rows] = np.arange(len(corpus_rows), dtype=np.int32)
-    q, col = cells[0], column_of[cells[1]]
+    col = column_of[cells[1]]
     kept = col >= 0
-    q, col = q[kept], col[kept]  # still sorted by query, then column (the variant keeps the corpus order)
-    if settings.self_match == SELF_MATCH_DROP and len(q):
+    q, col = cells[0][kept], col[kept]  # still sorted by query, then column (the variant keeps the corpus order)
+    bounds = np.searchsorted(q, np.arange(n_queries + 1))
+    columns = [col[bounds[i]:bounds[i + 1]] for i in range(n_queries)]
+    if settings.self_match == SELF_MATCH_DROP:
         # A dropped self-match leaves the query's corpus, so it leaves its relevant set too: a title merged
         # from the query's own source and a relevant one would otherwise count as a relevant item that can
-        # never be retrieved.
-        n = np.int64(max(len(corpus_rows), 1))
-        self_keys = np.concatenate([i * n + c for i, c in enumerate(self_cols)] or [np.zeros(0, np.int64)])
-        kept = ~np.isin(q.astype(np.int64) * n + col, self_keys)
-        q, col = q[kept], col[kept]
-    bounds = np.searchsorted(q, np.arange(n_queries + 1))
-    return [col[bounds[i]:bounds[i + 1]] for i in range(n_queries)]
+        # never be retrieved. Query by query: a few self-matches each, no (cells,) temporaries.
+        for i, own in enumerate(self_cols):
+            if len(own) and len(columns[i]):
+                columns[i] = columns[i][~np.isin(columns[i], own)]
+    return columns
 
 
 def _by_gender(values: np.ndarray, qi: QueryIndex, has_relevant: np.ndarray, settings: EvalSettings) -> dict:

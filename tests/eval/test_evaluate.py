@@ -569,3 +569,23 @@ def test_results_json_is_the_same_bytes_on_a_rerun_unless_timing_is_asked(tmp_pa
         outs.append(path.read_bytes())
     assert outs[0] == outs[1]
     assert b'"timing"' not in outs[0] and b'"timing"' in outs[2]
+
+
+def test_relevant_cells_are_the_qrels_as_integers_whatever_the_slice(monkeypatch):
+    """Relevant (query row, corpus row) cells: relevance 0, unknown ids and repeated lines fall out; reading the
+    qrels a few lines at a time gives the same cells as at once."""
+    import eval.evaluate as ev
+
+    ts = make_testset("pt")
+    extra = pl.DataFrame({"query_id": ["ptq-Lawyer-m", "ptq-Lawyer-m", "nope", "ptq-Nurse-f"],
+                          "doc_id": ["ptc-Attorney-m", "ptc-Attorney-m", "ptc-Attorney-m", "ptc-Tutor-m"],
+                          "relevance": [1, 1, 1, 0]})
+    ts = testset.TestSet("pt", ts.queries, ts.corpus, pl.concat([ts.qrels, extra]), ts.stats)
+    qi = ev.QueryIndex.of(ts)
+    q_ids, d_ids = ts.queries["id"].to_list(), ts.corpus["id"].to_list()
+    expected = sorted({(q_ids.index(q), d_ids.index(d)) for q, d, r in ts.qrels.iter_rows() if r > 0 and q in q_ids})
+    whole = ev.relevant_cells(ts, qi)
+    assert list(zip(*(a.tolist() for a in whole))) == expected and whole[0].dtype == np.int32
+    monkeypatch.setattr(ev, "QRELS_SLICE", 3)
+    sliced = ev.relevant_cells(ts, qi)
+    assert all(np.array_equal(a, b) for a, b in zip(whole, sliced))
