@@ -179,7 +179,7 @@ def main() -> None:
         root = scaled_testset(args.data, args.lang, corpus_x, query_x, work / f"c{corpus_x}-q{query_x}")
         wall, peak, _ = run_measured([sys.executable, "-m", "eval", "run", "--data", str(root), "--lang", args.lang, "--model",
                                       "tfidf-char", "--out", str(work / f"out-c{corpus_x}-q{query_x}"), "--params", str(params),
-                                      "--cache", str(work / "cache"), "--quiet"], REPO)
+                                      "--cache", str(work / "cache"), "--quiet", "--force"], REPO)
         _, _, out = run_measured([sys.executable, str(Path(__file__).resolve()), "--child", "--data", str(root), "--lang",
                                   args.lang, "--budget", str(args.budget)], REPO)
         inner = json.loads(out.strip().splitlines()[-1])

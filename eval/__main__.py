@@ -1,6 +1,7 @@
 """Command line of the evaluation package.
 
   python -m eval run       score models on a test set
+  python -m eval collect   documents, tables and plots from stored model x language results (DVC's grid)
   python -m eval compare   put several results files in one set of tables
   python -m eval audit     audit several models at once (docs/audit.md)
   python -m eval report    a static site of results and audit to browse (docs/eval.md)
@@ -21,45 +22,11 @@ from pathlib import Path
 from eval.errors import EvalError
 from eval.testset import TestSetError
 
-DEFAULTS = {
-    "models": ["m-use"],
-    "languages": None,  # every language found under --data
-    "rbo_p": 0.98,
-    "self_match": "drop",
-    "accuracy_k": [1, 5, 10],
-    "bootstrap_resamples": 1000,
-    "permutation_resamples": 10000,
-    "seed": 0,
-    "worst_pairs": 10,
-    "list_depth": 20,
-    "cache": "cache/embeddings",
-    "memory_budget_mb": 256,
-}
-
-
 def without_timing(doc: dict) -> dict:
     """The results document without what changes from run to run on the same input: each language's wall-clock
     timings and embedding-cache counts (``timing``)."""
     return {**doc, "languages": {lang: {k: v for k, v in block.items() if k != "timing"}
                                  for lang, block in doc["languages"].items()}}
-
-
-def read_params(path: Path) -> dict:
-    """The ``eval:`` section of params.yaml over the defaults (missing file or section: defaults)."""
-    params = dict(DEFAULTS)
-    if path.is_file():
-        import yaml
-
-        try:
-            doc = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-        except yaml.YAMLError as exc:
-            raise EvalError(f"{path}: not valid YAML ({exc})") from None
-        section = doc.get("eval") or {}
-        unknown = set(section) - set(DEFAULTS)
-        if unknown:
-            raise EvalError(f"{path}: unknown key(s) in eval: {sorted(unknown)}; known: {sorted(DEFAULTS)}")
-        params.update(section)
-    return params
 
 
 def _write(path: Path, text: str) -> None:
@@ -117,72 +84,158 @@ def _write_summary(path: Path, summary: dict) -> None:
     staging.rename(path)
 
 
-def cmd_run(args: argparse.Namespace) -> int:
-    from eval.evaluate import EvalSettings, evaluate
-    from eval.models import EmbeddingCache, load_model, model_slug
-    from eval.report import summary_metrics, tables_markdown, worst_pairs_markdown, write_plots
-    from eval.testset import list_languages
+def run_settings(args: argparse.Namespace):
+    """params.yaml's eval: section with the command line's overrides (--model, --lang, --self-match, --rbo-p,
+    --memory-budget-mb, --cache)."""
+    from dataclasses import replace
 
-    params = read_params(Path(args.params))
+    from eval.params import read_eval_settings
+
+    settings = read_eval_settings(args.params)
+    overrides: dict = {}
+    if args.model:
+        overrides["models"] = tuple(args.model)
+    if args.lang:
+        overrides["languages"] = tuple(args.lang)
+    if args.self_match:
+        overrides["self_match"] = args.self_match
+    if args.cache:
+        overrides["cache"] = args.cache
+    if args.memory_budget_mb is not None:
+        if not args.memory_budget_mb > 0:
+            raise EvalError(f"--memory-budget-mb must be a number of MiB > 0 (e.g. 256), got {args.memory_budget_mb:g}")
+        overrides["memory_budget_mb"] = args.memory_budget_mb
+    if args.rbo_p is not None:
+        if not 0 < args.rbo_p < 1:
+            raise EvalError(f"--rbo-p must be in (0, 1), got {args.rbo_p:g}")
+        overrides["measures"] = tuple(f"RBO(p={args.rbo_p:g})" if m.startswith("RBO(") else m for m in settings.measures)
+        if not any(m.startswith("RBO(") for m in settings.measures):
+            overrides["measures"] += (f"RBO(p={args.rbo_p:g})",)
+    return replace(settings, **overrides)
+
+
+def without_timing_result(result):
+    """A stored language result without its run-to-run timing (see ``without_timing``)."""
+    from dataclasses import replace
+
+    return replace(result, figures={k: v for k, v in result.figures.items() if k != "timing"})
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from eval.evaluate import evaluate_one, testset_version
+    from eval.models import EmbeddingCache, load_model
+    from eval.results import RunResult, find_stored
+    from eval.testset import list_languages, read_testset
+
+    settings = run_settings(args)
     data = Path(args.data)
     if not data.is_dir():
         problem = "not a folder" if data.exists() else "no such folder"
         raise EvalError(f"{data}: {problem}; give the test-set root (build one with python -m builder, or dvc pull a release)")
-    langs = args.lang or params["languages"] or list_languages(data)
     available = list_languages(data)
+    langs = list(settings.languages or available)
     missing = [lang for lang in langs if lang not in available]
     if missing:
         raise EvalError(f"{data}: no test set for {missing} (found: {available or 'nothing'})")
-    if args.memory_budget_mb is not None and not args.memory_budget_mb > 0:
-        raise EvalError(f"--memory-budget-mb must be a number of MiB > 0 (e.g. 256), got {args.memory_budget_mb:g}")
-    try:
-        settings = EvalSettings(
-            rbo_p=args.rbo_p if args.rbo_p is not None else float(params["rbo_p"]),
-            self_match=args.self_match or params["self_match"],
-            accuracy_k=tuple(int(k) for k in params["accuracy_k"]),
-            bootstrap_resamples=int(params["bootstrap_resamples"]),
-            permutation_resamples=int(params["permutation_resamples"]),
-            seed=int(params["seed"]),
-            worst_pairs=int(params["worst_pairs"]),
-            list_depth=int(params["list_depth"]),
-            memory_budget_mb=args.memory_budget_mb if args.memory_budget_mb is not None else params["memory_budget_mb"],
-        )
-    except (TypeError, ValueError, EvalError) as exc:  # a wrong type or value in params.yaml's eval: section
-        raise EvalError(f"{args.params}: eval: {exc}") from None
-    cache = EmbeddingCache(args.cache or params["cache"])
-    out = Path(args.out)
-    if out.exists() and not out.is_dir():
+    if not args.out and not args.store_only:
+        raise EvalError("give --out FOLDER for the results (or --store-only with --store)")
+    if args.store_only and not args.store:
+        raise EvalError("--store-only needs --store FOLDER")
+    out = Path(args.out) if args.out else None
+    if out is not None and out.exists() and not out.is_dir():
         raise EvalError(f"{out}: --out is a file; give a folder for the results")
-    models = args.model or params["models"]
-    if not isinstance(models, list) or not models or not all(isinstance(m, str) and m.strip() for m in models):
-        raise EvalError(f"{args.params}: eval.models is {models!r}; list at least one model name (or pass --model)")
+    store = Path(args.store) if args.store else out / "store"
+    cache = EmbeddingCache(settings.cache)
+    described = settings.describe()
     docs = []
-    for name in models:
+    for name in settings.models:
         model = load_model(name, device=args.device, workers=args.encode_workers)
-        doc = evaluate(data, langs, model, cache, settings, progress=not args.quiet)
+        revision = model.meta.revision
+        results = []
+        for lang in langs:
+            ts = read_testset(data, lang)
+            stored = None if args.force else find_stored(store, model.meta.name, revision, lang)
+            if stored is not None and stored.matches(testset_version(ts, data), described, revision):
+                print(f"{model.meta.name} {lang}: stored result matches the test set, settings and model revision "
+                      f"({store / stored.relative_path()}); not rerun (--force reruns)")
+                results.append(stored)
+                continue
+            result = evaluate_one(data, ts, model, cache, settings, model_revision=revision, progress=not args.quiet)
+            (result if args.timing else without_timing_result(result)).to_disk(store)
+            results.append(result)
+            _print_summary_line(result.model["name"], lang, result.figures, settings)
+        docs.append(RunResult.from_languages(results, data).to_document())
+    if out is not None:
+        write_outputs(docs, out, args.plots, args.summary, settings, timing=args.timing)
+        print(f"wrote {out}")
+    else:
+        print(f"wrote {store}")
+    return 0
+
+
+def _print_summary_line(model: str, lang: str, block: dict, settings) -> None:
+    m = block["corpora"]["masculine"]
+    rbo = f" {settings.rbo_name} {_num(m['symmetry'][settings.rbo_name]['value'], '.4f')}" if settings.rbo_name else ""
+    timing = block.get("timing")
+    encoded = f"; encoded {timing['encoded']} of {timing['texts']} texts" if timing else ""
+    first = next(iter(m["symmetry"]))
+    print(
+        f"{model} {lang}: masculine corpus {first} {_num(m['symmetry'][first]['value'], '.4f')}{rbo} "
+        f"MAP F/M {_num(m['MAP']['feminine']['value'], '.4f')}/{_num(m['MAP']['masculine']['value'], '.4f')} "
+        f"(MAP_M-MAP_F {_num(m['parity']['MAP_M-MAP_F']['value'], '+.4f')}; paired AP_M-AP_F "
+        f"{_num(m['parity']['paired_AP_M-AP_F']['value'], '+.4f')}, p={_num(m['parity']['paired_AP_M-AP_F']['p_value'], '.3f')}) "
+        f"(self-match {settings.self_match}{encoded})"
+    )
+
+
+def write_outputs(docs: list[dict], out: Path, plots, summary, settings=None, *, timing: bool = False) -> None:
+    """Per model ``<model>__<version>.json`` (the ``RunResult`` document), its tables and worst pairs; then
+    ``tables.md``, the plots and, with ``summary``, the metrics for DVC."""
+    from eval.models import model_slug
+    from eval.params import EvalSettings
+    from eval.report import summary_metrics, tables_markdown, worst_pairs_markdown, write_plots
+
+    for doc in docs:
         stem = f"{model_slug(doc['model']['name'])}__{doc['testset']['version']}"
-        if (settings.self_match, settings.rbo_p) != (EvalSettings.self_match, EvalSettings.rbo_p):
-            stem += f"__self-match-{settings.self_match}_rbo-p{settings.rbo_p:g}"  # never overwrite the default run's file
-        stored = doc if args.timing else without_timing(doc)
+        rbo_p = doc["settings"].get("rbo_p")
+        if (doc["settings"]["self_match"], rbo_p) != (EvalSettings.self_match, EvalSettings().rbo_p):
+            stem += f"__self-match-{doc['settings']['self_match']}_rbo-p{rbo_p:g}" if rbo_p is not None else \
+                f"__self-match-{doc['settings']['self_match']}_no-rbo"  # never overwrite the default run's file
+        stored = doc if timing else without_timing(doc)
         _write(out / f"{stem}.json", json.dumps(stored, indent=1, ensure_ascii=False) + "\n")
         _write(out / f"{stem}.md", tables_markdown([doc]))
         _write(out / f"{stem}.worst_pairs.md", worst_pairs_markdown(doc))
-        docs.append(doc)
-        for lang, block in doc["languages"].items():
-            m = block["corpora"]["masculine"]
-            print(
-                f"{doc['model']['name']} {lang}: masculine corpus AO {_num(m['symmetry']['AO']['value'], '.4f')} "
-                f"{settings.rbo_name} {_num(m['symmetry'][settings.rbo_name]['value'], '.4f')} "
-                f"MAP F/M {_num(m['MAP']['feminine']['value'], '.4f')}/{_num(m['MAP']['masculine']['value'], '.4f')} "
-                f"(MAP_M-MAP_F {_num(m['parity']['MAP_M-MAP_F']['value'], '+.4f')}; paired AP_M-AP_F "
-                f"{_num(m['parity']['paired_AP_M-AP_F']['value'], '+.4f')}, p={_num(m['parity']['paired_AP_M-AP_F']['p_value'], '.3f')}) "
-                f"(self-match {settings.self_match}; encoded {block['timing']['encoded']} of {block['timing']['texts']} texts)"
-            )
     _write(out / "tables.md", tables_markdown(docs))
-    write_plots(docs, args.plots or out / "plots")
-    if args.summary:
-        _write_summary(Path(args.summary), summary_metrics(docs))
-    print(f"wrote {out}")
+    write_plots(docs, plots or out / "plots")
+    if summary:
+        _write_summary(Path(summary), summary_metrics(docs))
+
+
+def cmd_collect(args: argparse.Namespace) -> int:
+    """The run documents, tables, plots and metrics of every model in a store (or several), without scoring."""
+    from eval.results import RunResult, read_store
+
+    results = [r for store in args.store for r in read_store(store)]
+    if not results:
+        raise EvalError(f"{', '.join(args.store)}: no stored language results; run `python -m eval run --store ...` first")
+    by_model: dict[str, list] = {}
+    for r in results:
+        by_model.setdefault(r.model["name"], []).append(r)
+    from eval.params import read_eval_settings
+
+    # models in params.yaml's order (as eval run writes them), any other after them by name
+    order = {name: i for i, name in enumerate(read_eval_settings(args.params).models)}
+    docs = []
+    for name, model_results in sorted(by_model.items(), key=lambda item: (order.get(item[0], len(order)), item[0])):
+        langs = [r.lang for r in model_results]
+        repeated = sorted({lang for lang in langs if langs.count(lang) > 1})
+        if repeated:
+            raise EvalError(f"the stores hold {name} on {repeated} more than once (other revisions or test sets); "
+                            "remove the stale files or collect one store per revision")
+        roots = {r.testset_root for r in model_results}
+        docs.append(RunResult.from_languages(sorted(model_results, key=lambda r: r.lang), roots.pop() if len(roots) == 1 else "+".join(sorted(roots))).to_document())
+    write_outputs(docs, Path(args.out), args.plots, args.summary)
+    print(f"wrote {args.out} ({len(docs)} models, {len(results)} model x language results)")
     return 0
 
 
@@ -221,52 +274,47 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 def language_packs(path: Path) -> list[str]:
     """params.yaml's top-level ``language_packs`` folders (searched before the built-in packs)."""
-    if not path.is_file():
-        return []
-    import yaml
+    from config import ConfigError, read_params
 
     try:
-        folders = (yaml.safe_load(path.read_text(encoding="utf-8")) or {}).get("language_packs") or []
-    except yaml.YAMLError as exc:
-        raise EvalError(f"{path}: not valid YAML ({exc})") from None
+        folders = read_params(path, required=False).get("language_packs") or []
+    except ConfigError as exc:
+        raise EvalError(str(exc)) from None
     if not isinstance(folders, list) or any(not isinstance(f, str) for f in folders):
         raise EvalError(f"{path}: language_packs is {folders!r}; expected a list of folders")
     return folders
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
-    from eval.audit import AuditSettings, read_audit_params, run_audit
+    from dataclasses import replace
+
+    from eval.audit import run_audit
     from eval.audit_report import audit_markdown, write_audit_plots
-    from eval.evaluate import EvalSettings
     from eval.models import EmbeddingCache, model_slug
+    from eval.params import read_audit_settings, read_eval_settings
     from eval.testset import list_languages
 
-    params, audit = read_params(Path(args.params)), read_audit_params(Path(args.params))
+    eval_settings = read_eval_settings(args.params)
+    settings = read_audit_settings(args.params, eval_settings)
     data = Path(args.data)
     if not data.is_dir():
         raise EvalError(f"{data}: no such folder; build a test set first (python -m builder ...) or dvc pull a release")
     available = list_languages(data)
-    langs = args.lang or audit["languages"] or available
+    langs = args.lang or settings.languages or available
     missing = [lang for lang in langs if lang not in available]
     if not data.is_dir() or missing or not langs:
         raise EvalError(f"{data}: no test set for {missing or langs or 'any language'} (found: {available or 'nothing'})")
-    models = [m.strip() for m in args.models.split(",") if m.strip()] if args.models else audit["models"]
+    models = [m.strip() for m in args.models.split(",") if m.strip()] if args.models else list(settings.models)
+    overrides = {key: getattr(args, key) for key in ("k", "rho", "tau") if getattr(args, key) is not None}
     try:
-        settings = AuditSettings(
-            k=args.k if args.k is not None else int(audit["k"]), rho=args.rho if args.rho is not None else float(audit["rho"]),
-            tau=args.tau if args.tau is not None else audit["tau"], rho_grid=tuple(float(r) for r in audit["rho_grid"]),
-            most_excluded=int(audit["most_excluded"]), bootstrap_resamples=int(params["bootstrap_resamples"]), seed=int(params["seed"]),
-        )
-        eval_settings = EvalSettings(
-            rbo_p=float(params["rbo_p"]), self_match=params["self_match"],
-            accuracy_k=tuple(sorted({1, settings.k, *(int(k) for k in params["accuracy_k"])})),
-            bootstrap_resamples=int(params["bootstrap_resamples"]), permutation_resamples=int(params["permutation_resamples"]),
-            seed=int(params["seed"]), worst_pairs=int(params["worst_pairs"]), list_depth=int(params["list_depth"]),
-        )
-    except (TypeError, ValueError) as exc:  # a wrong type or value in params.yaml's eval: or audit: section
-        raise EvalError(f"{args.params}: eval:/audit: {exc}") from None
-    doc, runs = run_audit(data, langs, models, EmbeddingCache(args.cache or params["cache"]), eval_settings, settings,
-                          mitigation=audit["mitigation"] and not args.no_mitigation, progress=not args.quiet,
+        settings = replace(settings, **overrides)
+    except (TypeError, ValueError) as exc:
+        raise EvalError(f"--k/--rho/--tau: {exc}") from None
+    # the audit's "served" needs acc@k at its k (and parity acc@1): measured beside eval.measures
+    eval_settings = eval_settings.with_measures(f"acc@{settings.k}")
+    cache_dir = args.cache or eval_settings.cache
+    doc, runs = run_audit(data, langs, models, EmbeddingCache(cache_dir), eval_settings, settings,
+                          mitigation=settings.mitigation and not args.no_mitigation, progress=not args.quiet,
                           language_packs=language_packs(Path(args.params)))
     out = Path(args.out)
     version = doc["testset"]["version"]
@@ -297,7 +345,13 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--data", required=True, help="test-set root holding <lang>/ folders")
     run.add_argument("--model", action="append", help="model name (repeatable); default: params eval.models")
     run.add_argument("--lang", action="append", help="language (repeatable); default: params eval.languages or all found")
-    run.add_argument("--out", required=True, help="folder for results JSON, tables and worst-pairs reports")
+    run.add_argument("--out", help="folder for results JSON, tables and worst-pairs reports")
+    run.add_argument("--store", help="folder of the per model, revision and language results "
+                     "(<store>/<model>/<revision>/<lang>.json; default OUT/store): a combination stored with the same "
+                     "test-set version, settings and model revision is not rerun")
+    run.add_argument("--force", action="store_true", help="rerun every combination even when a matching one is stored")
+    run.add_argument("--store-only", action="store_true", help="only write the store (no --out documents, tables or "
+                     "plots; python -m eval collect puts stores together), as the DVC grid stages do")
     run.add_argument("--summary", help="also write key figures for dvc metrics: a .json file (every model, "
                      "language and corpus) or a folder (one flat file per model and language, masculine corpus)")
     run.add_argument("--plots", help="folder for PNG plots (default OUT/plots)")
@@ -316,6 +370,15 @@ def main(argv: list[str] | None = None) -> int:
                           "set and settings then give the same bytes, so dvc repro leaves the tree clean)")
     run.add_argument("--quiet", action="store_true", help="no progress bars")
     run.set_defaults(func=cmd_run)
+    collect = sub.add_parser("collect", help="documents, tables, plots and metrics from stored language results",
+                             description="Put the stored model x language results (eval run --store) together: per model "
+                                         "<model>__<version>.json, tables.md, plots and, with --summary, the DVC metrics.")
+    collect.add_argument("store", nargs="+", help="store folders (searched at any depth for <lang>.json results)")
+    collect.add_argument("--out", required=True, help="folder for the results documents and tables")
+    collect.add_argument("--plots", help="folder for PNG plots (default OUT/plots)")
+    collect.add_argument("--summary", help="metrics file or folder, as for eval run")
+    collect.add_argument("--params", default="params.yaml", help="its eval.models give the models' order in tables and plots")
+    collect.set_defaults(func=cmd_collect)
     compare = sub.add_parser("compare", help="put several results files in one set of tables",
                              description="Print the tables of several results files (Markdown) and, with --out, write "
                                          "OUT/tables.md and OUT/plots/.")

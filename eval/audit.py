@@ -13,7 +13,6 @@ The audit's settings and its ``params.yaml`` reader are here too.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
 
 from eval.audit_figures import audit_corpus
 from eval.correlation import correlation_with_ci, pearson, spearman
@@ -21,6 +20,7 @@ from eval.errors import AuditError
 from eval.exclusion import check_tau, exclusion, served
 from eval.mitigation_effect import TAUTOLOGY_NOTE, mitigation_corpus
 from eval.pair_matrix import PairMatrix, pair_matrix
+from eval.params import AuditSettings
 from eval.testset import TestSet
 
 __all__ = [
@@ -40,42 +40,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class AuditSettings:
-    k: int = 10
-    rho: float = 0.1
-    tau: int = 2
-    rho_grid: tuple[float, ...] = (0.0, 0.05, 0.1, 0.2, 0.3, 0.5)
-    most_excluded: int = 15
-    bootstrap_resamples: int = 1000
-    seed: int = 0
-
-    def __post_init__(self) -> None:
-        if self.k < 1:
-            raise AuditError(f"audit.k must be >= 1, got {self.k}")
-        for r in (self.rho, *self.rho_grid):
-            if not 0.0 <= r <= 1.0:
-                raise AuditError(f"audit rho must be in [0, 1] (AP threshold), got {r}")
-        if not self.rho_grid:
-            raise AuditError("audit.rho_grid needs at least one rho for the exclusion heatmap")
-        if self.most_excluded < 0:
-            raise AuditError(f"audit.most_excluded must be >= 0, got {self.most_excluded}")
-
-    def served_definition(self, n_models: int) -> str:
-        return (
-            f"a query is served by a model when at least one relevant title is in its top k={self.k} and its "
-            f"AP >= rho={self.rho:g}, and fails otherwise; a pair is feminine-excluded when at least tau={self.tau} "
-            f"of the {n_models} models fail its feminine form while serving its masculine form (each model judged on "
-            "both forms), masculine-excluded the reverse; pairs whose forms have no relevant title in the corpus "
-            "variant are left out"
-        )
-
-    def describe(self, n_models: int) -> dict:
-        return {**asdict(self), "served": self.served_definition(n_models),
-                "interval": f"percentile bootstrap 95% over query pairs, {self.bootstrap_resamples} resamples, seed "
-                            f"{self.seed}; the same resampled pairs for every model"}
-
-
+# The settings live with the other typed params (eval/params.py); re-exported here.
 def query_texts(ts: TestSet) -> tuple[dict[str, str], dict[str, list[str]]]:
     """id -> text and id -> English source titles of a test set's queries."""
     return (dict(zip(ts.queries["id"].to_list(), ts.queries["text"].to_list())),
@@ -173,35 +138,3 @@ def run_audit(
         "languages": languages,
     }
     return doc, runs
-
-
-AUDIT_DEFAULTS = {
-    "models": ["m-use", "m-e5-small-q4", "tfidf-char"],
-    "languages": None,
-    "k": 10,
-    "rho": 0.1,
-    "tau": 2,
-    "rho_grid": [0.0, 0.05, 0.1, 0.2, 0.3, 0.5],
-    "most_excluded": 15,
-    "mitigation": True,
-}
-
-
-def read_audit_params(path) -> dict:
-    """The ``audit:`` section of params.yaml over AUDIT_DEFAULTS (missing file or section: defaults)."""
-    from pathlib import Path
-
-    import yaml
-
-    params = dict(AUDIT_DEFAULTS)
-    path = Path(path)
-    if path.is_file():
-        try:
-            section = (yaml.safe_load(path.read_text(encoding="utf-8")) or {}).get("audit") or {}
-        except yaml.YAMLError as exc:
-            raise AuditError(f"{path}: not valid YAML ({exc})") from None
-        unknown = set(section) - set(AUDIT_DEFAULTS)
-        if unknown:
-            raise AuditError(f"{path}: unknown key(s) in audit: {sorted(unknown)}; known: {sorted(AUDIT_DEFAULTS)}")
-        params.update(section)
-    return params

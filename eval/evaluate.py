@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -28,13 +28,13 @@ import polars as pl
 
 import eval as eval_pkg
 from eval.errors import EvalError
-from eval.metrics import identical_top1_batch, symmetry_batch
+from eval.measures import PairRankings, QueryRankings, RankBiasedOverlap
+from eval.metrics import first_hit_positions
 from eval.models import EmbeddingCache, EmbeddingModel
+from eval.params import EvalSettings
+from eval.results import LanguageResult, RunResult
 from eval.ranking import (
     SELF_MATCH_DROP,
-    SELF_MATCH_RULES,
-    TIE_BREAK,
-    check_policy,
     id_descending_order,
     rank_rows,
     self_match_columns,
@@ -43,61 +43,6 @@ from eval.stats import bootstrap_ci, bootstrap_ci_difference, paired_randomizati
 from eval.testset import FEMININE, MASCULINE, NEUTRAL, TestSet, testset_version
 
 CORPORA = (MASCULINE, FEMININE)
-
-
-@dataclass(frozen=True)
-class EvalSettings:
-    rbo_p: float = 0.98
-    self_match: str = "drop"
-    accuracy_k: tuple[int, ...] = (1, 5, 10)
-    bootstrap_resamples: int = 1000
-    permutation_resamples: int = 10000
-    seed: int = 0
-    worst_pairs: int = 10
-    list_depth: int = 20
-    # Working memory for one block of queries (scores, rankings, flags), in MiB; results do not depend on it.
-    memory_budget_mb: float = 256
-
-    def __post_init__(self) -> None:
-        check_policy(self.self_match)
-        if isinstance(self.memory_budget_mb, bool) or not isinstance(self.memory_budget_mb, (int, float)) or not self.memory_budget_mb > 0:
-            raise EvalError(f"eval.memory_budget_mb must be a number of MiB > 0 (e.g. 256), got {self.memory_budget_mb!r}")
-        if not 0 < self.rbo_p < 1:
-            raise EvalError(f"eval.rbo_p must be in (0, 1), got {self.rbo_p}")
-        if 1 not in self.accuracy_k or any(k < 1 for k in self.accuracy_k):
-            raise EvalError(f"eval.accuracy_k must be cut-offs >= 1 and include 1 (parity uses accuracy@1), got {list(self.accuracy_k)}")
-        for name in ("bootstrap_resamples", "permutation_resamples", "list_depth"):
-            if getattr(self, name) < 1:
-                raise EvalError(f"eval.{name} must be >= 1, got {getattr(self, name)}")
-        if self.worst_pairs < 0:
-            raise EvalError(f"eval.worst_pairs must be >= 0, got {self.worst_pairs}")
-
-    @property
-    def rbo_name(self) -> str:
-        return f"RBO(p={self.rbo_p:g})"
-
-    def describe(self) -> dict:
-        return {
-            # the budget changes how the work is cut into blocks, never a result: left out of results documents
-            **{k: v for k, v in asdict(self).items() if k != "memory_budget_mb"},
-            "metrics": {
-                "AO": "average overlap at full depth: (1/k) sum_d |A[:d] & B[:d]| / d (the paper's 'RBO')",
-                self.rbo_name: "RBO_ext, Webber, Moffat & Zobel 2010, eq. 32",
-                "AP": "average precision, trec_eval semantics (relevant items never retrieved count)",
-                "MAP": "mean AP over queries with >= 1 relevant item in the corpus variant",
-                **{f"acc@{k}": f"share of queries with a relevant item in the top {k}" for k in self.accuracy_k},
-                "identical_top1": "share of pairs whose masculine and feminine rankings put the same item first",
-                "MAP_M-MAP_F": "MAP of masculine queries minus MAP of feminine queries (the MAP figures' difference); "
-                "interval: each gender's queries resampled on their own",
-                "acc@1_M-acc@1_F": "acc@1 of masculine queries minus acc@1 of feminine queries (same interval)",
-                "paired_AP_M-AP_F": "mean over query pairs (both with relevant items) of AP_M - AP_F; "
-                "paired randomisation (sign-flip) test, two-sided",
-                "paired_acc@1_M-acc@1_F": "mean over query pairs of acc@1_M - acc@1_F; paired randomisation test, two-sided",
-            },
-            "self_match_rule": SELF_MATCH_RULES[self.self_match],
-            "tie_break": TIE_BREAK,
-            "interval": f"percentile bootstrap 95% over queries or pairs, {self.bootstrap_resamples} resamples, seed {self.seed}",
-        }
 
 
 @dataclass
@@ -241,15 +186,19 @@ def score_corpus(
     q_emb, d_emb, doc_ids: list[str], self_cols: list[np.ndarray], relevant_cols: list[np.ndarray],
     m_idx: np.ndarray, f_idx: np.ndarray, unit_of_query: list, settings: EvalSettings,
 ) -> dict:
-    """Per-query AP, first-hit position and per-pair AO, RBO, identical top-1 and top lists over one corpus,
-    computed block by block of queries so memory is bounded by ``settings.memory_budget_mb``.
+    """Per-query values of every query measure and per-pair values of every pair measure (``settings.measures``)
+    and the pairs' top lists over one corpus, computed block by block of queries so memory is bounded by
+    ``settings.memory_budget_mb``.
 
     ``self_cols``/``relevant_cols``: per query, the corpus columns of its self-matches and of its relevant
     items (self-matches already removed under ``drop``). Each pair's rankings are its two queries' rankings,
     less the other form's self-matches under ``drop``: the same order a fresh sort would give, without one.
+    Returns ``{"query": {name: (queries,)}, "pair": {name: (pairs,)}, "has_relevant", top lists, "blocks"}``.
     """
     n_queries, n_docs, n_pairs = len(self_cols), len(doc_ids), len(m_idx)
     drop = settings.self_match == SELF_MATCH_DROP
+    query_measures, pair_measures = settings.query_measures, settings.pair_measures
+    rbo_p = tuple(m.p for m in pair_measures if isinstance(m, RankBiasedOverlap))
     # Work in id-descending column order: the corpus rows are permuted once, so the sort's tie-break is the
     # column itself and no block is gathered into that order; columns map back to corpus rows at the end.
     by_id_descending = id_descending_order(doc_ids)
@@ -259,9 +208,8 @@ def score_corpus(
     self_cols = [np.sort(column_of[c]) for c in self_cols]
     relevant_cols = [column_of[c] for c in relevant_cols]
     n_relevant = np.array([len(c) for c in relevant_cols], dtype=np.int64)
-    ap = np.full(n_queries, np.nan)
-    first_hit = np.full(n_queries, n_docs, dtype=np.int64)  # n_docs: no relevant item retrieved
-    ao, rbo_values, same_top1 = np.zeros(n_pairs), np.zeros(n_pairs), np.zeros(n_pairs)
+    per_query = {str(m): np.full(n_queries, np.nan) for m in query_measures}
+    per_pair = {str(m): np.zeros(n_pairs, dtype=bool if m.boolean else np.float64) for m in pair_measures}
     depth = settings.list_depth
     top = {name: np.full((n_pairs, depth), -1, dtype=np.int64) for name in ("top_m", "top_f")}
     top_relevant = {name: np.zeros((n_pairs, depth), dtype=bool) for name in ("top_m_relevant", "top_f_relevant")}
@@ -277,16 +225,10 @@ def score_corpus(
             hits &= ranking >= 0
         hit_row, hit_pos = np.nonzero(hits)
         del hits
-        # AP = sum over hits of (hits so far / position) / relevant items; np.nonzero lists hits row by row,
-        # left to right, so a hit's count within its row is its index minus the row's first index, plus 1.
-        row_start = np.searchsorted(hit_row, np.arange(n_rows))
-        hits_so_far = np.arange(len(hit_row)) - row_start[hit_row] + 1
-        ap_sums = np.bincount(hit_row, weights=hits_so_far / (hit_pos + 1), minlength=n_rows)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            ap[rows] = np.where(n_relevant[rows] > 0, ap_sums / n_relevant[rows], np.nan)
-        has_hit = row_start < len(hit_row)
-        has_hit[has_hit] &= hit_row[row_start[has_hit]] == np.flatnonzero(has_hit)
-        first_hit[rows[has_hit]] = hit_pos[row_start[has_hit]]
+        block = QueryRankings(ranking, relevant, n_relevant[rows], hit_row, hit_pos,
+                              first_hit_positions(hit_row, hit_pos, n_rows, n_docs))
+        for m in query_measures:
+            per_query[str(m)][rows] = m.per_query(block)
         if len(pairs):
             local = np.empty(n_queries, dtype=np.int64)
             local[rows] = np.arange(n_rows)
@@ -298,16 +240,15 @@ def score_corpus(
                     if not np.array_equal(self_cols[m], self_cols[f]):
                         rank_m[k] = _without(rank_m[k], self_cols[f])
                         rank_f[k] = _without(rank_f[k], self_cols[m])
-            # rankings from one sort each, less some items: permutations, so no check for repeated items
-            ao[pairs], rbo_values[pairs] = symmetry_batch(rank_m, rank_f, settings.rbo_p, check=False)
-            same_top1[pairs] = identical_top1_batch(rank_m, rank_f)
+            pair_block = PairRankings(rank_m, rank_f, rbo_p)
+            for m in pair_measures:
+                per_pair[str(m)][pairs] = m.per_pair(pair_block)
             for name, flags, ranks, pos in (("top_m", "top_m_relevant", rank_m, pm), ("top_f", "top_f_relevant", rank_f, pf)):
                 head = ranks[:, :depth]
                 top[name][pairs, : head.shape[1]] = np.where(head >= 0, by_id_descending[head], -1)
                 top_relevant[flags][pairs, : head.shape[1]] = np.take_along_axis(relevant[pos], np.maximum(head, 0), axis=1) & (head >= 0)
-        del ranking, relevant
-    return {"AP": ap, "has_relevant": n_relevant > 0, "first_hit": first_hit, "AO": ao, "RBO": rbo_values,
-            "identical_top1": same_top1, **top, **top_relevant, "blocks": len(blocks)}
+        del ranking, relevant, block
+    return {"query": per_query, "pair": per_pair, "has_relevant": n_relevant > 0, **top, **top_relevant, "blocks": len(blocks)}
 
 
 def _embed(ts: TestSet, model: EmbeddingModel, cache: EmbeddingCache, timing: Timing, progress: bool):
@@ -324,6 +265,167 @@ def _embed(ts: TestSet, model: EmbeddingModel, cache: EmbeddingCache, timing: Ti
     return q, d
 
 
+@dataclass(frozen=True)
+class QueryIndex:
+    """The queries of a test set as row numbers: ids, genders, units (pair_id), texts, and the masculine
+    and feminine row of every query pair (``TestSet.query_pairs``)."""
+
+    ids: list[str]
+    gender: np.ndarray
+    pair_of: list[str]
+    texts: list[str]
+    source_ids: list
+    m_idx: np.ndarray
+    f_idx: np.ndarray
+    pair_ids: list[str]
+    pair_m: list[str]
+    pair_f: list[str]
+
+    @classmethod
+    def of(cls, ts: TestSet) -> "QueryIndex":
+        queries, pairs = ts.queries, ts.query_pairs()
+        ids = queries["id"].to_list()
+        row = {q: i for i, q in enumerate(ids)}
+        return cls(
+            ids=ids, gender=np.array(queries["gender"].to_list()), pair_of=queries["pair_id"].to_list(),
+            texts=queries["text"].to_list(), source_ids=queries["source_ids"].to_list(),
+            m_idx=np.array([row[q] for q in pairs["m_id"].to_list()], dtype=np.int64),
+            f_idx=np.array([row[q] for q in pairs["f_id"].to_list()], dtype=np.int64),
+            pair_ids=pairs["pair_id"].to_list(), pair_m=pairs["m_id"].to_list(), pair_f=pairs["f_id"].to_list(),
+        )
+
+
+def _counts(ts: TestSet, qi: QueryIndex) -> dict:
+    return {
+        "queries": {g: int((qi.gender == g).sum()) for g in (MASCULINE, FEMININE, NEUTRAL)},
+        "query_pairs": len(qi.m_idx),
+        "corpus": {g: int(ts.corpus.filter(pl.col("gender") == g).height) for g in (MASCULINE, FEMININE, NEUTRAL)},
+        "qrels_relevant": int((ts.qrels["relevance"] > 0).sum()),
+    }
+
+
+def relevant_cells(ts: TestSet, qi: QueryIndex) -> tuple[np.ndarray, np.ndarray]:
+    """Every relevant (query row, corpus row) of the qrels as two int32 arrays, sorted by query row then corpus
+    row, repeated lines and ids not in the test set left out; once per language (both corpus variants take
+    their columns from it, ``relevant_columns``), 8 bytes per cell."""
+    # Mapped through hash tables of the queries' and the corpus's ids (small), a slice of the qrels at a time:
+    # no join (which may hash the qrels side) and no filtered copy of the qrels' strings, so what this adds to
+    # the memory the test set holds is the integer cells (8 bytes each), not the strings again.
+    q_index = {"old": pl.Series(qi.ids, dtype=pl.String), "new": pl.Series(np.arange(len(qi.ids), dtype=np.int32))}
+    d_index = {"old": ts.corpus["id"], "new": pl.Series(np.arange(ts.corpus.height, dtype=np.int32))}
+    n_corpus = np.int64(max(ts.corpus.height, 1))
+    keys = []
+    for start in range(0, ts.qrels.height, QRELS_SLICE):
+        part = ts.qrels.slice(start, QRELS_SLICE)
+        q = part["query_id"].replace_strict(**q_index, default=-1, return_dtype=pl.Int32).to_numpy()
+        d = part["doc_id"].replace_strict(**d_index, default=-1, return_dtype=pl.Int32).to_numpy()
+        kept = (part["relevance"].to_numpy() > 0) & (q >= 0) & (d >= 0)
+        keys.append(q[kept].astype(np.int64) * n_corpus + d[kept])
+    cells = np.unique(np.concatenate(keys) if keys else np.zeros(0, np.int64))  # sorted by query, then corpus row
+    return (cells // n_corpus).astype(np.int32), (cells % n_corpus).astype(np.int32)
+
+
+# qrels lines mapped to integer cells at a time (relevant_cells)
+QRELS_SLICE = 1 << 20
+
+
+def relevant_columns(cells: tuple[np.ndarray, np.ndarray], n_queries: int, corpus_rows: np.ndarray, n_corpus: int,
+                     self_cols: list[np.ndarray], settings: EvalSettings) -> list[np.ndarray]:
+    """Per query, the columns of one corpus variant (``corpus_rows``: its rows of the whole corpus, in order)
+    that are relevant to it, from ``relevant_cells``."""
+    column_of = np.full(n_corpus, -1, dtype=np.int32)
+    column_of[corpus_rows] = np.arange(len(corpus_rows), dtype=np.int32)
+    col = column_of[cells[1]]
+    kept = col >= 0
+    q, col = cells[0][kept], col[kept]  # still sorted by query, then column (the variant keeps the corpus order)
+    bounds = np.searchsorted(q, np.arange(n_queries + 1))
+    columns = [col[bounds[i]:bounds[i + 1]] for i in range(n_queries)]
+    if settings.self_match == SELF_MATCH_DROP:
+        # A dropped self-match leaves the query's corpus, so it leaves its relevant set too: a title merged
+        # from the query's own source and a relevant one would otherwise count as a relevant item that can
+        # never be retrieved. Query by query: a few self-matches each, no (cells,) temporaries.
+        for i, own in enumerate(self_cols):
+            if len(own) and len(columns[i]):
+                columns[i] = columns[i][~np.isin(columns[i], own)]
+    return columns
+
+
+def _by_gender(values: np.ndarray, qi: QueryIndex, has_relevant: np.ndarray, settings: EvalSettings) -> dict:
+    return {g: _figure(values[(qi.gender == g) & has_relevant], settings) for g in (FEMININE, MASCULINE, NEUTRAL)}
+
+
+def corpus_figures(scored: dict, qi: QueryIndex, n_docs: int, settings: EvalSettings) -> dict:
+    """The figures of one corpus variant: the pair measures' means (``symmetry``), the query measures' means
+    per query gender (AP's as ``MAP``, the others under their section), and parity on AP and acc@1."""
+    has_relevant, ap, acc1 = scored["has_relevant"], scored["query"]["AP"], scored["query"]["acc@1"]
+    is_m, is_f, m_idx, f_idx = qi.gender == MASCULINE, qi.gender == FEMININE, qi.m_idx, qi.f_idx
+    both_scored = has_relevant[m_idx] & has_relevant[f_idx]
+    block: dict = {
+        "documents": n_docs,
+        "symmetry": {name: _figure(values, settings) for name, values in scored["pair"].items()},
+    }
+    for m in settings.query_measures:
+        figures = _by_gender(scored["query"][str(m)], qi, has_relevant, settings)
+        if m.section == "MAP":
+            block["MAP"] = figures
+        else:
+            block.setdefault(m.section, {})[str(m)] = figures
+    block["parity"] = {
+        "MAP_M-MAP_F": _difference(ap[is_m & has_relevant], ap[is_f & has_relevant], settings),
+        "acc@1_M-acc@1_F": _difference(acc1[is_m & has_relevant], acc1[is_f & has_relevant], settings),
+        "paired_AP_M-AP_F": _paired(ap[m_idx][both_scored] - ap[f_idx][both_scored], settings),
+        "paired_acc@1_M-acc@1_F": _paired(acc1[m_idx][both_scored] - acc1[f_idx][both_scored], settings),
+    }
+    block["queries_without_relevant"] = int((~has_relevant).sum())
+    return block
+
+
+def _value(x) -> float | None:
+    return None if np.isnan(x) else float(x)
+
+
+def per_query_rows(corpus: str, scored: dict, qi: QueryIndex) -> list[dict]:
+    return [
+        {"corpus": corpus, "query_id": q, "gender": str(qi.gender[i]), "pair_id": qi.pair_of[i],
+         **{name: _value(values[i]) for name, values in scored["query"].items()}}
+        for i, q in enumerate(qi.ids)
+    ]
+
+
+def _pair_values(scored: dict, j: int) -> dict:
+    return {name: bool(v[j]) if v.dtype == bool else float(v[j]) for name, v in scored["pair"].items()}
+
+
+def per_pair_rows(corpus: str, scored: dict, qi: QueryIndex) -> list[dict]:
+    ap = scored["query"]["AP"]
+    return [
+        {"corpus": corpus, "pair_id": qi.pair_ids[j], "m_id": qi.pair_m[j], "f_id": qi.pair_f[j], **_pair_values(scored, j),
+         "AP_M": _value(ap[qi.m_idx[j]]), "AP_F": _value(ap[qi.f_idx[j]])}
+        for j in range(len(qi.m_idx))
+    ]
+
+
+def worst_pairs(scored: dict, qi: QueryIndex, doc_texts: list[str], settings: EvalSettings) -> list[dict]:
+    """The least symmetric pairs (by ``settings.worst_by``) with their two top lists (the paper's Table 6)."""
+    ap = scored["query"]["AP"]
+    graded = {name: v for name, v in scored["pair"].items() if v.dtype != bool}
+
+    def top(items: np.ndarray, flags: np.ndarray) -> list[dict]:
+        return [{"text": doc_texts[d], "relevant": bool(r)} for d, r in zip(items, flags) if d >= 0]
+
+    return [
+        {
+            "pair_id": qi.pair_ids[j],
+            "masculine": qi.texts[qi.m_idx[j]], "feminine": qi.texts[qi.f_idx[j]],
+            **{name: float(v[j]) for name, v in graded.items()},
+            "AP_M": _value(ap[qi.m_idx[j]]), "AP_F": _value(ap[qi.f_idx[j]]),
+            "top_masculine": top(scored["top_m"][j], scored["top_m_relevant"][j]),
+            "top_feminine": top(scored["top_f"][j], scored["top_f_relevant"][j]),
+        }
+        for j in np.argsort(scored["pair"][settings.worst_by], kind="stable")[: settings.worst_pairs]
+    ]
+
+
 def evaluate_language(
     ts: TestSet, model: EmbeddingModel, cache: EmbeddingCache, settings: EvalSettings, *, progress: bool = True
 ) -> tuple[dict, Timing]:
@@ -332,118 +434,24 @@ def evaluate_language(
     timing = Timing()
     start = time.perf_counter()
     q_emb, d_emb = _embed(ts, model, cache, timing, progress)
-
-    queries = ts.queries
-    q_ids = queries["id"].to_list()
-    q_index = {q: i for i, q in enumerate(q_ids)}
-    q_gender = np.array(queries["gender"].to_list())
-    is_m, is_f = q_gender == MASCULINE, q_gender == FEMININE
-    pairs = ts.query_pairs()
-    m_idx = np.array([q_index[q] for q in pairs["m_id"].to_list()], dtype=np.int64)
-    f_idx = np.array([q_index[q] for q in pairs["f_id"].to_list()], dtype=np.int64)
-    q_texts = queries["text"].to_list()
-    q_pair_ids = queries["pair_id"].to_list()
-    pair_ids, pair_m, pair_f = pairs["pair_id"].to_list(), pairs["m_id"].to_list(), pairs["f_id"].to_list()
-
-    result: dict = {
-        "lang": ts.lang,
-        "counts": {
-            "queries": {g: int((q_gender == g).sum()) for g in (MASCULINE, FEMININE, NEUTRAL)},
-            "query_pairs": int(pairs.height),
-            "corpus": {g: int(ts.corpus.filter(pl.col("gender") == g).height) for g in (MASCULINE, FEMININE, NEUTRAL)},
-            "qrels_relevant": int((ts.qrels["relevance"] > 0).sum()),
-        },
-        "corpora": {},
-    }
+    qi = QueryIndex.of(ts)
+    cells = relevant_cells(ts, qi)
+    result: dict = {"lang": ts.lang, "counts": _counts(ts, qi), "corpora": {}}
     per_query: list[dict] = []
     per_pair: list[dict] = []
     worst: dict[str, list[dict]] = {}
-    q_source_ids = queries["source_ids"].to_list()
-    # Relevant cells as (query row, corpus column) integers from lazy joins, not Python loops over the qrels,
-    # which grow with queries times catalogue; repeated qrels lines fall out with np.unique below.
-    query_rows = pl.LazyFrame({"query_id": q_ids, "q": np.arange(len(q_ids), dtype=np.int64)})
-
     for corpus_gender in CORPORA:
         docs = ts.corpus.with_row_index("row").filter(pl.col("gender").is_in([corpus_gender, NEUTRAL]))
         doc_ids = docs["id"].to_list()
-        doc_texts = docs["text"].to_list()
-        self_cols = self_match_columns(q_source_ids, docs["source_ids"].to_list())
-        cells = (ts.qrels.lazy().filter(pl.col("relevance") > 0).select("query_id", "doc_id")
-                 .join(query_rows, on="query_id")
-                 .join(pl.LazyFrame({"doc_id": doc_ids, "d": np.arange(len(doc_ids), dtype=np.int64)}), on="doc_id")
-                 .select("q", "d").collect().to_numpy().reshape(-1, 2))
-        keys = np.unique(cells[:, 0] * len(doc_ids) + cells[:, 1])  # sorted by query, then column
-        if settings.self_match == SELF_MATCH_DROP:
-            # A dropped self-match leaves the query's corpus, so it leaves its relevant set too: a title merged
-            # from the query's own source and a relevant one would otherwise count as a relevant item that can
-            # never be retrieved.
-            self_keys = np.concatenate([i * len(doc_ids) + c for i, c in enumerate(self_cols)] or [np.zeros(0, np.int64)])
-            keys = keys[~np.isin(keys, self_keys)]
-        bounds = np.searchsorted(keys // max(len(doc_ids), 1), np.arange(len(q_ids) + 1))
-        relevant_cols = [keys[bounds[i]:bounds[i + 1]] % len(doc_ids) for i in range(len(q_ids))]
+        self_cols = self_match_columns(qi.source_ids, docs["source_ids"].to_list())
+        relevant_cols = relevant_columns(cells, len(qi.ids), docs["row"].to_numpy(), ts.corpus.height, self_cols, settings)
         scored = score_corpus(q_emb, d_emb[docs["row"].to_numpy()], doc_ids, self_cols, relevant_cols,
-                              m_idx, f_idx, q_pair_ids, settings)
-        ap, has_relevant, ao, rbo_values, same_top1 = (
-            scored["AP"], scored["has_relevant"], scored["AO"], scored["RBO"], scored["identical_top1"])
-        acc = {k: np.where(has_relevant, (scored["first_hit"] < k).astype(np.float64), np.nan) for k in settings.accuracy_k}
-
-        both_scored = has_relevant[m_idx] & has_relevant[f_idx]
-        ap_gap = ap[m_idx][both_scored] - ap[f_idx][both_scored]
-        acc1_gap = acc[1][m_idx][both_scored] - acc[1][f_idx][both_scored]
-
-        block: dict = {
-            "documents": len(doc_ids),
-            "symmetry": {
-                "AO": _figure(ao, settings),
-                settings.rbo_name: _figure(rbo_values, settings),
-                "identical_top1": _figure(same_top1, settings),
-            },
-            "MAP": {g: _figure(ap[(q_gender == g) & has_relevant], settings) for g in (FEMININE, MASCULINE, NEUTRAL)},
-            "accuracy": {
-                f"acc@{k}": {g: _figure(v[(q_gender == g) & has_relevant], settings) for g in (FEMININE, MASCULINE, NEUTRAL)}
-                for k, v in acc.items()
-            },
-            "parity": {
-                "MAP_M-MAP_F": _difference(ap[is_m & has_relevant], ap[is_f & has_relevant], settings),
-                "acc@1_M-acc@1_F": _difference(acc[1][is_m & has_relevant], acc[1][is_f & has_relevant], settings),
-                "paired_AP_M-AP_F": _paired(ap_gap, settings),
-                "paired_acc@1_M-acc@1_F": _paired(acc1_gap, settings),
-            },
-            "queries_without_relevant": int((~has_relevant).sum()),
-        }
-        result["corpora"][corpus_gender] = block
+                              qi.m_idx, qi.f_idx, qi.pair_of, settings)
+        result["corpora"][corpus_gender] = corpus_figures(scored, qi, len(doc_ids), settings)
         timing.extra[f"query_blocks_{corpus_gender}"] = scored["blocks"]
-
-        for i, q in enumerate(q_ids):
-            per_query.append({
-                "corpus": corpus_gender, "query_id": q, "gender": str(q_gender[i]), "pair_id": q_pair_ids[i],
-                "AP": None if np.isnan(ap[i]) else float(ap[i]),
-                **{f"acc@{k}": None if np.isnan(v[i]) else float(v[i]) for k, v in acc.items()},
-            })
-        for j in range(len(m_idx)):
-            per_pair.append({
-                "corpus": corpus_gender, "pair_id": pair_ids[j], "m_id": pair_m[j], "f_id": pair_f[j],
-                "AO": float(ao[j]), settings.rbo_name: float(rbo_values[j]), "identical_top1": bool(same_top1[j]),
-                "AP_M": None if np.isnan(ap[m_idx[j]]) else float(ap[m_idx[j]]),
-                "AP_F": None if np.isnan(ap[f_idx[j]]) else float(ap[f_idx[j]]),
-            })
-
-        def top(items: np.ndarray, flags: np.ndarray) -> list[dict]:
-            return [{"text": doc_texts[d], "relevant": bool(r)} for d, r in zip(items, flags) if d >= 0]
-
-        worst[corpus_gender] = [
-            {
-                "pair_id": pair_ids[j],
-                "masculine": q_texts[m_idx[j]], "feminine": q_texts[f_idx[j]],
-                "AO": float(ao[j]), settings.rbo_name: float(rbo_values[j]),
-                "AP_M": None if np.isnan(ap[m_idx[j]]) else float(ap[m_idx[j]]),
-                "AP_F": None if np.isnan(ap[f_idx[j]]) else float(ap[f_idx[j]]),
-                "top_masculine": top(scored["top_m"][j], scored["top_m_relevant"][j]),
-                "top_feminine": top(scored["top_f"][j], scored["top_f_relevant"][j]),
-            }
-            for j in np.argsort(rbo_values, kind="stable")[: settings.worst_pairs]
-        ]
-
+        per_query += per_query_rows(corpus_gender, scored, qi)
+        per_pair += per_pair_rows(corpus_gender, scored, qi)
+        worst[corpus_gender] = worst_pairs(scored, qi, docs["text"].to_list(), settings)
     result["per_query"] = per_query
     result["per_pair"] = per_pair
     result["worst_pairs"] = worst
@@ -451,6 +459,21 @@ def evaluate_language(
     result["timing"] = {"encode_s": timing.encode_s, "total_s": timing.total_s, "texts": timing.texts, "encoded": timing.encoded,
                         **timing.extra}
     return result, timing
+
+
+def evaluate_one(
+    data: str | Path, ts: TestSet, model: EmbeddingModel, cache: EmbeddingCache, settings: EvalSettings, *,
+    model_revision: str | None = None, progress: bool = True,
+) -> LanguageResult:
+    """One model on one language, as a typed result. ``model_revision``: the revision the model had when
+    loaded (the store's key), default its revision now."""
+    revision = model_revision or model.meta.revision
+    figures, _ = evaluate_language(ts, model, cache, settings, progress=progress)
+    return LanguageResult(
+        toolkit={"name": "gendered-job-titles eval", "version": eval_pkg.__version__}, model=model.meta.to_dict(),
+        model_revision=revision, lang=ts.lang, testset_root=str(data), testset_version=testset_version(ts, data),
+        settings=settings.describe(), figures=figures,
+    )
 
 
 def evaluate(
@@ -462,27 +485,13 @@ def evaluate(
     *,
     progress: bool = True,
 ) -> dict:
-    """The results document of one model over several languages of one test-set root."""
+    """The results document of one model over several languages of one test-set root
+    (``RunResult.to_document()``)."""
     from eval.testset import read_testset
 
     if not langs:
         raise EvalError(f"{data}: no language to evaluate (no <lang>/queries.parquet found)")
-    languages: dict[str, dict] = {}
-    versions: dict[str, str] = {}
-    for lang in langs:
-        ts = read_testset(data, lang)
-        versions[lang] = testset_version(ts, data)
-        languages[lang], _ = evaluate_language(ts, model, cache, settings, progress=progress)
-        languages[lang]["testset_version"] = versions[lang]
-    combined = "+".join(f"{lang}-{v}" for lang, v in sorted(versions.items()))
-    version = (
-        next(iter(versions.values())) if len(set(versions.values())) == 1 and not next(iter(versions.values())).startswith("sha-")
-        else "sha-" + hashlib.sha256(combined.encode()).hexdigest()[:12]
-    )
-    return {
-        "toolkit": {"name": "gendered-job-titles eval", "version": eval_pkg.__version__},
-        "model": model.meta.to_dict(),
-        "testset": {"root": str(data), "version": version, "languages": versions},
-        "settings": settings.describe(),
-        "languages": languages,
-    }
+    revision = model.meta.revision
+    results = [evaluate_one(data, read_testset(data, lang), model, cache, settings, model_revision=revision, progress=progress)
+               for lang in langs]
+    return RunResult.from_languages(results, data).to_document()

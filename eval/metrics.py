@@ -41,6 +41,9 @@ __all__ = [
     "average_precision_batch",
     "accuracy_at_k_batch",
     "identical_top1_batch",
+    "average_precision_from_hits",
+    "first_hit_positions",
+    "accuracy_from_first_hit",
 ]
 
 
@@ -358,3 +361,37 @@ def identical_top1_batch(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     if a.shape[1] == 0 or np.any(a[:, 0] < 0) or np.any(b[:, 0] < 0):
         raise ValueError("identical_top1_batch needs non-empty rankings in every row")
     return a[:, 0] == b[:, 0]
+
+
+def average_precision_from_hits(hit_rows: np.ndarray, hit_positions: np.ndarray, n_relevant: np.ndarray) -> np.ndarray:
+    """AP per row (trec_eval semantics, as ``average_precision_batch``) from the retrieved relevant items only:
+    ``hit_rows``/``hit_positions`` list them row by row, left to right (``np.nonzero`` of the hit matrix),
+    ``n_relevant`` counts each row's relevant items, retrieved or not. Rows without relevant items give NaN.
+    Linear in the hits, where ``average_precision_batch`` is linear in the whole ranking."""
+    hit_rows, hit_positions = np.asarray(hit_rows), np.asarray(hit_positions)
+    n_rows = len(n_relevant)
+    # a hit's count within its row is its index minus the row's first index, plus 1
+    row_start = np.searchsorted(hit_rows, np.arange(n_rows))
+    hits_so_far = np.arange(len(hit_rows)) - row_start[hit_rows] + 1
+    sums = np.bincount(hit_rows, weights=hits_so_far / (hit_positions + 1), minlength=n_rows)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(n_relevant > 0, sums / n_relevant, np.nan)
+
+
+def first_hit_positions(hit_rows: np.ndarray, hit_positions: np.ndarray, n_rows: int, missing: int) -> np.ndarray:
+    """Each row's first relevant position from the hits listed row by row, left to right; ``missing`` where
+    a row has none."""
+    first = np.full(n_rows, missing, dtype=np.int64)
+    row_start = np.searchsorted(hit_rows, np.arange(n_rows))
+    has_hit = row_start < len(hit_rows)
+    has_hit[has_hit] &= hit_rows[row_start[has_hit]] == np.flatnonzero(has_hit)
+    first[has_hit] = hit_positions[row_start[has_hit]]
+    return first
+
+
+def accuracy_from_first_hit(first_hit: np.ndarray, has_relevant: np.ndarray, k: int) -> np.ndarray:
+    """acc@k per row from its first relevant position (0-based): 1.0 below k, else 0.0; NaN for a row
+    without relevant items (as ``accuracy_at_k_batch``, whose hit matrix it does not need)."""
+    if k < 1:
+        raise ValueError(f"k must be >= 1, got {k}")
+    return np.where(has_relevant, (np.asarray(first_hit) < k).astype(np.float64), np.nan)

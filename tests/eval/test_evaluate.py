@@ -89,7 +89,9 @@ def test_end_to_end_cli_with_m_use_and_warm_cache(tmp_path, small_data):
     metrics = json.loads((tmp_path / "metrics.json").read_text())
     assert 0 < metrics["m-use"]["pt"]["masculine"]["RBO(p=0.98)"] <= 1
 
-    second = run_cli(*args)  # warm cache: nothing is encoded again, same figures
+    stored = run_cli(*args)  # the stored results match: nothing is scored again
+    assert stored.returncode == 0 and stored.stdout.count("stored result matches") == 2, stored.stderr
+    second = run_cli(*args, "--force")  # warm cache: nothing is encoded again, same figures
     assert second.returncode == 0, second.stderr
     assert "encoded 0 of" in second.stdout
     again = json.loads(result_file.read_text())
@@ -136,13 +138,17 @@ def test_missing_file_names_the_file(tmp_path, small_data):
 
 
 def test_settings_reject_bad_parameters():
-    with pytest.raises(ValueError, match="self-match policy"):
+    with pytest.raises(EvalError, match="eval.self_match: self-match policy"):
         EvalSettings(self_match="ignore")
-    with pytest.raises(EvalError, match="rbo_p"):
-        EvalSettings(rbo_p=1.0)
+    with pytest.raises(EvalError, match=r"eval.measures: RBO persistence p must be in \(0, 1\), got 1"):
+        EvalSettings(measures=("AO", "RBO(p=1.0)", "AP", "acc@1"))
     assert np.isclose(EvalSettings().rbo_p, 0.98)
-    with pytest.raises(EvalError, match="accuracy_k must be cut-offs >= 1"):
-        EvalSettings(accuracy_k=(0, 1))
+    with pytest.raises(EvalError, match="acc@k needs a cut-off k >= 1, got 0"):
+        EvalSettings(measures=("AO", "AP", "acc@0", "acc@1"))
+    with pytest.raises(EvalError, match="must include acc@1"):
+        EvalSettings(measures=("AO", "AP", "acc@5"))
+    with pytest.raises(EvalError, match="unknown measure 'NDCG'"):
+        EvalSettings(measures=("AO", "AP", "acc@1", "NDCG@10"))
     with pytest.raises(EvalError, match="bootstrap_resamples must be >= 1"):
         EvalSettings(bootstrap_resamples=0)
 
@@ -250,10 +256,13 @@ def test_corrupt_files_and_bad_params_are_clear_errors(tmp_path, small_data):
 
     write_testset(make_testset("es"), small_data)
     params = tmp_path / "params.yaml"
-    for bad, says in (("self_match: ignore", "self-match policy"), ("bootstrap_resamples: many", "many")):
+    for bad, says in (("self_match: ignore", "eval.self_match: self-match policy"),
+                      ("bootstrap_resamples: many", "eval.bootstrap_resamples is 'many'; expected an integer"),
+                      ("rbo_p: 0.9", "unknown key(s) eval.rbo_p"),
+                      ("measures: [AO, AP]", "eval.measures: measures must include acc@1")):
         params.write_text(f"eval:\n  {bad}\n")
         r = run_cli("run", "--data", str(small_data), "--lang", "es", "--model", "tfidf-char", "--out", out, "--params", str(params))
-        assert r.returncode == 2 and r.stderr.startswith(f"error: {params}: eval:") and says in r.stderr, r.stderr
+        assert r.returncode == 2 and r.stderr.startswith(f"error: {params}: ") and says in r.stderr, r.stderr
 
 
 def test_a_dropped_self_match_leaves_the_relevant_set(tmp_path):
@@ -289,7 +298,7 @@ def test_results_document_names_versions_metrics_and_rules(tmp_path, small_data)
     import eval as eval_pkg
 
     (Path(small_data) / "manifest.json").write_text(json.dumps({"version": "2.0.1"}))
-    doc = evaluate(small_data, ["es", "pt"], CharTfidf(), EmbeddingCache(tmp_path / "c"), EvalSettings(rbo_p=0.9), progress=False)
+    doc = evaluate(small_data, ["es", "pt"], CharTfidf(), EmbeddingCache(tmp_path / "c"), EvalSettings(measures=("AO", "RBO(p=0.9)", "AP", "acc@1", "identical_top1")), progress=False)
     assert doc["toolkit"]["version"] == eval_pkg.__version__
     import tomllib
 
@@ -525,7 +534,7 @@ def test_memory_budget_is_validated_where_it_is_set(tmp_path, small_data):
     params.write_text("eval:\n  memory_budget_mb: lots\n", encoding="utf-8")
     out = run_cli("run", "--data", str(small_data), "--model", "tfidf-char", "--out", str(tmp_path / "r"),
                   "--params", str(params), "--quiet")
-    assert out.returncode == 2 and out.stderr.startswith(f"error: {params}: eval: ") and "memory_budget_mb" in out.stderr
+    assert out.returncode == 2 and out.stderr.startswith(f"error: {params}: eval.memory_budget_mb is 'lots'; expected a number")
     assert "Traceback" not in out.stderr
     # the budget is how the work is cut, not a result: it stays out of the results document
     assert "memory_budget_mb" not in EvalSettings(memory_budget_mb=0.5).describe()
@@ -548,3 +557,23 @@ def test_results_json_is_the_same_bytes_on_a_rerun_unless_timing_is_asked(tmp_pa
         outs.append(path.read_bytes())
     assert outs[0] == outs[1]
     assert b'"timing"' not in outs[0] and b'"timing"' in outs[2]
+
+
+def test_relevant_cells_are_the_qrels_as_integers_whatever_the_slice(monkeypatch):
+    """Relevant (query row, corpus row) cells: relevance 0, unknown ids and repeated lines fall out; reading the
+    qrels a few lines at a time gives the same cells as at once."""
+    import eval.evaluate as ev
+
+    ts = make_testset("pt")
+    extra = pl.DataFrame({"query_id": ["ptq-Lawyer-m", "ptq-Lawyer-m", "nope", "ptq-Nurse-f"],
+                          "doc_id": ["ptc-Attorney-m", "ptc-Attorney-m", "ptc-Attorney-m", "ptc-Tutor-m"],
+                          "relevance": [1, 1, 1, 0]})
+    ts = testset.TestSet("pt", ts.queries, ts.corpus, pl.concat([ts.qrels, extra]), ts.stats)
+    qi = ev.QueryIndex.of(ts)
+    q_ids, d_ids = ts.queries["id"].to_list(), ts.corpus["id"].to_list()
+    expected = sorted({(q_ids.index(q), d_ids.index(d)) for q, d, r in ts.qrels.iter_rows() if r > 0 and q in q_ids})
+    whole = ev.relevant_cells(ts, qi)
+    assert list(zip(*(a.tolist() for a in whole))) == expected and whole[0].dtype == np.int32
+    monkeypatch.setattr(ev, "QRELS_SLICE", 3)
+    sliced = ev.relevant_cells(ts, qi)
+    assert all(np.array_equal(a, b) for a, b in zip(whole, sliced))

@@ -297,3 +297,26 @@ def test_batch_spanning_several_row_blocks_equals_scalar():
     b[27, -1] = -1
     with pytest.raises(ValueError, match="row 27: rankings have different lengths"):
         symmetry_batch(a, b, 0.98)
+
+
+def test_metrics_from_hits_agree_with_the_batch_definitions():
+    """AP and acc@k from the retrieved relevant items only (what eval's blocks compute) equal the batch
+    functions over whole rankings, padded rows and rows without relevant items included."""
+    from eval.metrics import accuracy_from_first_hit, average_precision_from_hits, first_hit_positions
+
+    rng = np.random.default_rng(3)
+    rows, n = 40, 30
+    ranking = np.array([rng.permutation(n) for _ in range(rows)])
+    for r in range(0, rows, 4):
+        ranking[r, n - 3:] = -1  # padded tail
+    relevant = rng.random((rows, n)) < 0.15
+    relevant[5] = False
+    hits = np.take_along_axis(relevant, np.maximum(ranking, 0), axis=1) & (ranking >= 0)
+    hit_rows, hit_pos = np.nonzero(hits)
+    n_relevant = relevant.sum(axis=1)
+    np.testing.assert_allclose(average_precision_from_hits(hit_rows, hit_pos, n_relevant),
+                               average_precision_batch(ranking, relevant), rtol=1e-12, equal_nan=True)
+    first = first_hit_positions(hit_rows, hit_pos, rows, n)
+    for k in (1, 3, 10):
+        expected = np.where(n_relevant > 0, accuracy_at_k_batch(ranking, relevant, k), np.nan)
+        np.testing.assert_array_equal(accuracy_from_first_hit(first, n_relevant > 0, k), expected)

@@ -237,3 +237,22 @@ def test_m_use_embeddings_do_not_depend_on_the_batch():
     alone = np.vstack([model.encode([t]) for t in texts])
     assert np.array_equal(model.encode(texts), alone)
     assert np.array_equal(model.encode(texts[::-1])[::-1], alone)
+
+
+def test_models_are_declared_records_not_guessed_from_names(tmp_path):
+    """Prompts come from a record (or the model's own configuration), never from the letters 'e5' in a name."""
+    from eval.models import MODEL_RECORDS, ModelNotFoundError, model_record
+
+    for name in ("m-use", "m-e5-small-q4", "tfidf-char"):
+        record = model_record(name)
+        assert record.kind == "builtin" and record.licence
+    assert (model_record("m-e5-small-q4").query_prompt, model_record("m-e5-small-q4").passage_prompt) == ("query: ", "passage: ")
+    assert "ca" not in model_record("m-use").languages and "pt" in model_record("m-use").languages
+    e5 = model_record("intfloat/multilingual-e5-base")
+    assert e5.kind == "sentence-transformers" and e5.query_prompt == "query: " and e5 is MODEL_RECORDS[e5.name]
+    folder = tmp_path / "my-e5-finetune"
+    folder.mkdir()
+    undeclared = model_record(str(folder))
+    assert (undeclared.query_prompt, undeclared.passage_prompt) == ("", "") and undeclared.path == str(folder)
+    with pytest.raises(ModelNotFoundError, match="unknown model 'no-such-model'"):
+        model_record("no-such-model")

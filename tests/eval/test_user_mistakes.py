@@ -57,12 +57,12 @@ def test_corrupt_and_truncated_embedding_caches(tmp_path, small_data):
     # Truncated vectors (a killed writer, a foreign tool): re-encoded, the results are unchanged.
     with sqlite3.connect(db) as con:
         con.execute("UPDATE embedding SET vector = substr(vector, 1, 7)")
-    again = run_cli(*args, "--cache", str(cache))
+    again = run_cli(*args, "--cache", str(cache), "--force")  # --force: scored again, not taken from the store
     assert again.returncode == 0 and "Traceback" not in again.stderr, again.stderr
     assert again.stdout == first.stdout  # every vector was unusable, so every text was encoded again: same figures
     # A file that is not SQLite at all: one error line naming the cache.
     db.write_bytes(b"not a database\n" * 200)
-    one_error_line(run_cli(*args, "--cache", str(cache)), f"{cache}: the embedding cache is corrupt", "delete it")
+    one_error_line(run_cli(*args, "--cache", str(cache), "--force"), f"{cache}: the embedding cache is corrupt", "delete it")
 
 
 def test_ctrl_c_exits_130_without_a_traceback(tmp_path, small_data):

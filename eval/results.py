@@ -1,0 +1,168 @@
+"""Typed results: one model on one language (``LanguageResult``, stored as mteb stores its results,
+``<store>/<model>/<revision>/<lang>.json``) and one model over several languages (``RunResult``, the
+``<model>__<version>.json`` document that ``eval run`` writes and ``eval report``/``eval audit`` read).
+
+Both carry ``schema_version``. Version 1 is the document as written before the field existed (the same
+keys, no ``schema_version``): ``RunResult.from_disk`` reads it unchanged. A file of a newer schema than this
+toolkit knows is refused with the version to upgrade to.
+
+The store lets ``eval run`` skip a model x language combination whose stored result was made on the same
+test-set version, with the same settings (``EvalSettings.describe()``) and the same model revision, so adding
+a model or a language runs only the new combinations (``--force`` reruns them all).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from eval.errors import EvalError
+from eval.testset import combined_version
+
+SCHEMA_VERSION = 2
+KNOWN_SCHEMAS = (1, 2)
+RUN_KEYS = ("toolkit", "model", "testset", "settings", "languages")
+
+__all__ = ["SCHEMA_VERSION", "LanguageResult", "RunResult", "find_stored", "read_store", "slug"]
+
+
+def slug(text: str) -> str:
+    """A file-name-safe form of a model name or revision."""
+    import re
+
+    return re.sub(r"[^A-Za-z0-9._=-]+", "_", text.strip("/")).strip("_") or "_"
+
+
+def _schema(doc: dict, where) -> int:
+    version = doc.get("schema_version", 1)
+    if version not in KNOWN_SCHEMAS:
+        raise EvalError(f"{where}: results schema version {version!r}; this toolkit reads {list(KNOWN_SCHEMAS)}: "
+                        "upgrade gendered-job-titles (pip install -U) to read it")
+    return version
+
+
+def _read_json(path: Path) -> dict:
+    try:
+        doc = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise EvalError(f"{path}: not a readable results JSON ({exc})") from None
+    if not isinstance(doc, dict):
+        raise EvalError(f"{path}: not a results file (a JSON object expected)")
+    return doc
+
+
+def _write_json(path: Path, doc: dict) -> Path:
+    """Written to a temporary file and renamed: an interrupted run leaves no half file in the store."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(f".{path.name}.partial-{os.getpid()}")
+    partial.write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    partial.replace(path)
+    return path
+
+
+@dataclass
+class LanguageResult:
+    """One model scored on one language. ``model``: the model's metadata after scoring (``ModelMeta``; a
+    model fitted on the corpus names it in its revision); ``model_revision``: its revision when loaded, the
+    one the store is keyed by; ``figures``: the language block of the results document."""
+
+    toolkit: dict
+    model: dict
+    model_revision: str
+    lang: str
+    testset_root: str
+    testset_version: str
+    settings: dict
+    figures: dict
+    schema_version: int = SCHEMA_VERSION
+
+    def relative_path(self) -> Path:
+        return Path(slug(self.model["name"])) / slug(self.model_revision) / f"{self.lang}.json"
+
+    def matches(self, testset_version: str, settings: dict, model_revision: str) -> bool:
+        return (self.testset_version, self.settings, self.model_revision) == (testset_version, settings, model_revision)
+
+    def to_dict(self) -> dict:
+        return {"schema_version": self.schema_version, "kind": "language-result", "toolkit": self.toolkit,
+                "model": self.model, "model_revision": self.model_revision, "lang": self.lang,
+                "testset": {"root": self.testset_root, "version": self.testset_version},
+                "settings": self.settings, "figures": self.figures}
+
+    def to_disk(self, store: str | Path) -> Path:
+        return _write_json(Path(store) / self.relative_path(), self.to_dict())
+
+    @classmethod
+    def from_disk(cls, path: str | Path) -> "LanguageResult":
+        doc = _read_json(Path(path))
+        _schema(doc, path)
+        if doc.get("kind") != "language-result":
+            raise EvalError(f"{path}: not a stored language result (written by `python -m eval run` into its --store)")
+        try:
+            return cls(toolkit=doc["toolkit"], model=doc["model"], model_revision=doc["model_revision"], lang=doc["lang"],
+                       testset_root=doc["testset"]["root"], testset_version=doc["testset"]["version"],
+                       settings=doc["settings"], figures=doc["figures"], schema_version=doc["schema_version"])
+        except (KeyError, TypeError) as exc:
+            raise EvalError(f"{path}: stored language result without {exc}; rerun `python -m eval run --force`") from None
+
+
+@dataclass
+class RunResult:
+    """One model over the languages of one test-set root: the document ``eval run`` writes per model."""
+
+    toolkit: dict
+    model: dict
+    testset: dict
+    settings: dict
+    languages: dict = field(default_factory=dict)
+    schema_version: int = SCHEMA_VERSION
+
+    @classmethod
+    def from_languages(cls, results: list[LanguageResult], root: str | Path) -> "RunResult":
+        """The run of one model from its language results, in the order given (the model's metadata is the
+        last one's, as a model fitted per language leaves it)."""
+        if not results:
+            raise EvalError(f"{root}: no language results to put together")
+        names = {r.model["name"] for r in results}
+        if len(names) > 1:
+            raise EvalError(f"language results of different models {sorted(names)} cannot make one run")
+        settings = {json.dumps(r.settings, sort_keys=True) for r in results}
+        if len(settings) > 1:
+            raise EvalError(f"{root}: the language results of {results[0].model['name']} were made with different "
+                            "settings; rerun them with `python -m eval run --force`")
+        versions = {r.lang: r.testset_version for r in results}
+        return cls(
+            toolkit=results[-1].toolkit, model=results[-1].model,
+            testset={"root": str(root), "version": combined_version(versions), "languages": versions},
+            settings=results[-1].settings,
+            languages={r.lang: {**r.figures, "testset_version": r.testset_version} for r in results},
+        )
+
+    def to_document(self) -> dict:
+        return {"schema_version": self.schema_version, "toolkit": self.toolkit, "model": self.model,
+                "testset": self.testset, "settings": self.settings, "languages": self.languages}
+
+    def to_disk(self, path: str | Path) -> Path:
+        return _write_json(Path(path), self.to_document())
+
+    @classmethod
+    def from_document(cls, doc: dict, where: str | Path = "results") -> "RunResult":
+        missing = [k for k in RUN_KEYS if not isinstance(doc, dict) or k not in doc]
+        if missing:
+            raise EvalError(f"{where}: not an eval results file (no {missing}); pass files written by `python -m eval run`")
+        return cls(**{k: doc[k] for k in RUN_KEYS}, schema_version=_schema(doc, where))
+
+    @classmethod
+    def from_disk(cls, path: str | Path) -> "RunResult":
+        return cls.from_document(_read_json(Path(path)), path)
+
+
+def read_store(store: str | Path) -> list[LanguageResult]:
+    """Every language result under ``store`` (any depth), in path order."""
+    return [LanguageResult.from_disk(p) for p in sorted(Path(store).rglob("*.json")) if not p.name.startswith(".")]
+
+
+def find_stored(store: str | Path, model_name: str, model_revision: str, lang: str) -> LanguageResult | None:
+    path = Path(store) / slug(model_name) / slug(model_revision) / f"{lang}.json"
+    return LanguageResult.from_disk(path) if path.is_file() else None
