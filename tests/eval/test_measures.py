@@ -110,6 +110,18 @@ def test_default_measures_give_the_figures_stored_before_they_were_objects(tmp_p
     for block in doc["languages"].values():
         del block["timing"]
     doc["testset"]["root"] = stored["testset"]["root"]
+    # The content digests name the files' bytes, which changed when the format gained the `form` column
+    # (same items, same qrels): the figures are what must not change.
+    def without_digests(d: dict) -> dict:
+        d = json.loads(json.dumps(d))
+        d["testset"].pop("version"), d["testset"].pop("languages")
+        for block in d["languages"].values():
+            block.pop("testset_version")
+        return d
+
     assert doc.pop("schema_version") == 2 and "schema_version" not in stored
-    assert doc == stored
+    assert without_digests(doc) == without_digests(stored)
+    doc["testset"] = stored["testset"]
+    for lang, block in doc["languages"].items():
+        block["testset_version"] = stored["languages"][lang]["testset_version"]
     assert (FIXTURES / "results-v1-tfidf-char-small.tables.md").read_text(encoding="utf-8") == tables_markdown([doc])
