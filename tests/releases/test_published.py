@@ -79,7 +79,8 @@ def run_researcher_path(repo_url: str, workdir: Path, tag: str) -> tuple[Path, s
 
 def tiny_pipeline(repo: Path, version: str) -> None:
     """Turn a clone of this repository into a small pipeline: a `data` stage copying two small committed
-    test sets, then this repository's own `release` and `eval` stages, unchanged."""
+    test sets, then this repository's own `release`, `eval` (the model x language grid) and `eval_collect` stages,
+    unchanged."""
     project_stages = yaml.safe_load((PROJECT / "dvc.yaml").read_text())["stages"]
     for lang in ("pt", "es"):
         write_testset(small_testset(lang), repo / "fixtures")
@@ -90,6 +91,7 @@ def tiny_pipeline(repo: Path, version: str) -> None:
                  "deps": ["fixtures"], "outs": shipped},
         "release": project_stages["release"],
         "eval": project_stages["eval"],
+        "eval_collect": project_stages["eval_collect"],
     }
     (repo / "dvc.yaml").write_text(yaml.safe_dump({"stages": stages}, sort_keys=False))
     params = yaml.safe_load((repo / "params.yaml").read_text())
@@ -117,7 +119,7 @@ def test_repro_on_a_clean_checkout_and_again_leaves_the_tree_clean(maintainer, t
     fresh = tmp_path / "fresh"
     sh(tmp_path, f"git clone -q {maintainer} {fresh}")
     first = sh(fresh, "dvc repro")  # nothing cached here: every stage runs again
-    assert "Running stage 'release'" in first and "Running stage 'eval'" in first
+    assert "Running stage 'release'" in first and "Running stage 'eval@" in first and "Running stage 'eval_collect'" in first
     clean(fresh)
     second = sh(fresh, "dvc repro")
     assert "Running stage" not in second
