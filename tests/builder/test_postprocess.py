@@ -309,3 +309,31 @@ def test_english_pairs_whose_title_gave_no_item_are_counted_as_lost():
     qrels, info = derive_qrels(queries, corpus, [("Lawyer", "Attorney"), ("Lawyer", "Pilot")])
     assert info["english_pairs_lost"] == [("Lawyer", "Pilot")]
     assert {d for _, d in qrels.select("query_id", "doc_id").iter_rows()} == {"m:procurador", "f:procuradora"}
+
+
+def test_pair_ids_are_the_connected_components_scipy_finds():
+    """The union-find of _pair_ids against scipy.sparse.csgraph (an independent implementation) on random
+    item/source graphs: same partition, each component named by its smallest source id."""
+    import random
+
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    from builder.postprocess import _Item, _pair_ids
+
+    rng = random.Random(7)
+    for _ in range(50):
+        n_items, n_sources = rng.randint(1, 40), rng.randint(1, 30)
+        items = [_Item("masculine", f"t{i}", "masculine", "rule", sorted({f"s{rng.randrange(n_sources):02d}"
+                 for _ in range(rng.randint(1, 3))})) for i in range(n_items)]
+        got = _pair_ids(items)
+        first_with: dict[str, int] = {}
+        links = [(i, first_with.setdefault(s, i)) for i, it in enumerate(items) for s in it.source_ids]
+        rows, cols = zip(*links)
+        _, component = connected_components(coo_matrix(([1] * len(links), (rows, cols)), shape=(n_items, n_items)),
+                                             directed=False)
+        for i, a in enumerate(items):
+            for j, b in enumerate(items):
+                assert (got[id(a)] == got[id(b)]) == (component[i] == component[j])
+            members = [it for k, it in enumerate(items) if component[k] == component[i]]
+            assert got[id(a)] == "p:" + min(s for it in members for s in it.source_ids)
