@@ -125,7 +125,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     from eval.evaluate import evaluate_one, testset_version
     from eval.models import EmbeddingCache, load_model
     from eval.results import RunResult, find_stored
-    from eval.testset import list_languages, read_testset
+    import polars as pl
+
+    from eval.testset import INCLUSIVE, list_languages, read_testset
 
     settings = run_settings(args)
     data = Path(args.data)
@@ -155,7 +157,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         for lang in langs:
             ts = read_testset(data, lang)
             stored = None if args.force else find_stored(store, model.meta.name, revision, lang)
-            if stored is not None and stored.matches(testset_version(ts, data), described, revision):
+            # A result stored before the extra forms were measured lacks their figures: rerun it.
+            forms_measured = "forms" in stored.figures.get("counts", {}) if stored is not None else False
+            if stored is not None and stored.matches(testset_version(ts, data), described, revision) \
+                    and forms_measured == bool(ts.queries.filter(pl.col("gender") == INCLUSIVE).height):
                 print(f"{model.meta.name} {lang}: stored result matches the test set, settings and model revision "
                       f"({store / stored.relative_path()}); not rerun (--force reruns)")
                 results.append(stored)
@@ -174,13 +179,13 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def _print_summary_line(model: str, lang: str, block: dict, settings) -> None:
-    m = block["corpora"]["masculine"]
+    corpus, m = next(iter(block["corpora"].items()))  # the masculine corpus unless eval.corpora leaves it out
     rbo = f" {settings.rbo_name} {_num(m['symmetry'][settings.rbo_name]['value'], '.4f')}" if settings.rbo_name else ""
     timing = block.get("timing")
     encoded = f"; encoded {timing['encoded']} of {timing['texts']} texts" if timing else ""
     first = next(iter(m["symmetry"]))
     print(
-        f"{model} {lang}: masculine corpus {first} {_num(m['symmetry'][first]['value'], '.4f')}{rbo} "
+        f"{model} {lang}: {corpus} corpus {first} {_num(m['symmetry'][first]['value'], '.4f')}{rbo} "
         f"MAP F/M {_num(m['MAP']['feminine']['value'], '.4f')}/{_num(m['MAP']['masculine']['value'], '.4f')} "
         f"(MAP_M-MAP_F {_num(m['parity']['MAP_M-MAP_F']['value'], '+.4f')}; paired AP_M-AP_F "
         f"{_num(m['parity']['paired_AP_M-AP_F']['value'], '+.4f')}, p={_num(m['parity']['paired_AP_M-AP_F']['p_value'], '.3f')}) "

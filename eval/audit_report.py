@@ -74,8 +74,23 @@ def audit_markdown(doc: dict) -> str:
                 for r in rows:
                     aps = "; ".join(f"{n} {r['AP_failed_form'][n]:.3f}/{r['AP_served_form'][n]:.3f}" for n in r["models"])
                     out.append(f"| {r['feminine']} | {r['masculine']} | {', '.join(r['english'])} | {r['models_excluding']} | {aps} |\n")
+            if c.get("forms"):
+                out.append(forms_exclusion_markdown(head, c["forms"], ex))
         if "mitigation" in block:
             out.append(mitigation_markdown(lang, block["mitigation"], es))
+    return "".join(out)
+
+
+def forms_exclusion_markdown(head: str, forms: dict, ex: dict) -> str:
+    """The pairs each extra query form (doublet, neomorpheme) excludes, beside its masculine / feminine query."""
+    out = [f"\n### {head}: pairs the extra query forms exclude (k = {ex['k']}, ρ = {ex['rho']:g}, τ = {ex['tau']} of "
+           f"{ex['models']} models)\n\nA (form, masculine or feminine query) pair of one occupation is form-excluded when "
+           "≥ τ models serve the masculine (feminine) query and fail the form's, reference-excluded the reverse.\n\n"
+           "| form | vs | pairs scored | form excluded | reference excluded | both failed |\n|---|---|---|---|---|---|\n"]
+    for form, sides in forms.items():
+        for side, f in sides.items():
+            out.append(f"| {form} | {side[3:]} | {f['pairs_scored']} | {_pct(f['form_excluded'])} | "
+                       f"{_pct(f['reference_excluded'])} | {_pct(f['both_failed'])} |\n")
     return "".join(out)
 
 

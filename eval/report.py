@@ -9,7 +9,8 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-CORPUS_TITLES = {"masculine": "masculine corpora", "feminine": "feminine corpora"}
+CORPUS_TITLES = {"masculine": "masculine corpora", "feminine": "feminine corpora",
+                 "doublet": "doublet corpora (titles as ads write them)"}
 
 
 def load_results(paths: list[str | Path]) -> list[dict]:
@@ -77,7 +78,7 @@ def pair_measure_names(doc: dict, graded: bool = True) -> list[str]:
 # Where the query measures' figures sit in a corpus block: AP's mean is MAP (its own tables), acc@k under
 # accuracy (the parity table shows acc@1); any other section holds measures that get a table of their own.
 SHOWN_QUERY_SECTIONS = ("MAP", "accuracy")
-CORPUS_KEYS = ("documents", "symmetry", "parity", "queries_without_relevant")
+CORPUS_KEYS = ("documents", "symmetry", "parity", "queries_without_relevant", "forms")
 
 
 def extra_query_measures(doc: dict) -> list[tuple[str, str]]:
@@ -275,6 +276,53 @@ def paper_tables(docs: list[dict]) -> list[Table]:
                     str((par.get("paired_AP_M-AP_F") or {}).get("n", "–")),
                 ]))
         tables.append(t)
+    tables += form_tables(docs)
+    return tables
+
+
+# The extra query forms (doublet, neomorpheme) in the order the format lists them.
+EXTRA_FORMS = ("doublet", "neomorpheme")
+
+
+def form_tables(docs: list[dict]) -> list[Table]:
+    """Per language and corpus variant with extra query forms: the masculine, feminine, doublet and neomorpheme
+    queries side by side per model: MAP, acc@1, each graded pair measure against the masculine and the feminine
+    query of the same pair, and the paired AP gaps with their p values (docs/eval.md "Extra query forms")."""
+    tables = []
+    measures = pair_measure_names(docs[0])
+    for lang in _langs(docs):
+        corpora = list(dict.fromkeys(c for d in docs for c, block in (_cell(d, lang, "corpora") or {}).items() if block.get("forms")))
+        for corpus in corpora:
+            t = Table(f"forms-{lang}-{corpus}", f"{lang.upper()}, {CORPUS_TITLES.get(corpus, corpus)}: query forms side by side",
+                      "Value with bootstrap 95% interval. vs M / vs F: the form's ranking against the masculine / feminine "
+                      "query of the same occupation (the M row's vs F is the M × F symmetry of Tables 2–3). Gap: paired "
+                      "mean of AP_form − AP_M (AP_form − AP_F) over those pairs, p from the paired randomisation test; "
+                      "the M row's gap vs F is paired AP_M − AP_F. n: queries with a relevant title.",
+                      ["model", "form", "MAP", "acc@1",
+                       *(f"{m} vs {side}" for side in ("M", "F") for m in measures),
+                       "AP gap vs M", "p", "AP gap vs F", "p", "n"])
+            for d in docs:
+                block = _cell(d, lang, "corpora", corpus)
+                if not block:
+                    continue
+                sym, par = block["symmetry"], block["parity"]
+                for gender, short in (("masculine", "M"), ("feminine", "F")):
+                    gap = par.get("paired_AP_M-AP_F") if short == "M" else None
+                    t.rows.append(("model", d["model"]["name"], [
+                        gender, block["MAP"].get(gender), (block.get("accuracy") or {}).get("acc@1", {}).get(gender),
+                        *(("–" if side == short else sym.get(m)) for side in ("M", "F") for m in measures),
+                        "–", "–", gap or "–", ("p", gap) if gap else "–",
+                        str((block["MAP"].get(gender) or {}).get("n", "–"))]))
+                for form in EXTRA_FORMS:
+                    f = (block.get("forms") or {}).get(form)
+                    if not f:
+                        continue
+                    gaps = [f["parity"].get(f"paired_AP_{form}-AP_{side}") for side in ("M", "F")]
+                    t.rows.append(("model", d["model"]["name"], [
+                        form, f.get("MAP"), (f.get("accuracy") or {}).get("acc@1"),
+                        *(f["symmetry"].get(f"vs_{side}", {}).get(m) for side in ("M", "F") for m in measures),
+                        gaps[0], ("p", gaps[0]), gaps[1], ("p", gaps[1]), str((f.get("MAP") or {}).get("n", "–"))]))
+            tables.append(t)
     return tables
 
 
