@@ -245,10 +245,10 @@ def cmd_collect(args: argparse.Namespace) -> int:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from eval.report import load_results, tables_markdown, write_plots
+    from eval.report import forms_findings_markdown, load_results, tables_markdown, write_plots
 
     docs = load_results(args.results)
-    text = tables_markdown(docs)
+    text = forms_findings_markdown(docs) if args.forms else tables_markdown(docs)
     if args.out:  # written before printing: a reader that closes the pipe early must not cost the files
         out = Path(args.out)
         _write(out / "tables.md", text)
@@ -389,6 +389,9 @@ def main(argv: list[str] | None = None) -> int:
                                          "OUT/tables.md and OUT/plots/.")
     compare.add_argument("results", nargs="+", help="results JSON files written by python -m eval run")
     compare.add_argument("--out", help="also write tables.md and plots/ here")
+    compare.add_argument("--forms", action="store_true",
+                         help="print the extra query forms' findings tables instead (per language and model: MAP of M/F/doublet/"
+                              "neomorpheme, AO vs M and vs F, paired gaps; docs/forms.md)")
     compare.set_defaults(func=cmd_compare)
     report = sub.add_parser("report", help="write a static site of results (and an audit) to browse",
                             description="Write SITE/index.html with its figures in SITE/figures/: the paper-style tables, "

@@ -326,6 +326,45 @@ def form_tables(docs: list[dict]) -> list[Table]:
     return tables
 
 
+def _p(fig: dict | None) -> str:
+    return "" if not fig or fig.get("p_value") is None else f" (p {fig['p_value']:.3f})"
+
+
+def forms_findings_markdown(docs: list[dict], corpora: tuple[str, ...] = ("masculine", "feminine")) -> str:
+    """The extra query forms' findings, one table per corpus variant, languages x models in rows: MAP of the
+    masculine, feminine, doublet and neomorpheme queries with 95% intervals, each form's AO against the masculine
+    and the feminine query of its pair, and the paired AP gaps with their p values (docs/forms.md)."""
+    out = []
+    for corpus in corpora:
+        out.append(f"\n#### {CORPUS_TITLES.get(corpus, corpus).capitalize()}: MAP per query form [95% CI]\n\n"
+                   "| lang | model | M | F | doublet | neomorpheme |\n|---|---|---|---|---|---|\n")
+        gaps = [f"\n#### {CORPUS_TITLES.get(corpus, corpus).capitalize()}: each form against the masculine and feminine query "
+                "of its pair (AO; paired AP gap [95% CI] (p))\n\n"
+                "| lang | model | AO M vs F | doublet AO vs M | doublet AO vs F | AP doublet − M | AP doublet − F | "
+                "neomorpheme AO vs M | neomorpheme AO vs F | AP neomorpheme − M | AP neomorpheme − F |\n"
+                "|---|---|---|---|---|---|---|---|---|---|---|\n"]
+        for lang in _langs(docs):
+            for d in docs:
+                block = _cell(d, lang, "corpora", corpus)
+                if not block or not block.get("forms"):
+                    continue
+                forms = block["forms"]
+                maps = [block["MAP"].get("masculine"), block["MAP"].get("feminine"),
+                        *((forms.get(f) or {}).get("MAP") for f in EXTRA_FORMS)]
+                out.append(f"| {lang.upper()} | {d['model']['name']} | " + " | ".join(_fmt_ci(m) for m in maps) + " |\n")
+                cells = [_fmt_ci(block["symmetry"].get("AO"))]
+                for f in EXTRA_FORMS:
+                    fb = forms.get(f)
+                    if not fb:
+                        cells += ["–"] * 4
+                        continue
+                    cells += [_fmt_ci(fb["symmetry"].get(f"vs_{s}", {}).get("AO")) for s in ("M", "F")]
+                    cells += [_fmt_ci(g) + _p(g) for g in (fb["parity"].get(f"paired_AP_{f}-AP_{s}") for s in ("M", "F"))]
+                gaps.append(f"| {lang.upper()} | {d['model']['name']} | " + " | ".join(cells) + " |\n")
+        out += gaps
+    return "".join(out)
+
+
 def _anchor(name: str) -> str:
     import re
 
