@@ -303,3 +303,19 @@ def mitigation_figure(lang: str, mit: dict, models: list[str], rbo_name: str):
                  "MAP and acc@1 of the masculine (M) and feminine (F) form of those pairs "
                  "(95% bootstrap CI; independent of k, ρ, τ)", fontsize=10)
     return fig
+
+
+def forms_exclusion_summary(doc: dict) -> str:
+    """One table over languages of the pairs each extra query form excludes (counts of form-excluded /
+    reference-excluded / both-failed pairs out of those scored), per corpus variant and reference form."""
+    s = doc["audit_settings"]
+    out = [f"| lang | corpus | form | vs | form excluded | reference excluded | both failed | pairs |\n"
+           "|---|---|---|---|---|---|---|---|\n"]
+    for lang, block in sorted(doc["languages"].items()):
+        for corpus, c in block["corpora"].items():
+            for form, sides in (c.get("forms") or {}).items():
+                for side, f in sides.items():
+                    out.append(f"| {lang.upper()} | {corpus} | {form} | {side[3:]} | {f['form_excluded']['count']} | "
+                               f"{f['reference_excluded']['count']} | {f['both_failed']['count']} | {f['pairs_scored']} |\n")
+    return (f"k = {s['k']}, ρ = {s['rho']:g}, τ = {s['tau']} of {len(doc['models'])} models "
+            f"({', '.join(m['name'] for m in doc['models'])}).\n\n" + "".join(out))

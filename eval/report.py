@@ -621,4 +621,40 @@ def write_plots(docs: list[dict], folder: str | Path) -> list[Path]:
     fig.savefig(path, dpi=110)
     plt.close(fig)
     written.append(path)
-    return written
+    forms_plot = write_forms_plot(docs, folder, styles, langs)
+    return written + ([forms_plot] if forms_plot else [])
+
+
+def write_forms_plot(docs: list[dict], folder: Path, styles: dict, langs: list[str]) -> Path | None:
+    """forms.png, for results with extra query forms only: per form (rows) the paired AP gap of the form against
+    the masculine and the feminine query of its pair (columns, per corpus), per language and model, with intervals."""
+    import matplotlib.pyplot as plt
+
+    forms = [f for f in EXTRA_FORMS if any(_cell(d, lang, "corpora", c, "forms", f) for d in docs for lang in langs
+                                           for c in ("masculine", "feminine"))]
+    if not forms:
+        return None
+    panels = [(corpus, short) for corpus in ("masculine", "feminine") for short in ("M", "F")]
+    fig, axes = plt.subplots(len(forms), len(panels), figsize=(4.2 * len(panels), 3.6 * len(forms)), sharey=True, squeeze=False)
+    ends: list[float] = []
+    for r, form in enumerate(forms):
+        for c, (corpus, short) in enumerate(panels):
+            ax = axes[r][c]
+            ends += _dot_panel(ax, docs, langs, styles,
+                               lambda d, lang: _cell(d, lang, "corpora", corpus, "forms", form, "parity", f"paired_AP_{form}-AP_{short}"))
+            ax.axhline(0.0, color="grey", lw=0.9, ls="--")
+            ax.set_title(f"AP {form} − AP {short}, {CORPUS_TITLES[corpus]}", fontsize=9)
+    lo, hi = zoomed_limits(ends, -1.0, 1.0)
+    span = max(abs(lo), abs(hi))
+    axes[0][0].set_ylim(-span, span)
+    for r, form in enumerate(forms):
+        axes[r][0].set_ylabel(f"{form} gap (> 0: {form} better)", fontsize=8)
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncols=min(len(labels), 6), fontsize=8, frameon=False)
+    fig.suptitle("Extra query forms: paired gap against the masculine (M) and feminine (F) query of the same occupation "
+                 "(95% bootstrap CI)", fontsize=10)
+    fig.tight_layout(rect=(0, 0.06, 1, 1))
+    path = folder / "forms.png"
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path

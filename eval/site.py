@@ -319,6 +319,9 @@ def render_page(docs: list[dict], sources: list[str], audit: dict | None, audit_
         *(['<h2 id="forms">Query forms: is <i>abogado/a</i> ranked like <i>abogado</i>?</h2>',
            '<p class="note">The extra query forms of the test set (doublet, neomorpheme; docs/forms.md) beside the masculine '
            "and feminine queries of the same occupations.</p>"] if form_anchors else []),
+        *([_img("forms.png", "paired AP gap of each extra query form",
+                "Mean over (form, masculine / feminine query) pairs of AP_form − AP_M and AP_form − AP_F with 95% intervals.")]
+          if form_anchors and "forms.png" in eval_figures else []),
         *(table_html(tables[a], styles) for a in form_anchors),
         '<h2 id="worst-pairs">Least symmetric pairs, lists side by side</h2>',
         '<p class="legend"><span><span class="rel">bold ✓</span> relevant in the qrels</span>'
