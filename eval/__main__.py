@@ -75,7 +75,7 @@ def _write_summary(path: Path, summary: dict) -> None:
     staging.mkdir(parents=True)
     for model, languages in summary.items():
         for lang, corpora in languages.items():
-            row = corpora["masculine"]
+            row = corpora.get("masculine") or next(iter(corpora.values()))  # eval.corpora may leave masculine out
             flat = {key: value for key, value in row.items() if key in METRICS_ROW or key.startswith("RBO(")}
             # A Hugging Face id (org/name) must not become a sub-folder.
             _write(staging / f"{model.replace('/', '--')}.{lang}.json", json.dumps(_rounded(flat), indent=1, sort_keys=True) + "\n")

@@ -443,6 +443,12 @@ def summary_metrics(docs: list[dict]) -> dict:
                     "acc@1_M-acc@1_F": parity["acc@1_M-acc@1_F"]["value"],
                     "paired_acc@1_M-acc@1_F_p": parity["paired_acc@1_M-acc@1_F"]["p_value"],
                 }
+                for form, f in (c.get("forms") or {}).items():  # only for a set with extra query forms
+                    entry[corpus][f"MAP_{form}"] = f["MAP"]["value"]
+                    for short in ("M", "F"):
+                        gap = f["parity"][f"paired_AP_{form}-AP_{short}"]
+                        entry[corpus][f"paired_AP_{form}-AP_{short}"] = gap["value"]
+                        entry[corpus][f"paired_AP_{form}-AP_{short}_p"] = gap["p_value"]
     return out
 
 

@@ -261,6 +261,17 @@ def test_the_report_shows_the_forms_beside_masculine_and_feminine(tmp_path, form
     md = (out / "tables.md").read_text()
     assert "PT, masculine corpora: query forms side by side" in md and "| tfidf-char | neomorpheme |" in md
     assert md == tables_markdown([doc])
+    assert (out / "plots" / "forms.png").stat().st_size > 0
+
+    from eval.report import summary_metrics
+    from eval.site import build_site
+
+    metrics = summary_metrics([doc])["tfidf-char"]["pt"]["masculine"]
+    assert metrics["paired_AP_doublet-AP_M"] == figures["parity"]["paired_AP_doublet-AP_M"]["value"]
+    index = build_site([path], tmp_path / "site")
+    html = index.read_text()
+    assert 'id="forms"' in html and 'id="forms-pt-feminine"' in html and "figures/forms.png" in html
+    assert (tmp_path / "site" / "figures" / "forms.png").is_file()
 
 
 def test_the_audit_counts_the_pairs_a_form_excludes():
