@@ -330,19 +330,22 @@ def _p(fig: dict | None) -> str:
     return "" if not fig or fig.get("p_value") is None else f" (p {fig['p_value']:.3f})"
 
 
-def forms_findings_markdown(docs: list[dict], corpora: tuple[str, ...] = ("masculine", "feminine")) -> str:
-    """The extra query forms' findings, one table per corpus variant, languages x models in rows: MAP of the
-    masculine, feminine, doublet and neomorpheme queries with 95% intervals, each form's AO against the masculine
-    and the feminine query of its pair, and the paired AP gaps with their p values (docs/forms.md)."""
+def forms_findings_markdown(docs: list[dict], corpora: tuple[str, ...] | None = None) -> str:
+    """The extra query forms' findings, one table per corpus variant (default: every variant of the results, in
+    their order), languages x models in rows: MAP of the masculine, feminine, doublet and neomorpheme queries with
+    95% intervals, the M x F symmetry and paired gap, each form's AO against the masculine and the feminine query of
+    its pair, and the paired AP gaps with their p values (docs/forms.md)."""
+    if corpora is None:
+        corpora = tuple(dict.fromkeys(c for d in docs for block in d["languages"].values() for c in block["corpora"]))
     out = []
     for corpus in corpora:
         out.append(f"\n#### {CORPUS_TITLES.get(corpus, corpus).capitalize()}: MAP per query form [95% CI]\n\n"
                    "| lang | model | M | F | doublet | neomorpheme |\n|---|---|---|---|---|---|\n")
         gaps = [f"\n#### {CORPUS_TITLES.get(corpus, corpus).capitalize()}: each form against the masculine and feminine query "
                 "of its pair (AO; paired AP gap [95% CI] (p))\n\n"
-                "| lang | model | AO M vs F | doublet AO vs M | doublet AO vs F | AP doublet − M | AP doublet − F | "
+                "| lang | model | AO M vs F | AP M − F | doublet AO vs M | doublet AO vs F | AP doublet − M | AP doublet − F | "
                 "neomorpheme AO vs M | neomorpheme AO vs F | AP neomorpheme − M | AP neomorpheme − F |\n"
-                "|---|---|---|---|---|---|---|---|---|---|---|\n"]
+                "|---|---|---|---|---|---|---|---|---|---|---|---|\n"]
         for lang in _langs(docs):
             for d in docs:
                 block = _cell(d, lang, "corpora", corpus)
@@ -352,7 +355,8 @@ def forms_findings_markdown(docs: list[dict], corpora: tuple[str, ...] = ("mascu
                 maps = [block["MAP"].get("masculine"), block["MAP"].get("feminine"),
                         *((forms.get(f) or {}).get("MAP") for f in EXTRA_FORMS)]
                 out.append(f"| {lang.upper()} | {d['model']['name']} | " + " | ".join(_fmt_ci(m) for m in maps) + " |\n")
-                cells = [_fmt_ci(block["symmetry"].get("AO"))]
+                mf = block["parity"].get("paired_AP_M-AP_F")
+                cells = [_fmt_ci(block["symmetry"].get("AO")), _fmt_ci(mf) + _p(mf)]
                 for f in EXTRA_FORMS:
                     fb = forms.get(f)
                     if not fb:
