@@ -123,11 +123,11 @@ def block_scores(q_emb, rows: np.ndarray, d_emb, apart: np.ndarray | None = None
     extra = apart[rows]
     own, others = rows[~extra], rows[extra]
     out = np.empty((len(rows), d_emb.shape[0]), dtype=np.float32)
-    dense = q_emb.toarray() if hasattr(q_emb, "toarray") else q_emb
+    own_rows, other_rows = (np.ascontiguousarray(m.toarray() if hasattr(m, "toarray") else m) for m in (q_emb[own], q_emb[others]))
     if len(own):
         out[~extra] = similarity_scores(q_emb[own], d_emb)
-    position = {np.ascontiguousarray(dense[i]).tobytes(): k for k, i in zip(np.flatnonzero(~extra).tolist(), own.tolist())}
-    same = np.array([position.get(np.ascontiguousarray(dense[i]).tobytes(), -1) for i in others.tolist()], dtype=np.int64)
+    position = {row.tobytes(): k for k, row in zip(np.flatnonzero(~extra).tolist(), own_rows)}
+    same = np.array([position.get(row.tobytes(), -1) for row in other_rows], dtype=np.int64)
     slots = np.flatnonzero(extra)
     out[slots[same >= 0]] = out[same[same >= 0]]
     if (same < 0).any():
