@@ -358,4 +358,19 @@ def test_a_release_with_forms_round_trips_into_eval_run(tmp_path, project):
     assert figures["release"]["masculine"]["doublet"]["symmetry"]["vs_M"]["AO"]["n"] == 4
 
 
+def test_a_result_stored_before_forms_were_measured_is_rerun(tmp_path, forms_data):
+    args = ["run", "--data", str(forms_data), "--model", "tfidf-char", "--store", str(tmp_path / "store"), "--store-only",
+            "--cache", str(tmp_path / "cache"), "--quiet"]
+    assert run_cli(*args).returncode == 0
+    (stored,) = (tmp_path / "store").rglob("pt.json")
+    again = run_cli(*args)
+    assert "stored result matches" in again.stdout
+    doc = json.loads(stored.read_text())
+    del doc["figures"]["counts"]["forms"]  # as the toolkit before the forms wrote it
+    stored.write_text(json.dumps(doc), encoding="utf-8")
+    rerun = run_cli(*args)
+    assert rerun.returncode == 0 and "stored result matches" not in rerun.stdout
+    assert "forms" in json.loads(stored.read_text())["figures"]["counts"]
+
+
 from tests.releases.conftest import project, project_template  # noqa: E402,F401  (the release fixtures)
