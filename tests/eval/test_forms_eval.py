@@ -20,7 +20,7 @@ from eval.params import EvalSettings, read_eval_settings
 from eval.stats import paired_randomization_test
 from eval.testset import ITEM_SCHEMA, TestSet, read_testset, write_testset
 
-from .conftest import PT_CORPUS, PT_QRELS, items, make_testset, qrels_for
+from .conftest import PT_CORPUS, PT_QRELS, make_testset, qrels_for
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURES = Path(__file__).parent / "fixtures"
