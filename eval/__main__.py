@@ -75,7 +75,7 @@ def _write_summary(path: Path, summary: dict) -> None:
     staging.mkdir(parents=True)
     for model, languages in summary.items():
         for lang, corpora in languages.items():
-            row = corpora["masculine"]
+            row = corpora.get("masculine") or next(iter(corpora.values()))  # eval.corpora may leave masculine out
             flat = {key: value for key, value in row.items() if key in METRICS_ROW or key.startswith("RBO(")}
             # A Hugging Face id (org/name) must not become a sub-folder.
             _write(staging / f"{model.replace('/', '--')}.{lang}.json", json.dumps(_rounded(flat), indent=1, sort_keys=True) + "\n")
@@ -125,7 +125,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     from eval.evaluate import evaluate_one, testset_version
     from eval.models import EmbeddingCache, load_model
     from eval.results import RunResult, find_stored
-    from eval.testset import list_languages, read_testset
+    import polars as pl
+
+    from eval.testset import INCLUSIVE, list_languages, read_testset
 
     settings = run_settings(args)
     data = Path(args.data)
@@ -155,7 +157,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         for lang in langs:
             ts = read_testset(data, lang)
             stored = None if args.force else find_stored(store, model.meta.name, revision, lang)
-            if stored is not None and stored.matches(testset_version(ts, data), described, revision):
+            # A result stored before the extra forms were measured lacks their figures: rerun it.
+            forms_measured = "forms" in stored.figures.get("counts", {}) if stored is not None else False
+            if stored is not None and stored.matches(testset_version(ts, data), described, revision) \
+                    and forms_measured == bool(ts.queries.filter(pl.col("gender") == INCLUSIVE).height):
                 print(f"{model.meta.name} {lang}: stored result matches the test set, settings and model revision "
                       f"({store / stored.relative_path()}); not rerun (--force reruns)")
                 results.append(stored)
@@ -174,13 +179,13 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def _print_summary_line(model: str, lang: str, block: dict, settings) -> None:
-    m = block["corpora"]["masculine"]
+    corpus, m = next(iter(block["corpora"].items()))  # the masculine corpus unless eval.corpora leaves it out
     rbo = f" {settings.rbo_name} {_num(m['symmetry'][settings.rbo_name]['value'], '.4f')}" if settings.rbo_name else ""
     timing = block.get("timing")
     encoded = f"; encoded {timing['encoded']} of {timing['texts']} texts" if timing else ""
     first = next(iter(m["symmetry"]))
     print(
-        f"{model} {lang}: masculine corpus {first} {_num(m['symmetry'][first]['value'], '.4f')}{rbo} "
+        f"{model} {lang}: {corpus} corpus {first} {_num(m['symmetry'][first]['value'], '.4f')}{rbo} "
         f"MAP F/M {_num(m['MAP']['feminine']['value'], '.4f')}/{_num(m['MAP']['masculine']['value'], '.4f')} "
         f"(MAP_M-MAP_F {_num(m['parity']['MAP_M-MAP_F']['value'], '+.4f')}; paired AP_M-AP_F "
         f"{_num(m['parity']['paired_AP_M-AP_F']['value'], '+.4f')}, p={_num(m['parity']['paired_AP_M-AP_F']['p_value'], '.3f')}) "
@@ -240,10 +245,10 @@ def cmd_collect(args: argparse.Namespace) -> int:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from eval.report import load_results, tables_markdown, write_plots
+    from eval.report import forms_findings_markdown, load_results, tables_markdown, write_plots
 
     docs = load_results(args.results)
-    text = tables_markdown(docs)
+    text = forms_findings_markdown(docs) if args.forms else tables_markdown(docs)
     if args.out:  # written before printing: a reader that closes the pipe early must not cost the files
         out = Path(args.out)
         _write(out / "tables.md", text)
@@ -384,6 +389,9 @@ def main(argv: list[str] | None = None) -> int:
                                          "OUT/tables.md and OUT/plots/.")
     compare.add_argument("results", nargs="+", help="results JSON files written by python -m eval run")
     compare.add_argument("--out", help="also write tables.md and plots/ here")
+    compare.add_argument("--forms", action="store_true",
+                         help="print the extra query forms' findings tables instead (per language and model: MAP of M/F/doublet/"
+                              "neomorpheme, AO vs M and vs F, paired gaps; docs/forms.md)")
     compare.set_defaults(func=cmd_compare)
     report = sub.add_parser("report", help="write a static site of results (and an audit) to browse",
                             description="Write SITE/index.html with its figures in SITE/figures/: the paper-style tables, "

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from eval.audit_figures import audit_corpus
+from eval.audit_figures import audit_corpus, form_exclusion
 from eval.correlation import correlation_with_ci, pearson, spearman
 from eval.errors import AuditError
 from eval.exclusion import check_tau, exclusion, served
@@ -109,6 +109,9 @@ def run_audit(
         for corpus in ("masculine", "feminine"):
             pm = pair_matrix(before[lang], corpus, settings.k, rbo_name)
             block["corpora"][corpus] = audit_corpus(pm, texts, settings, rbo_name, sources)
+            forms = form_exclusion(before[lang], corpus, settings)
+            if forms:  # a set with extra query forms (doublet, neomorpheme): the pairs each form excludes
+                block["corpora"][corpus]["forms"] = forms
         if mitigation:
             split = split_pairs(ts, packs[lang])
             block["mitigation"] = {

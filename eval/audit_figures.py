@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from eval.correlation import CORRELATIONS, correlation_with_ci
+from eval.errors import AuditError
 from eval.exclusion import check_tau, exclusion, served
 from eval.pair_matrix import MEASURES, PairMatrix
 from eval.stats import mean_figure
@@ -17,7 +18,7 @@ from eval.stats import mean_figure
 if TYPE_CHECKING:
     from eval.audit import AuditSettings
 
-__all__ = ["audit_corpus"]
+__all__ = ["audit_corpus", "form_exclusion"]
 
 
 def _mean(values: np.ndarray, settings: AuditSettings) -> dict:
@@ -129,3 +130,54 @@ def audit_corpus(pm: PairMatrix, texts: Mapping[str, str], settings: AuditSettin
     }
     return {"pairs": len(pm.pairs), "mean": mean_asymmetry, "correlation": correlations, "exclusion": exclusion_block,
             "most_excluded": most, "per_pair": per_pair}
+
+
+def form_exclusion(blocks: Mapping[str, dict], corpus: str, settings: AuditSettings) -> dict:
+    """Systemic exclusion of the extra query forms (doublet, neomorpheme) over one corpus variant, with the served
+    definition of the masculine/feminine audit: per form and reference gender (``vs_M``, ``vs_F``), a pair
+    (form query, masculine or feminine query of one ``pair_id``) is **form-excluded** when at least tau models
+    serve the reference form while failing the extra form, **reference-excluded** the reverse. Pairs whose two
+    queries have no relevant title in the corpus variant are left out. ``blocks``: model name -> language block
+    of the results (its ``per_form_pair`` and ``per_query`` rows); {} for a set without extra forms."""
+    models = list(blocks)
+    n_models = len(models)
+    check_tau(settings.tau, n_models)
+    acc_key = f"acc@{settings.k}"
+    grouped: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    columns: dict[tuple[str, str], dict[str, list[np.ndarray]]] = {}
+    for name in models:
+        block = blocks[name]
+        rows = [r for r in block.get("per_form_pair", ()) if r["corpus"] == corpus]
+        queries = {r["query_id"]: r for r in block["per_query"] if r["corpus"] == corpus}
+        by_kind: dict[tuple[str, str], list[dict]] = {}
+        for r in rows:
+            by_kind.setdefault((r["form"], r["reference"]), []).append(r)
+        for kind, kind_rows in by_kind.items():
+            keys = [(r["form_id"], r["reference_id"]) for r in kind_rows]
+            if grouped.setdefault(kind, keys) != keys:
+                raise AuditError(f"model {name!r} was scored on other {kind[0]} pairs than {models[0]!r}; audit results of one test set")
+            col = columns.setdefault(kind, {"ap_x": [], "ap_r": [], "hit_x": [], "hit_r": []})
+            col["ap_x"].append(np.array([np.nan if r["AP_form"] is None else r["AP_form"] for r in kind_rows]))
+            col["ap_r"].append(np.array([np.nan if r["AP_reference"] is None else r["AP_reference"] for r in kind_rows]))
+            hit = [queries[q].get(acc_key) for q, _ in keys], [queries[q].get(acc_key) for _, q in keys]
+            col["hit_x"].append(np.array([np.nan if v is None else v for v in hit[0]], dtype=np.float64))
+            col["hit_r"].append(np.array([np.nan if v is None else v for v in hit[1]], dtype=np.float64))
+    short = {"masculine": "M", "feminine": "F"}
+    out: dict[str, dict] = {}
+    for (form, reference), col in columns.items():
+        if len(col["ap_x"]) != n_models:
+            raise AuditError(f"not every model's results hold the {form} pairs; evaluate every model on the same test set")
+        ap_x, ap_r, hit_x, hit_r = (np.stack(col[k], axis=1) for k in ("ap_x", "ap_r", "hit_x", "hit_r"))
+        scorable = ~(np.isnan(ap_x).any(axis=1) | np.isnan(ap_r).any(axis=1))
+        s_x = served(hit_x[scorable], ap_x[scorable], settings.rho)
+        s_r = served(hit_r[scorable], ap_r[scorable], settings.rho)
+        ex = exclusion(s_r, s_x, settings.tau)  # "feminine" of exclusion(): the second (the form) fails
+        keys = [key for key, ok in zip(grouped[(form, reference)], scorable) if ok]
+        out.setdefault(form, {})[f"vs_{short[reference]}"] = {
+            "pairs_scored": int(scorable.sum()), "pairs_left_out": int((~scorable).sum()),
+            "form_excluded": _share(ex["feminine"], settings),
+            "reference_excluded": _share(ex["masculine"], settings),
+            "both_failed": _share(ex["both_failed"], settings),
+            "form_excluded_pairs": [{"form_id": x, "reference_id": r} for (x, r), hit in zip(keys, ex["feminine"]) if hit],
+        }
+    return out

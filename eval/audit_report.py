@@ -74,8 +74,23 @@ def audit_markdown(doc: dict) -> str:
                 for r in rows:
                     aps = "; ".join(f"{n} {r['AP_failed_form'][n]:.3f}/{r['AP_served_form'][n]:.3f}" for n in r["models"])
                     out.append(f"| {r['feminine']} | {r['masculine']} | {', '.join(r['english'])} | {r['models_excluding']} | {aps} |\n")
+            if c.get("forms"):
+                out.append(forms_exclusion_markdown(head, c["forms"], ex))
         if "mitigation" in block:
             out.append(mitigation_markdown(lang, block["mitigation"], es))
+    return "".join(out)
+
+
+def forms_exclusion_markdown(head: str, forms: dict, ex: dict) -> str:
+    """The pairs each extra query form (doublet, neomorpheme) excludes, beside its masculine / feminine query."""
+    out = [f"\n### {head}: pairs the extra query forms exclude (k = {ex['k']}, ρ = {ex['rho']:g}, τ = {ex['tau']} of "
+           f"{ex['models']} models)\n\nA (form, masculine or feminine query) pair of one occupation is form-excluded when "
+           "≥ τ models serve the masculine (feminine) query and fail the form's, reference-excluded the reverse.\n\n"
+           "| form | vs | pairs scored | form excluded | reference excluded | both failed |\n|---|---|---|---|---|---|\n"]
+    for form, sides in forms.items():
+        for side, f in sides.items():
+            out.append(f"| {form} | {side[3:]} | {f['pairs_scored']} | {_pct(f['form_excluded'])} | "
+                       f"{_pct(f['reference_excluded'])} | {_pct(f['both_failed'])} |\n")
     return "".join(out)
 
 
@@ -288,3 +303,19 @@ def mitigation_figure(lang: str, mit: dict, models: list[str], rbo_name: str):
                  "MAP and acc@1 of the masculine (M) and feminine (F) form of those pairs "
                  "(95% bootstrap CI; independent of k, ρ, τ)", fontsize=10)
     return fig
+
+
+def forms_exclusion_summary(doc: dict) -> str:
+    """One table over languages of the pairs each extra query form excludes (counts of form-excluded /
+    reference-excluded / both-failed pairs out of those scored), per corpus variant and reference form."""
+    s = doc["audit_settings"]
+    out = [f"| lang | corpus | form | vs | form excluded | reference excluded | both failed | pairs |\n"
+           "|---|---|---|---|---|---|---|---|\n"]
+    for lang, block in sorted(doc["languages"].items()):
+        for corpus, c in block["corpora"].items():
+            for form, sides in (c.get("forms") or {}).items():
+                for side, f in sides.items():
+                    out.append(f"| {lang.upper()} | {corpus} | {form} | {side[3:]} | {f['form_excluded']['count']} | "
+                               f"{f['reference_excluded']['count']} | {f['both_failed']['count']} | {f['pairs_scored']} |\n")
+    return (f"k = {s['k']}, ρ = {s['rho']:g}, τ = {s['tau']} of {len(doc['models'])} models "
+            f"({', '.join(m['name'] for m in doc['models'])}).\n\n" + "".join(out))

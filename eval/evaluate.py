@@ -40,9 +40,12 @@ from eval.ranking import (
     self_match_columns,
 )
 from eval.stats import bootstrap_ci, bootstrap_ci_difference, paired_randomization_test
-from eval.testset import FEMININE, MASCULINE, NEUTRAL, TestSet, testset_version
+from eval.testset import DOUBLET, EXTRA_FORMS, FEMININE, INCLUSIVE, MASCULINE, NEUTRAL, TestSet, testset_version
 
 CORPORA = (MASCULINE, FEMININE)
+# The gendered forms an extra form (doublet, neomorpheme) is compared with, and their short names in the keys
+# of a form's figures (``symmetry.vs_M``, ``paired_AP_doublet-AP_F``).
+FORM_REFERENCES = ((MASCULINE, "M"), (FEMININE, "F"))
 
 
 @dataclass
@@ -109,10 +112,39 @@ def similarity_scores(q_emb, d_emb) -> np.ndarray:
     return (distinct @ d_emb.T)[inverse]
 
 
-def _check_testset(ts: TestSet) -> None:
+def block_scores(q_emb, rows: np.ndarray, d_emb, apart: np.ndarray | None = None) -> np.ndarray:
+    """``similarity_scores`` of the queries ``rows``, with the rows marked in ``apart`` (the extra query forms)
+    scored in a product of their own: BLAS rounds a row by its place in the product, so the masculine,
+    feminine and neutral queries of a block get exactly the scores they get in a set without extra forms. An
+    extra-form query whose embedding equals one of those queries' (a doublet written like its masculine form)
+    takes that query's scores, so identical texts still rank identically."""
+    if apart is None or not apart[rows].any():
+        return similarity_scores(q_emb[rows], d_emb)
+    extra = apart[rows]
+    own, others = rows[~extra], rows[extra]
+    out = np.empty((len(rows), d_emb.shape[0]), dtype=np.float32)
+    own_rows, other_rows = (np.ascontiguousarray(m.toarray() if hasattr(m, "toarray") else m) for m in (q_emb[own], q_emb[others]))
+    if len(own):
+        out[~extra] = similarity_scores(q_emb[own], d_emb)
+    position = {row.tobytes(): k for k, row in zip(np.flatnonzero(~extra).tolist(), own_rows)}
+    same = np.array([position.get(row.tobytes(), -1) for row in other_rows], dtype=np.int64)
+    slots = np.flatnonzero(extra)
+    out[slots[same >= 0]] = out[same[same >= 0]]
+    if (same < 0).any():
+        out[slots[same < 0]] = similarity_scores(q_emb[others[same < 0]], d_emb)
+    return out
+
+
+def _check_testset(ts: TestSet, corpora: tuple[str, ...] = CORPORA) -> None:
     if ts.queries.height == 0:
         raise EvalError(f"{ts.lang}: the test set has no queries")
-    for g in CORPORA:
+    for g in corpora:
+        if g == DOUBLET and ts.corpus_for(g).height == 0:
+            raise EvalError(
+                f"{ts.lang}: eval.corpora asks for the doublet corpus, but corpus.parquet has no doublet items; "
+                "build the test set with params.yaml build.forms.corpus: true (python -m builder postprocess), "
+                "or drop doublet from eval.corpora"
+            )
         if ts.corpus_for(g).height == 0:
             raise EvalError(
                 f"{ts.lang}: the {g} corpus (the {g} + neutral titles of corpus.parquet) is empty; "
@@ -135,17 +167,21 @@ PAIR_CELL_BYTES = 16
 
 
 def query_blocks(
-    unit_of_query: list, m_idx: np.ndarray, n_docs: int, budget_mb: float
+    unit_of_query: list, m_idx: np.ndarray, n_docs: int, budget_mb: float, apart: np.ndarray | None = None
 ) -> list[tuple[np.ndarray, np.ndarray]]:
     """Cut the queries into blocks of ``(query indices, pair indices)`` that fit the budget.
 
     The queries of one unit (one ``pair_id``) stay in one block, so both forms of every pair are ranked in
     the same block, from the same distinct-embedding product. A unit larger than the budget is a block alone.
+    ``apart`` (the extra query forms): their queries join their unit after its other queries, and order no unit,
+    so the other queries keep the places they have in a set without extra forms (``block_scores``).
     """
     pairs_of_query = np.bincount(m_idx, minlength=len(unit_of_query)) if len(m_idx) else np.zeros(len(unit_of_query), int)
     units: dict = {}
-    for i, unit in enumerate(unit_of_query):
-        units.setdefault(unit, []).append(i)
+    order = range(len(unit_of_query)) if apart is None else \
+        [*np.flatnonzero(~apart).tolist(), *np.flatnonzero(apart).tolist()]
+    for i in order:
+        units.setdefault(unit_of_query[i], []).append(i)
     pairs_by_m: dict[int, list[int]] = {}
     for j, m in enumerate(m_idx.tolist()):
         pairs_by_m.setdefault(m, []).append(j)
@@ -185,6 +221,7 @@ def _without(ranking: np.ndarray, items: np.ndarray) -> np.ndarray:
 def score_corpus(
     q_emb, d_emb, doc_ids: list[str], self_cols: list[np.ndarray], relevant_cols: list[np.ndarray],
     m_idx: np.ndarray, f_idx: np.ndarray, unit_of_query: list, settings: EvalSettings,
+    apart: np.ndarray | None = None,
 ) -> dict:
     """Per-query values of every query measure and per-pair values of every pair measure (``settings.measures``)
     and the pairs' top lists over one corpus, computed block by block of queries so memory is bounded by
@@ -193,6 +230,7 @@ def score_corpus(
     ``self_cols``/``relevant_cols``: per query, the corpus columns of its self-matches and of its relevant
     items (self-matches already removed under ``drop``). Each pair's rankings are its two queries' rankings,
     less the other form's self-matches under ``drop``: the same order a fresh sort would give, without one.
+    ``apart``: per query, True for an extra query form, scored apart (``block_scores``).
     Returns ``{"query": {name: (queries,)}, "pair": {name: (pairs,)}, "has_relevant", top lists, "blocks"}``.
     """
     n_queries, n_docs, n_pairs = len(self_cols), len(doc_ids), len(m_idx)
@@ -213,11 +251,11 @@ def score_corpus(
     depth = settings.list_depth
     top = {name: np.full((n_pairs, depth), -1, dtype=np.int64) for name in ("top_m", "top_f")}
     top_relevant = {name: np.zeros((n_pairs, depth), dtype=bool) for name in ("top_m_relevant", "top_f_relevant")}
-    blocks = query_blocks(unit_of_query, m_idx, n_docs, settings.memory_budget_mb)
+    blocks = query_blocks(unit_of_query, m_idx, n_docs, settings.memory_budget_mb, apart)
     for rows, pairs in blocks:
         n_rows = len(rows)
         dropped = _flags(n_rows, n_docs, [self_cols[i] for i in rows]) if drop else None
-        ranking = rank_rows(similarity_scores(q_emb[rows], d_emb), None, dropped)
+        ranking = rank_rows(block_scores(q_emb, rows, d_emb, apart), None, dropped)
         del dropped
         relevant = _flags(n_rows, n_docs, [relevant_cols[i] for i in rows])
         hits = np.take_along_axis(relevant, ranking, axis=1)  # padding (-1) reads the last column: masked next
@@ -272,6 +310,7 @@ class QueryIndex:
 
     ids: list[str]
     gender: np.ndarray
+    form: np.ndarray
     pair_of: list[str]
     texts: list[str]
     source_ids: list
@@ -287,7 +326,8 @@ class QueryIndex:
         ids = queries["id"].to_list()
         row = {q: i for i, q in enumerate(ids)}
         return cls(
-            ids=ids, gender=np.array(queries["gender"].to_list()), pair_of=queries["pair_id"].to_list(),
+            ids=ids, gender=np.array(queries["gender"].to_list()), form=np.array(queries["form"].to_list()),
+            pair_of=queries["pair_id"].to_list(),
             texts=queries["text"].to_list(), source_ids=queries["source_ids"].to_list(),
             m_idx=np.array([row[q] for q in pairs["m_id"].to_list()], dtype=np.int64),
             f_idx=np.array([row[q] for q in pairs["f_id"].to_list()], dtype=np.int64),
@@ -295,13 +335,51 @@ class QueryIndex:
         )
 
 
-def _counts(ts: TestSet, qi: QueryIndex) -> dict:
-    return {
+def _counts(ts: TestSet, qi: QueryIndex, form_pairs: list["FormPairs"]) -> dict:
+    counts = {
         "queries": {g: int((qi.gender == g).sum()) for g in (MASCULINE, FEMININE, NEUTRAL)},
         "query_pairs": len(qi.m_idx),
         "corpus": {g: int(ts.corpus.filter(pl.col("gender") == g).height) for g in (MASCULINE, FEMININE, NEUTRAL)},
         "qrels_relevant": int((ts.qrels["relevance"] > 0).sum()),
     }
+    forms = [f for f in EXTRA_FORMS if (qi.form == f).any()]
+    if forms:  # only for a set with extra forms: an older set's counts stay as they were
+        counts["forms"] = {
+            f: {"queries": int((qi.form == f).sum()),
+                **{f"pairs_vs_{short}": sum(len(p.form_idx) for p in form_pairs if p.form == f and p.reference == g)
+                   for g, short in FORM_REFERENCES}}
+            for f in forms
+        }
+    return counts
+
+
+@dataclass(frozen=True)
+class FormPairs:
+    """Every (extra-form query, ``reference``-gender query) combination sharing a ``pair_id``: e.g. each doublet
+    query with each masculine query of its pair. They are scored as pairs beside the masculine x feminine ones
+    (``score_corpus``), from the same rankings."""
+
+    form: str
+    reference: str
+    form_idx: np.ndarray
+    reference_idx: np.ndarray
+
+
+def form_pairs(qi: QueryIndex) -> list[FormPairs]:
+    """The extra-form pairs of a test set, per form present (doublet, neomorpheme) and reference gender."""
+    by_unit: dict[tuple[str, str], list[int]] = {}
+    for i, (g, unit) in enumerate(zip(qi.gender.tolist(), qi.pair_of)):
+        by_unit.setdefault((g, unit), []).append(i)
+    out = []
+    for form in EXTRA_FORMS:
+        rows = np.flatnonzero(qi.form == form)
+        if not len(rows):
+            continue
+        for gender, _ in FORM_REFERENCES:
+            combos = [(x, r) for x in rows.tolist() for r in by_unit.get((gender, qi.pair_of[x]), ())]
+            out.append(FormPairs(form, gender, np.array([c[0] for c in combos], dtype=np.int64),
+                                 np.array([c[1] for c in combos], dtype=np.int64)))
+    return out
 
 
 def relevant_cells(ts: TestSet, qi: QueryIndex) -> tuple[np.ndarray, np.ndarray]:
@@ -376,8 +454,52 @@ def corpus_figures(scored: dict, qi: QueryIndex, n_docs: int, settings: EvalSett
         "paired_AP_M-AP_F": _paired(ap[m_idx][both_scored] - ap[f_idx][both_scored], settings),
         "paired_acc@1_M-acc@1_F": _paired(acc1[m_idx][both_scored] - acc1[f_idx][both_scored], settings),
     }
-    block["queries_without_relevant"] = int((~has_relevant).sum())
+    # the masculine, feminine and neutral queries (the extra forms count theirs in their own block)
+    block["queries_without_relevant"] = int((~has_relevant & (qi.gender != INCLUSIVE)).sum())
     return block
+
+
+def _gap_name(measure: str, form: str, short: str) -> str:
+    return f"paired_{measure}_{form}-{measure}_{short}"
+
+
+def form_figures(scored: dict, qi: QueryIndex, pairs: list[FormPairs], pair_values: list[dict],
+                 settings: EvalSettings) -> dict:
+    """The figures of every extra form over one corpus variant, from the rankings already scored:
+
+    - ``symmetry``: ``vs_M`` / ``vs_F``, each pair measure's mean over (form query, masculine / feminine query)
+      pairs of one ``pair_id`` (the form's ranking against the gendered form's);
+    - ``MAP`` and each other query measure's figure (under its section) over the form's queries with relevant items;
+    - ``parity``: the paired gaps ``paired_AP_<form>-AP_M``, ``paired_AP_<form>-AP_F`` (and acc@1 likewise), the
+      mean over those pairs (both queries with relevant items) with the paired randomisation test.
+    ``pair_values``: per entry of ``pairs``, its per-pair values of every pair measure."""
+    has_relevant = scored["has_relevant"]
+    out: dict = {}
+    for form in EXTRA_FORMS:
+        rows = qi.form == form
+        if not rows.any():
+            continue
+        block: dict = {"queries": int(rows.sum()), "queries_without_relevant": int((rows & ~has_relevant).sum()),
+                       "symmetry": {}}
+        for m in settings.query_measures:
+            figure = _figure(scored["query"][str(m)][rows & has_relevant], settings)
+            if m.section == "MAP":
+                block["MAP"] = figure
+            else:
+                block.setdefault(m.section, {})[str(m)] = figure
+        parity: dict = {}
+        for p, values in zip(pairs, pair_values):
+            if p.form != form:
+                continue
+            short = dict(FORM_REFERENCES)[p.reference]
+            block["symmetry"][f"vs_{short}"] = {name: _figure(v, settings) for name, v in values.items()}
+            both = has_relevant[p.form_idx] & has_relevant[p.reference_idx]
+            for measure in ("AP", "acc@1"):
+                v = scored["query"][measure]
+                parity[_gap_name(measure, form, short)] = _paired(v[p.form_idx][both] - v[p.reference_idx][both], settings)
+        block["parity"] = parity
+        out[form] = block
+    return out
 
 
 def _value(x) -> float | None:
@@ -385,11 +507,41 @@ def _value(x) -> float | None:
 
 
 def per_query_rows(corpus: str, scored: dict, qi: QueryIndex) -> list[dict]:
+    """One row per query; an extra-form query's row (gender ``inclusive``) also names its ``form``."""
     return [
-        {"corpus": corpus, "query_id": q, "gender": str(qi.gender[i]), "pair_id": qi.pair_of[i],
+        {"corpus": corpus, "query_id": q, "gender": str(qi.gender[i]),
+         **({"form": str(qi.form[i])} if qi.gender[i] == INCLUSIVE else {}), "pair_id": qi.pair_of[i],
          **{name: _value(values[i]) for name, values in scored["query"].items()}}
         for i, q in enumerate(qi.ids)
     ]
+
+
+def per_form_pair_rows(corpus: str, scored: dict, qi: QueryIndex, pairs: list[FormPairs], pair_values: list[dict]) -> list[dict]:
+    """One row per (extra-form query, masculine or feminine query) pair: its pair measures and both APs."""
+    ap = scored["query"]["AP"]
+    return [
+        {"corpus": corpus, "form": p.form, "reference": p.reference, "pair_id": qi.pair_of[x],
+         "form_id": qi.ids[x], "reference_id": qi.ids[r],
+         **{name: bool(v[k]) if v.dtype == bool else float(v[k]) for name, v in values.items()},
+         "AP_form": _value(ap[x]), "AP_reference": _value(ap[r])}
+        for p, values in zip(pairs, pair_values)
+        for k, (x, r) in enumerate(zip(p.form_idx.tolist(), p.reference_idx.tolist()))
+    ]
+
+
+def split_pairs(scored: dict, n_pairs: int, pairs: list[FormPairs]) -> tuple[dict, list[dict]]:
+    """``score_corpus`` scored the masculine x feminine pairs followed by the extra-form pairs: the first
+    part as the corpus's own scored block, and per entry of ``pairs`` its per-pair values."""
+    if not pairs:
+        return scored, []
+    main = {**scored, "pair": {name: v[:n_pairs] for name, v in scored["pair"].items()},
+            **{name: scored[name][:n_pairs] for name in ("top_m", "top_f", "top_m_relevant", "top_f_relevant")}}
+    values, start = [], n_pairs
+    for p in pairs:
+        end = start + len(p.form_idx)
+        values.append({name: v[start:end] for name, v in scored["pair"].items()})
+        start = end
+    return main, values
 
 
 def _pair_values(scored: dict, j: int) -> dict:
@@ -430,30 +582,52 @@ def evaluate_language(
     ts: TestSet, model: EmbeddingModel, cache: EmbeddingCache, settings: EvalSettings, *, progress: bool = True
 ) -> tuple[dict, Timing]:
     """All figures for one language; also per-query and per-pair rows (for audits) and the worst pairs."""
-    _check_testset(ts)
+    corpora = settings.corpora
+    _check_testset(ts, corpora)
     timing = Timing()
     start = time.perf_counter()
-    q_emb, d_emb = _embed(ts, model, cache, timing, progress)
+    # Each corpus variant's rows of corpus.parquet, in the file's order; only the items of the variants asked
+    # for are encoded (and fit a model fitted on the corpus): by default every masculine, feminine and neutral
+    # item, as before the doublet corpus existed.
+    whole = ts.corpus.with_row_index("row")
+    variant_docs = {g: whole.filter(pl.col("id").is_in(ts.corpus_for(g)["id"].implode())) for g in corpora}
+    used_rows = np.unique(np.concatenate([d["row"].to_numpy() for d in variant_docs.values()]))
+    q_emb, d_emb = _embed(ts if len(used_rows) == ts.corpus.height else replace(ts, corpus=ts.corpus[used_rows]),
+                          model, cache, timing, progress)
+    emb_row = np.full(ts.corpus.height, -1, dtype=np.int64)
+    emb_row[used_rows] = np.arange(len(used_rows))
     qi = QueryIndex.of(ts)
     cells = relevant_cells(ts, qi)
-    result: dict = {"lang": ts.lang, "counts": _counts(ts, qi), "corpora": {}}
+    extra_pairs = form_pairs(qi)
+    m_all = np.concatenate([qi.m_idx, *(p.form_idx for p in extra_pairs)]) if extra_pairs else qi.m_idx
+    f_all = np.concatenate([qi.f_idx, *(p.reference_idx for p in extra_pairs)]) if extra_pairs else qi.f_idx
+    result: dict = {"lang": ts.lang, "counts": _counts(ts, qi, extra_pairs), "corpora": {}}
     per_query: list[dict] = []
     per_pair: list[dict] = []
+    per_form_pair: list[dict] = []
     worst: dict[str, list[dict]] = {}
-    for corpus_gender in CORPORA:
-        docs = ts.corpus.with_row_index("row").filter(pl.col("gender").is_in([corpus_gender, NEUTRAL]))
+    for corpus_gender in corpora:
+        docs = variant_docs[corpus_gender]
         doc_ids = docs["id"].to_list()
         self_cols = self_match_columns(qi.source_ids, docs["source_ids"].to_list())
         relevant_cols = relevant_columns(cells, len(qi.ids), docs["row"].to_numpy(), ts.corpus.height, self_cols, settings)
-        scored = score_corpus(q_emb, d_emb[docs["row"].to_numpy()], doc_ids, self_cols, relevant_cols,
-                              qi.m_idx, qi.f_idx, qi.pair_of, settings)
+        # The extra-form pairs ride along with the masculine x feminine ones: the same rankings, the same blocks
+        # (a pair's forms share a pair_id, so one block holds them all).
+        scored = score_corpus(q_emb, d_emb[emb_row[docs["row"].to_numpy()]], doc_ids, self_cols, relevant_cols,
+                              m_all, f_all, qi.pair_of, settings, apart=(qi.gender == INCLUSIVE) if extra_pairs else None)
+        scored, extra_values = split_pairs(scored, len(qi.m_idx), extra_pairs)
         result["corpora"][corpus_gender] = corpus_figures(scored, qi, len(doc_ids), settings)
+        if extra_pairs:
+            result["corpora"][corpus_gender]["forms"] = form_figures(scored, qi, extra_pairs, extra_values, settings)
+            per_form_pair += per_form_pair_rows(corpus_gender, scored, qi, extra_pairs, extra_values)
         timing.extra[f"query_blocks_{corpus_gender}"] = scored["blocks"]
         per_query += per_query_rows(corpus_gender, scored, qi)
         per_pair += per_pair_rows(corpus_gender, scored, qi)
         worst[corpus_gender] = worst_pairs(scored, qi, docs["text"].to_list(), settings)
     result["per_query"] = per_query
     result["per_pair"] = per_pair
+    if extra_pairs:
+        result["per_form_pair"] = per_form_pair
     result["worst_pairs"] = worst
     timing.total_s = time.perf_counter() - start
     result["timing"] = {"encode_s": timing.encode_s, "total_s": timing.total_s, "texts": timing.texts, "encoded": timing.encoded,

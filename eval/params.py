@@ -29,6 +29,8 @@ from eval.ranking import SELF_MATCH_RULES, TIE_BREAK, check_policy
 __all__ = ["EvalSettings", "AuditSettings", "read_eval_settings", "read_audit_settings"]
 
 DEFAULT_MODELS = ("m-use", "m-e5-small-q4", "tfidf-char")
+DEFAULT_CORPORA = ("masculine", "feminine")
+KNOWN_CORPORA = ("masculine", "feminine", "doublet")
 
 
 @dataclass(frozen=True)
@@ -49,6 +51,9 @@ class EvalSettings:
     cache: str = "cache/embeddings"
     # Working memory for one block of queries (scores, rankings, flags), in MiB; results do not depend on it.
     memory_budget_mb: float = 256
+    # Corpus variants scored (TestSet.corpus_for): masculine, feminine, and doublet (the corpus as job ads are
+    # written; needs a build with build.forms.corpus: true).
+    corpora: tuple[str, ...] = DEFAULT_CORPORA
 
     def __post_init__(self) -> None:
         try:
@@ -62,6 +67,11 @@ class EvalSettings:
         except EvalError as exc:
             raise EvalError(f"eval.measures: {exc}") from None
         object.__setattr__(self, "measures", tuple(str(m) for m in parsed))
+        corpora = tuple(self.corpora) if isinstance(self.corpora, (list, tuple)) else ()
+        if not corpora or any(c not in KNOWN_CORPORA for c in corpora) or len(set(corpora)) < len(corpora):
+            raise EvalError(f"eval.corpora is {self.corpora!r}; list corpus variants from {list(KNOWN_CORPORA)}, each once "
+                            "(default [masculine, feminine]; doublet needs a build with build.forms.corpus: true)")
+        object.__setattr__(self, "corpora", corpora)
         if not self.models or not all(isinstance(m, str) and m.strip() for m in self.models):
             raise EvalError(f"eval.models is {list(self.models)!r}; list at least one model name")
         for name in ("bootstrap_resamples", "permutation_resamples", "list_depth"):
@@ -111,8 +121,11 @@ class EvalSettings:
         metrics: dict[str, str] = {}
         for m in self.measure_objects:
             metrics.update(m.definitions())
+        # The corpus variants are named only when not the default, so a default run's settings (and the stored
+        # results keyed by them) are those of the toolkit before the doublet corpus existed.
+        corpora = {} if self.corpora == DEFAULT_CORPORA else {"corpora": list(self.corpora)}
         return {
-            "rbo_p": self.rbo_p, "self_match": self.self_match, "accuracy_k": list(self.accuracy_k),
+            "rbo_p": self.rbo_p, "self_match": self.self_match, "accuracy_k": list(self.accuracy_k), **corpora,
             "bootstrap_resamples": self.bootstrap_resamples, "permutation_resamples": self.permutation_resamples,
             "seed": self.seed, "worst_pairs": self.worst_pairs, "list_depth": self.list_depth,
             "metrics": {

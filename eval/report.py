@@ -9,7 +9,8 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-CORPUS_TITLES = {"masculine": "masculine corpora", "feminine": "feminine corpora"}
+CORPUS_TITLES = {"masculine": "masculine corpora", "feminine": "feminine corpora",
+                 "doublet": "doublet corpora (titles as ads write them)"}
 
 
 def load_results(paths: list[str | Path]) -> list[dict]:
@@ -77,7 +78,7 @@ def pair_measure_names(doc: dict, graded: bool = True) -> list[str]:
 # Where the query measures' figures sit in a corpus block: AP's mean is MAP (its own tables), acc@k under
 # accuracy (the parity table shows acc@1); any other section holds measures that get a table of their own.
 SHOWN_QUERY_SECTIONS = ("MAP", "accuracy")
-CORPUS_KEYS = ("documents", "symmetry", "parity", "queries_without_relevant")
+CORPUS_KEYS = ("documents", "symmetry", "parity", "queries_without_relevant", "forms")
 
 
 def extra_query_measures(doc: dict) -> list[tuple[str, str]]:
@@ -275,7 +276,97 @@ def paper_tables(docs: list[dict]) -> list[Table]:
                     str((par.get("paired_AP_M-AP_F") or {}).get("n", "–")),
                 ]))
         tables.append(t)
+    tables += form_tables(docs)
     return tables
+
+
+# The extra query forms (doublet, neomorpheme) in the order the format lists them.
+EXTRA_FORMS = ("doublet", "neomorpheme")
+
+
+def form_tables(docs: list[dict]) -> list[Table]:
+    """Per language and corpus variant with extra query forms: the masculine, feminine, doublet and neomorpheme
+    queries side by side per model: MAP, acc@1, each graded pair measure against the masculine and the feminine
+    query of the same pair, and the paired AP gaps with their p values (docs/eval.md "Extra query forms")."""
+    tables = []
+    measures = pair_measure_names(docs[0])
+    for lang in _langs(docs):
+        corpora = list(dict.fromkeys(c for d in docs for c, block in (_cell(d, lang, "corpora") or {}).items() if block.get("forms")))
+        for corpus in corpora:
+            t = Table(f"forms-{lang}-{corpus}", f"{lang.upper()}, {CORPUS_TITLES.get(corpus, corpus)}: query forms side by side",
+                      "Value with bootstrap 95% interval. vs M / vs F: the form's ranking against the masculine / feminine "
+                      "query of the same occupation (the M row's vs F is the M × F symmetry of Tables 2–3). Gap: paired "
+                      "mean of AP_form − AP_M (AP_form − AP_F) over those pairs, p from the paired randomisation test; "
+                      "the M row's gap vs F is paired AP_M − AP_F. n: queries with a relevant title.",
+                      ["model", "form", "MAP", "acc@1",
+                       *(f"{m} vs {side}" for side in ("M", "F") for m in measures),
+                       "AP gap vs M", "p", "AP gap vs F", "p", "n"])
+            for d in docs:
+                block = _cell(d, lang, "corpora", corpus)
+                if not block:
+                    continue
+                sym, par = block["symmetry"], block["parity"]
+                for gender, short in (("masculine", "M"), ("feminine", "F")):
+                    gap = par.get("paired_AP_M-AP_F") if short == "M" else None
+                    t.rows.append(("model", d["model"]["name"], [
+                        gender, block["MAP"].get(gender), (block.get("accuracy") or {}).get("acc@1", {}).get(gender),
+                        *(("–" if side == short else sym.get(m)) for side in ("M", "F") for m in measures),
+                        "–", "–", gap or "–", ("p", gap) if gap else "–",
+                        str((block["MAP"].get(gender) or {}).get("n", "–"))]))
+                for form in EXTRA_FORMS:
+                    f = (block.get("forms") or {}).get(form)
+                    if not f:
+                        continue
+                    gaps = [f["parity"].get(f"paired_AP_{form}-AP_{side}") for side in ("M", "F")]
+                    t.rows.append(("model", d["model"]["name"], [
+                        form, f.get("MAP"), (f.get("accuracy") or {}).get("acc@1"),
+                        *(f["symmetry"].get(f"vs_{side}", {}).get(m) for side in ("M", "F") for m in measures),
+                        gaps[0], ("p", gaps[0]), gaps[1], ("p", gaps[1]), str((f.get("MAP") or {}).get("n", "–"))]))
+            tables.append(t)
+    return tables
+
+
+def _p(fig: dict | None) -> str:
+    return "" if not fig or fig.get("p_value") is None else f" (p {fig['p_value']:.3f})"
+
+
+def forms_findings_markdown(docs: list[dict], corpora: tuple[str, ...] | None = None) -> str:
+    """The extra query forms' findings, one table per corpus variant (default: every variant of the results, in
+    their order), languages x models in rows: MAP of the masculine, feminine, doublet and neomorpheme queries with
+    95% intervals, the M x F symmetry and paired gap, each form's AO against the masculine and the feminine query of
+    its pair, and the paired AP gaps with their p values (docs/forms.md)."""
+    if corpora is None:
+        corpora = tuple(dict.fromkeys(c for d in docs for block in d["languages"].values() for c in block["corpora"]))
+    out = []
+    for corpus in corpora:
+        out.append(f"\n#### {CORPUS_TITLES.get(corpus, corpus).capitalize()}: MAP per query form [95% CI]\n\n"
+                   "| lang | model | M | F | doublet | neomorpheme |\n|---|---|---|---|---|---|\n")
+        gaps = [f"\n#### {CORPUS_TITLES.get(corpus, corpus).capitalize()}: each form against the masculine and feminine query "
+                "of its pair (AO; paired AP gap [95% CI] (p))\n\n"
+                "| lang | model | AO M vs F | AP M − F | doublet AO vs M | doublet AO vs F | AP doublet − M | AP doublet − F | "
+                "neomorpheme AO vs M | neomorpheme AO vs F | AP neomorpheme − M | AP neomorpheme − F |\n"
+                "|---|---|---|---|---|---|---|---|---|---|---|---|\n"]
+        for lang in _langs(docs):
+            for d in docs:
+                block = _cell(d, lang, "corpora", corpus)
+                if not block or not block.get("forms"):
+                    continue
+                forms = block["forms"]
+                maps = [block["MAP"].get("masculine"), block["MAP"].get("feminine"),
+                        *((forms.get(f) or {}).get("MAP") for f in EXTRA_FORMS)]
+                out.append(f"| {lang.upper()} | {d['model']['name']} | " + " | ".join(_fmt_ci(m) for m in maps) + " |\n")
+                mf = block["parity"].get("paired_AP_M-AP_F")
+                cells = [_fmt_ci(block["symmetry"].get("AO")), _fmt_ci(mf) + _p(mf)]
+                for f in EXTRA_FORMS:
+                    fb = forms.get(f)
+                    if not fb:
+                        cells += ["–"] * 4
+                        continue
+                    cells += [_fmt_ci(fb["symmetry"].get(f"vs_{s}", {}).get("AO")) for s in ("M", "F")]
+                    cells += [_fmt_ci(g) + _p(g) for g in (fb["parity"].get(f"paired_AP_{f}-AP_{s}") for s in ("M", "F"))]
+                gaps.append(f"| {lang.upper()} | {d['model']['name']} | " + " | ".join(cells) + " |\n")
+        out += gaps
+    return "".join(out)
 
 
 def _anchor(name: str) -> str:
@@ -356,6 +447,12 @@ def summary_metrics(docs: list[dict]) -> dict:
                     "acc@1_M-acc@1_F": parity["acc@1_M-acc@1_F"]["value"],
                     "paired_acc@1_M-acc@1_F_p": parity["paired_acc@1_M-acc@1_F"]["p_value"],
                 }
+                for form, f in (c.get("forms") or {}).items():  # only for a set with extra query forms
+                    entry[corpus][f"MAP_{form}"] = f["MAP"]["value"]
+                    for short in ("M", "F"):
+                        gap = f["parity"][f"paired_AP_{form}-AP_{short}"]
+                        entry[corpus][f"paired_AP_{form}-AP_{short}"] = gap["value"]
+                        entry[corpus][f"paired_AP_{form}-AP_{short}_p"] = gap["p_value"]
     return out
 
 
@@ -534,4 +631,40 @@ def write_plots(docs: list[dict], folder: str | Path) -> list[Path]:
     fig.savefig(path, dpi=110)
     plt.close(fig)
     written.append(path)
-    return written
+    forms_plot = write_forms_plot(docs, folder, styles, langs)
+    return written + ([forms_plot] if forms_plot else [])
+
+
+def write_forms_plot(docs: list[dict], folder: Path, styles: dict, langs: list[str]) -> Path | None:
+    """forms.png, for results with extra query forms only: per form (rows) the paired AP gap of the form against
+    the masculine and the feminine query of its pair (columns, per corpus), per language and model, with intervals."""
+    import matplotlib.pyplot as plt
+
+    forms = [f for f in EXTRA_FORMS if any(_cell(d, lang, "corpora", c, "forms", f) for d in docs for lang in langs
+                                           for c in ("masculine", "feminine"))]
+    if not forms:
+        return None
+    panels = [(corpus, short) for corpus in ("masculine", "feminine") for short in ("M", "F")]
+    fig, axes = plt.subplots(len(forms), len(panels), figsize=(4.2 * len(panels), 3.6 * len(forms)), sharey=True, squeeze=False)
+    ends: list[float] = []
+    for r, form in enumerate(forms):
+        for c, (corpus, short) in enumerate(panels):
+            ax = axes[r][c]
+            ends += _dot_panel(ax, docs, langs, styles,
+                               lambda d, lang: _cell(d, lang, "corpora", corpus, "forms", form, "parity", f"paired_AP_{form}-AP_{short}"))
+            ax.axhline(0.0, color="grey", lw=0.9, ls="--")
+            ax.set_title(f"AP {form} − AP {short}, {CORPUS_TITLES[corpus]}", fontsize=9)
+    lo, hi = zoomed_limits(ends, -1.0, 1.0)
+    span = max(abs(lo), abs(hi))
+    axes[0][0].set_ylim(-span, span)
+    for r, form in enumerate(forms):
+        axes[r][0].set_ylabel(f"{form} gap (> 0: {form} better)", fontsize=8)
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncols=min(len(labels), 6), fontsize=8, frameon=False)
+    fig.suptitle("Extra query forms: paired gap against the masculine (M) and feminine (F) query of the same occupation "
+                 "(95% bootstrap CI)", fontsize=10)
+    fig.tight_layout(rect=(0, 0.06, 1, 1))
+    path = folder / "forms.png"
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path

@@ -246,6 +246,19 @@ def audit_html(doc: dict, source: str, figure_names: list[str]) -> str:
                    "<thead><tr><th>corpus</th><th>feminine excluded</th><th>masculine excluded</th><th>difference F − M</th>"
                    "<th>both failed</th><th>pairs scored / left out</th></tr></thead>"
                    f"<tbody>{''.join(rows)}</tbody></table>")
+        rows = []
+        for corpus, c in block["corpora"].items():
+            for form, sides in (c.get("forms") or {}).items():
+                for side, f in sides.items():
+                    rows.append(f'<tr><td>{_e(CORPUS_TITLES[corpus])}</td><td>{_e(form)}</td><td>{_e(side[3:])}</td>'
+                                f'<td class="num">{_pct_html(f["form_excluded"])}</td><td class="num">{_pct_html(f["reference_excluded"])}</td>'
+                                f'<td class="num">{_pct_html(f["both_failed"])}</td><td class="num">{f["pairs_scored"]} / {f["pairs_left_out"]}</td></tr>')
+        if rows:
+            out.append(f"<table><caption>{lang.upper()}: pairs the extra query forms exclude (the form failed, its masculine / "
+                       f"feminine query served, by ≥ τ models; reference excluded: the reverse), k = {s['k']}, ρ = {s['rho']:g}, "
+                       f"τ = {s['tau']}</caption><thead><tr><th>corpus</th><th>form</th><th>vs</th><th>form excluded</th>"
+                       "<th>reference excluded</th><th>both failed</th><th>pairs scored / left out</th></tr></thead>"
+                       f"<tbody>{''.join(rows)}</tbody></table>")
         mit = block.get("mitigation")
         if not mit:
             continue
@@ -277,7 +290,9 @@ def render_page(docs: list[dict], sources: list[str], audit: dict | None, audit_
     styles = model_styles(models + ([m["name"] for m in audit["models"]] if audit else []))
     tables = {t.anchor: t for t in paper_tables(docs)}
     settings = docs[0]["settings"]
-    nav = [("symmetry", "Symmetry"), ("map", "MAP"), ("parity", "Parity"), ("worst-pairs", "Worst pairs")] + (
+    form_anchors = [a for a in tables if a.startswith("forms-")]
+    nav = [("symmetry", "Symmetry"), ("map", "MAP"), ("parity", "Parity")] + (
+        [("forms", "Query forms")] if form_anchors else []) + [("worst-pairs", "Worst pairs")] + (
         [("audit", "Audit")] if audit else [])
     legend = "".join(f'<span><span class="swatch" style="background:{styles[m]["color"]}"></span>{_e(m)}</span>' for m in models)
     body = [
@@ -301,6 +316,13 @@ def render_page(docs: list[dict], sources: list[str], audit: dict | None, audit_
         _img("gap.png", "paired AP gap per language and model",
              "Mean over query pairs of AP_M − AP_F with its 95% interval and the paired randomisation test's p (bold below 0.05)."),
         *(table_html(tables[a], styles) for a in ("parity-masculine", "parity-feminine")),
+        *(['<h2 id="forms">Query forms: is <i>abogado/a</i> ranked like <i>abogado</i>?</h2>',
+           '<p class="note">The extra query forms of the test set (doublet, neomorpheme; docs/forms.md) beside the masculine '
+           "and feminine queries of the same occupations.</p>"] if form_anchors else []),
+        *([_img("forms.png", "paired AP gap of each extra query form",
+                "Mean over (form, masculine / feminine query) pairs of AP_form − AP_M and AP_form − AP_F with 95% intervals.")]
+          if form_anchors and "forms.png" in eval_figures else []),
+        *(table_html(tables[a], styles) for a in form_anchors),
         '<h2 id="worst-pairs">Least symmetric pairs, lists side by side</h2>',
         '<p class="legend"><span><span class="rel">bold ✓</span> relevant in the qrels</span>'
         '<span><span class="only">italic †</span> not in the other form\'s list</span></p>',
