@@ -307,11 +307,10 @@ def relevant_cells(ts: TestSet, qi: QueryIndex) -> tuple[np.ndarray, np.ndarray]
     """Every relevant (query row, corpus row) of the qrels as two int32 arrays, sorted by query row then corpus
     row, repeated lines and ids not in the test set left out; once per language (both corpus variants take
     their columns from it, ``relevant_columns``), 8 bytes per cell."""
-    # Mapped through the ids' Categorical codes (polars' one process-wide dictionary: read_qrels gives the
-    # qrels' ids as Categoricals) and a lookup array of codes to rows, a slice of the qrels at a time: no join
-    # (which may hash the qrels side) and no string copy of the qrels, so what this adds to the memory the test
-    # set holds is the integer cells (8 bytes each).
-    q_table, d_table = _code_table(pl.Series(qi.ids, dtype=pl.String)), _code_table(ts.corpus["id"])
+    # Mapped through Enums of the queries' and the corpus's ids (an Enum's code is the id's row), a slice of the
+    # qrels at a time: no join (which may hash the qrels side) and no string copy of the qrels (read_qrels gives
+    # Categorical ids), so what this adds to the memory the test set holds is the integer cells (8 bytes each).
+    q_rows, d_rows = pl.Enum(qi.ids), pl.Enum(ts.corpus["id"].to_list())
     n_corpus = np.int64(max(ts.corpus.height, 1))
     # One int64 key per relevant line, written in place (no list of pieces to concatenate), sorted in place,
     # then split into the two int32 arrays a slice at a time: the peak is the keys plus the result.
@@ -319,7 +318,7 @@ def relevant_cells(ts: TestSet, qi: QueryIndex) -> tuple[np.ndarray, np.ndarray]
     n = 0
     for start in range(0, ts.qrels.height, QRELS_SLICE):
         part = ts.qrels.slice(start, QRELS_SLICE)
-        q, d = _rows_by_code(part["query_id"], q_table), _rows_by_code(part["doc_id"], d_table)
+        q, d = _rows_of(part["query_id"], q_rows), _rows_of(part["doc_id"], d_rows)
         kept = (part["relevance"].to_numpy() > 0) & (q >= 0) & (d >= 0)
         got = int(kept.sum())
         np.multiply(q[kept], n_corpus, out=keys[n:n + got], dtype=np.int64)
@@ -344,19 +343,9 @@ def relevant_cells(ts: TestSet, qi: QueryIndex) -> tuple[np.ndarray, np.ndarray]
 QRELS_SLICE = 1 << 20
 
 
-def _code_table(ids: pl.Series) -> np.ndarray:
-    """Row of each id by its Categorical code (-1: not an id of ``ids``)."""
-    codes = ids.cast(pl.Categorical).to_physical().to_numpy()
-    table = np.full(int(codes.max()) + 1 if len(codes) else 0, -1, dtype=np.int32)
-    table[codes] = np.arange(len(codes), dtype=np.int32)
-    return table
-
-
-def _rows_by_code(ids: pl.Series, table: np.ndarray) -> np.ndarray:
-    """The rows of ``ids`` (Categorical or String) through ``_code_table``; -1 for an id it does not hold."""
-    codes = ids.cast(pl.Categorical).to_physical().fill_null(len(table)).to_numpy().astype(np.int64)
-    inside = codes < len(table)
-    return np.where(inside, table[np.where(inside, codes, 0)], -1).astype(np.int32, copy=False)
+def _rows_of(ids: pl.Series, rows: pl.Enum) -> np.ndarray:
+    """The rows of ``ids`` (Categorical or String) as int32, -1 for an id the Enum does not hold."""
+    return ids.cast(rows, strict=False).to_physical().cast(pl.Int32).fill_null(-1).to_numpy()
 
 
 def relevant_columns(cells: tuple[np.ndarray, np.ndarray], n_queries: int, corpus_rows: np.ndarray, n_corpus: int,
