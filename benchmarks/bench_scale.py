@@ -205,11 +205,11 @@ def main() -> None:
     for r in rows:
         size = math.log((r["queries"] * r["documents"]) / (base["queries"] * base["documents"]))
         outside, base_outside = r["eval_s"] - r["encode_s"], base["eval_s"] - base["encode_s"]
-        exp_run = math.log(r["wall"] / base["wall"]) / size if size else float("nan")
-        exp_out = math.log(outside / base_outside) / size if size else float("nan")
-        print(f"| {r['cell']} | {r['queries']} x {r['documents']} | {r['qrels']} | {r['wall']:.1f} | {r['peak']:.0f} | {exp_run:.2f} | "
+        exp_run = f"{math.log(r['wall'] / base['wall']) / size:.2f}" if size else "–"
+        exp_out = f"{math.log(outside / base_outside) / size:.2f}" if size else "–"
+        print(f"| {r['cell']} | {r['queries']} x {r['documents']} | {r['qrels']} | {r['wall']:.1f} | {r['peak']:.0f} | {exp_run} | "
               f"{r['rss_read_mb']:.0f} ({r['inputs_mb']:.0f}) | {r['peak_eval_mb']:.0f} | "
-              f"{outside:.2f} | {r['floor_s']:.2f} | {outside / r['floor_s']:.2f} | {exp_out:.2f} |")
+              f"{outside:.2f} | {r['floor_s']:.2f} | {outside / r['floor_s']:.2f} | {exp_out} |")
     print(f"\n(sets under {work}; budget {args.budget:g} MiB; 2 cores shared, figures vary run to run by ~10-20%)")
 
 
