@@ -119,8 +119,9 @@ def child(data: Path, lang: str, budget: float) -> None:
             sort_blocks = compare_sort_blocks(scores)
         del scores
     print(json.dumps({
-        "queries": ts.queries.height, "documents": ts.corpus.height, "eval_s": total, "encode_s": timing.encode_s,
-        "blocks": timing.extra, "peak_eval_mb": peak_eval, "peak_read_mb": peak_read, "rss_read_mb": rss_read, "floor": floor if whole_matrix else None, "sort_blocks": sort_blocks,
+        "queries": ts.queries.height, "documents": ts.corpus.height, "qrels": ts.qrels.height, "eval_s": total, "encode_s": timing.encode_s,
+        "blocks": timing.extra, "peak_eval_mb": peak_eval, "peak_read_mb": peak_read, "rss_read_mb": rss_read,
+        "inputs_mb": sum(f.estimated_size() for f in (ts.queries, ts.corpus, ts.qrels)) / 2**20, "floor": floor if whole_matrix else None, "sort_blocks": sort_blocks,
         "symmetry_AO": result["corpora"]["masculine"]["symmetry"]["AO"]["value"],
     }))
 
@@ -192,20 +193,23 @@ def main() -> None:
         sort_text = (f"; one-key sort by row blocks {sb['row_blocks_s']:.2f} s vs whole matrix {sb['whole_s']:.2f} s: "
                      f"{sb['speedup']:.2f}x (spread {sb['spread'][0]:.2f}-{sb['spread'][1]:.2f}), same order: {sb['identical']}" if sb else "")
         print(f"[{cell}] {inner['queries']} queries x {inner['documents']} titles: eval run {wall:.1f} s, peak RSS {peak:.0f} MB; "
-              f"reading the set: peak {inner['peak_read_mb']:.0f} MB, then {inner['rss_read_mb']:.0f} MB held; "
+              f"reading the set: peak {inner['peak_read_mb']:.0f} MB, then {inner['rss_read_mb']:.0f} MB held "
+              f"(the frames {inner['inputs_mb']:.0f} MB); "
               f"evaluate_language {inner['eval_s']:.2f} s ({inner['encode_s']:.2f} s encoding), peak during it {inner['peak_eval_mb']:.0f} MB, "
               f"blocks {inner['blocks']}; {floor_text}{sort_text}", flush=True)
     base = rows[0]
     print()
-    print("| cell | queries x titles | eval run s | peak RSS MB | exponent (run) | peak during evaluate_language MB | eval outside encoding s | floor s | x floor | exponent (outside) |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("| cell | queries x titles | qrels lines | eval run s | peak RSS MB | exponent (run) | test set held MB (frames) "
+          "| peak during evaluate_language MB | eval outside encoding s | floor s | x floor | exponent (outside) |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         size = math.log((r["queries"] * r["documents"]) / (base["queries"] * base["documents"]))
         outside, base_outside = r["eval_s"] - r["encode_s"], base["eval_s"] - base["encode_s"]
-        exp_run = math.log(r["wall"] / base["wall"]) / size if size else float("nan")
-        exp_out = math.log(outside / base_outside) / size if size else float("nan")
-        print(f"| {r['cell']} | {r['queries']} x {r['documents']} | {r['wall']:.1f} | {r['peak']:.0f} | {exp_run:.2f} | {r['peak_eval_mb']:.0f} | "
-              f"{outside:.2f} | {r['floor_s']:.2f} | {outside / r['floor_s']:.2f} | {exp_out:.2f} |")
+        exp_run = f"{math.log(r['wall'] / base['wall']) / size:.2f}" if size else "–"
+        exp_out = f"{math.log(outside / base_outside) / size:.2f}" if size else "–"
+        print(f"| {r['cell']} | {r['queries']} x {r['documents']} | {r['qrels']} | {r['wall']:.1f} | {r['peak']:.0f} | {exp_run} | "
+              f"{r['rss_read_mb']:.0f} ({r['inputs_mb']:.0f}) | {r['peak_eval_mb']:.0f} | "
+              f"{outside:.2f} | {r['floor_s']:.2f} | {outside / r['floor_s']:.2f} | {exp_out} |")
     print(f"\n(sets under {work}; budget {args.budget:g} MiB; 2 cores shared, figures vary run to run by ~10-20%)")
 
 

@@ -150,11 +150,11 @@ def _check_testset(ts: TestSet, corpora: tuple[str, ...] = CORPORA) -> None:
                 f"{ts.lang}: the {g} corpus (the {g} + neutral titles of corpus.parquet) is empty; "
                 "rebuild the language or drop it from --lang"
             )
-    rel = ts.qrels.filter(pl.col("relevance") > 0)
-    if rel.height == 0:
+    # The relevant queries' distinct ids only: no filtered copy of the qrels.
+    relevant_queries = ts.qrels.select(pl.col("query_id").filter(pl.col("relevance") > 0).unique())["query_id"]
+    if relevant_queries.len() == 0:
         raise EvalError(f"{ts.lang}: qrels.tsv has no relevant pair; MAP is undefined")
-    without = ts.queries.filter(~pl.col("id").is_in(rel["query_id"].unique().to_list()))
-    if without.height == ts.queries.height:
+    if not ts.queries["id"].is_in(relevant_queries.cast(pl.String).implode()).any():
         raise EvalError(f"{ts.lang}: no query id of queries.parquet appears in qrels.tsv")
 
 
@@ -244,7 +244,6 @@ def score_corpus(
     column_of[by_id_descending] = np.arange(n_docs)
     d_emb = d_emb[by_id_descending]
     self_cols = [np.sort(column_of[c]) for c in self_cols]
-    relevant_cols = [column_of[c] for c in relevant_cols]
     n_relevant = np.array([len(c) for c in relevant_cols], dtype=np.int64)
     per_query = {str(m): np.full(n_queries, np.nan) for m in query_measures}
     per_pair = {str(m): np.zeros(n_pairs, dtype=bool if m.boolean else np.float64) for m in pair_measures}
@@ -257,7 +256,7 @@ def score_corpus(
         dropped = _flags(n_rows, n_docs, [self_cols[i] for i in rows]) if drop else None
         ranking = rank_rows(block_scores(q_emb, rows, d_emb, apart), None, dropped)
         del dropped
-        relevant = _flags(n_rows, n_docs, [relevant_cols[i] for i in rows])
+        relevant = _flags(n_rows, n_docs, [column_of[relevant_cols[i]] for i in rows])  # this block's only
         hits = np.take_along_axis(relevant, ranking, axis=1)  # padding (-1) reads the last column: masked next
         if drop:
             hits &= ranking >= 0
@@ -386,25 +385,45 @@ def relevant_cells(ts: TestSet, qi: QueryIndex) -> tuple[np.ndarray, np.ndarray]
     """Every relevant (query row, corpus row) of the qrels as two int32 arrays, sorted by query row then corpus
     row, repeated lines and ids not in the test set left out; once per language (both corpus variants take
     their columns from it, ``relevant_columns``), 8 bytes per cell."""
-    # Mapped through hash tables of the queries' and the corpus's ids (small), a slice of the qrels at a time:
-    # no join (which may hash the qrels side) and no filtered copy of the qrels' strings, so what this adds to
-    # the memory the test set holds is the integer cells (8 bytes each), not the strings again.
-    q_index = {"old": pl.Series(qi.ids, dtype=pl.String), "new": pl.Series(np.arange(len(qi.ids), dtype=np.int32))}
-    d_index = {"old": ts.corpus["id"], "new": pl.Series(np.arange(ts.corpus.height, dtype=np.int32))}
+    # Mapped through Enums of the queries' and the corpus's ids (an Enum's code is the id's row), a slice of the
+    # qrels at a time: no join (which may hash the qrels side) and no string copy of the qrels (read_qrels gives
+    # Categorical ids), so what this adds to the memory the test set holds is the integer cells (8 bytes each).
+    q_rows, d_rows = pl.Enum(qi.ids), pl.Enum(ts.corpus["id"].to_list())
     n_corpus = np.int64(max(ts.corpus.height, 1))
-    keys = []
+    # One int64 key per relevant line, written in place (no list of pieces to concatenate), sorted in place,
+    # then split into the two int32 arrays a slice at a time: the peak is the keys plus the result.
+    keys = np.empty(ts.qrels.height, dtype=np.int64)
+    n = 0
     for start in range(0, ts.qrels.height, QRELS_SLICE):
         part = ts.qrels.slice(start, QRELS_SLICE)
-        q = part["query_id"].replace_strict(**q_index, default=-1, return_dtype=pl.Int32).to_numpy()
-        d = part["doc_id"].replace_strict(**d_index, default=-1, return_dtype=pl.Int32).to_numpy()
+        q, d = _rows_of(part["query_id"], q_rows), _rows_of(part["doc_id"], d_rows)
         kept = (part["relevance"].to_numpy() > 0) & (q >= 0) & (d >= 0)
-        keys.append(q[kept].astype(np.int64) * n_corpus + d[kept])
-    cells = np.unique(np.concatenate(keys) if keys else np.zeros(0, np.int64))  # sorted by query, then corpus row
-    return (cells // n_corpus).astype(np.int32), (cells % n_corpus).astype(np.int32)
+        got = int(kept.sum())
+        np.multiply(q[kept], n_corpus, out=keys[n:n + got], dtype=np.int64)
+        keys[n:n + got] += d[kept]
+        n += got
+    keys = keys[:n]
+    keys.sort()  # by query row, then corpus row
+    first = np.empty(n, dtype=bool)
+    first[:1] = True
+    np.not_equal(keys[1:], keys[:-1], out=first[1:])  # repeated lines left out
+    rows = np.empty(int(first.sum()), dtype=np.int32)
+    cols = np.empty_like(rows)
+    out = 0
+    for start in range(0, n, QRELS_SLICE):
+        distinct = keys[start:start + QRELS_SLICE][first[start:start + QRELS_SLICE]]
+        rows[out:out + len(distinct)], cols[out:out + len(distinct)] = np.divmod(distinct, n_corpus)
+        out += len(distinct)
+    return rows, cols
 
 
 # qrels lines mapped to integer cells at a time (relevant_cells)
 QRELS_SLICE = 1 << 20
+
+
+def _rows_of(ids: pl.Series, rows: pl.Enum) -> np.ndarray:
+    """The rows of ``ids`` (Categorical or String) as int32, -1 for an id the Enum does not hold."""
+    return ids.cast(rows, strict=False).to_physical().cast(pl.Int32).fill_null(-1).to_numpy()
 
 
 def relevant_columns(cells: tuple[np.ndarray, np.ndarray], n_queries: int, corpus_rows: np.ndarray, n_corpus: int,
@@ -624,6 +643,7 @@ def evaluate_language(
         per_query += per_query_rows(corpus_gender, scored, qi)
         per_pair += per_pair_rows(corpus_gender, scored, qi)
         worst[corpus_gender] = worst_pairs(scored, qi, docs["text"].to_list(), settings)
+        del relevant_cols, scored  # not held while the next variant builds its own
     result["per_query"] = per_query
     result["per_pair"] = per_pair
     if extra_pairs:

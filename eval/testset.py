@@ -225,39 +225,72 @@ def _form_problems(df: pl.DataFrame) -> list[str]:
 def read_qrels(path: Path) -> pl.DataFrame:
     """Read trec qrels (``query_id 0 doc_id relevance``, whitespace-separated); errors name the line.
 
-    polars splits the lines (10^7 qrels lines as Python tuples took gigabytes); only when a line is bad is
-    the file read again, for the first bad line, which is then looked at on its own."""
-    # One column per line: the separator is a NUL, which no qrels line holds. Bytes that are not UTF-8
-    # become U+FFFD, so that such a line is found by its number.
-    lines = (pl.scan_csv(path, has_header=False, separator="\x00", quote_char=None, schema={"line": pl.String},
-                         encoding="utf8-lossy")
-             .with_row_index("lineno", offset=1)
-             .filter(pl.col("line").str.contains(r"\S")))  # blank lines (empty or whitespace only) are skipped
-    fields = pl.col("line").str.extract_all(r"\S+")
-    four = fields.list.len() == 4
-    bad = ~four | fields.list.get(3, null_on_oob=True).cast(pl.Int64, strict=False).is_null() \
-        | pl.col("line").str.contains("\ufffd", literal=True)
+    The ids come back as ``pl.Categorical`` (4 bytes a line; the distinct ids are few: every query and every
+    title), relevance as Int64. polars splits the lines (10^7 qrels lines as Python tuples took gigabytes), a
+    slice of the file at a time, so reading holds one slice's strings, never the whole file's (as strings, 6.5
+    million lines of long ids took 690 MB held and 720 MB at peak; now about 100 MB)."""
+    frames, first_line = [], 1
     try:
-        table = lines.select(query_id=fields.list.get(0, null_on_oob=True), doc_id=fields.list.get(2, null_on_oob=True),
-                             relevance=fields.list.get(3, null_on_oob=True).cast(pl.Int64, strict=False),
-                             bad=bad).collect()
-        if table["bad"].any():
-            lineno, line = lines.filter(bad).head(1).collect().row(0)
+        with open(path, "rb") as fh:
+            for chunk in _line_chunks(fh, QRELS_CHUNK_BYTES):
+                frame, first_line = _qrels_chunk(path, chunk, first_line)
+                frames.append(frame)
     except pl.exceptions.PolarsError as exc:  # e.g. a NUL in a line
         raise TestSetError(f"{path}: not a readable qrels text file ({type(exc).__name__}: "
                            f"{str(exc).splitlines()[0]}); rebuild the language or re-pull the release") from None
+    if not frames:
+        return pl.DataFrame(schema=QRELS_SCHEMA)
+    return pl.concat(frames, rechunk=False)
+
+
+# The columns read_qrels gives (and the dtypes of TestSet.qrels read from disk).
+QRELS_SCHEMA = {"query_id": pl.Categorical, "doc_id": pl.Categorical, "relevance": pl.Int64}
+# Bytes of qrels.tsv parsed at a time: what reading holds beyond the compact result is a few times this.
+QRELS_CHUNK_BYTES = 1 << 23
+
+
+def _line_chunks(fh, size: int):
+    """The file in pieces of about ``size`` bytes, each ending at a line end (a longer line: one piece)."""
+    rest = b""
+    while block := fh.read(size):
+        block = rest + block
+        cut = block.rfind(b"\n") + 1
+        rest = block[cut:]
+        if cut:
+            yield block[:cut]
+    if rest:
+        yield rest
+
+
+def _qrels_chunk(path: Path, chunk: bytes, first_line: int) -> tuple[pl.DataFrame, int]:
+    """One piece of qrels.tsv (whole lines, the first numbered ``first_line``) as compact rows, and the number
+    of the line after it; the first bad line raises, named by its number."""
+    # One column per line: the separator is a NUL, which no qrels line holds. Bytes that are not UTF-8
+    # become U+FFFD, so that such a line is found by its number. Blank lines (empty or whitespace only) are
+    # skipped, but counted.
+    lines = pl.read_csv(chunk, has_header=False, separator="\x00", quote_char=None, schema={"line": pl.String},
+                        encoding="utf8-lossy")
+    next_line = first_line + lines.height
+    lines = lines.with_row_index("lineno", offset=first_line).filter(pl.col("line").str.contains(r"\S"))
+    fields = pl.col("line").str.extract_all(r"\S+")
+    bad = (fields.list.len() != 4) | fields.list.get(3, null_on_oob=True).cast(pl.Int64, strict=False).is_null() \
+        | pl.col("line").str.contains("\ufffd", literal=True)
+    table = lines.select(query_id=fields.list.get(0, null_on_oob=True).cast(pl.Categorical),
+                         doc_id=fields.list.get(2, null_on_oob=True).cast(pl.Categorical),
+                         relevance=fields.list.get(3, null_on_oob=True).cast(pl.Int64, strict=False), bad=bad)
     if table["bad"].any():
+        lineno, line = lines.filter(table["bad"]).row(0)
         parts = line.split()
         if "\ufffd" in line:
             raise TestSetError(f"{path}:{lineno}: not UTF-8 text; write the qrels as UTF-8")
         if len(parts) != 4:
             raise TestSetError(f"{path}:{lineno}: expected 4 fields 'query_id 0 doc_id relevance', got {len(parts)}")
         raise TestSetError(f"{path}:{lineno}: relevance {parts[3]!r} is not an integer")
-    return table.drop("bad")
+    return table.drop("bad"), next_line
 
 
 def write_qrels(qrels: pl.DataFrame, path: Path) -> None:
-    qrels = qrels.sort("query_id", "doc_id")
+    qrels = qrels.select(pl.col("query_id", "doc_id").cast(pl.String), "relevance").sort("query_id", "doc_id")
     with open(path, "w", encoding="utf-8", newline="\n") as fh:
         for q, d, r in qrels.select("query_id", "doc_id", "relevance").iter_rows():
             fh.write(f"{q}\t0\t{d}\t{r}\n")

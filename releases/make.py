@@ -9,6 +9,8 @@ import subprocess
 from importlib import metadata
 from pathlib import Path
 
+import polars as pl
+
 from eval.testset import FEMININE, MASCULINE, TestSet, TestSetError, list_languages, read_testset, table1_counts
 from languages import LanguageError, load
 
@@ -203,7 +205,9 @@ def make_release(data: str | Path, version: str, out: str | Path, params_path: s
             # Byte copies: the release holds exactly what the build wrote and read_testset validated.
             for name in SHIPPED_FILES:
                 shutil.copyfile(data / ts.lang / name, folder / name)
-            ts.qrels.sort("query_id", "doc_id").write_parquet(folder / "qrels.parquet")
+            # String ids, as before read_qrels gave Categorical ones (the Parquet schema stays plain strings).
+            ts.qrels.select(pl.col("query_id", "doc_id").cast(pl.String), "relevance").sort(
+                "query_id", "doc_id").write_parquet(folder / "qrels.parquet")
         card = render_card(version, release_tag(version), testsets, toolkit_version, packs)
         (staging / "README.md").write_text(card, encoding="utf-8")
         # Nothing here may change from one commit to the next while the inputs stay the same: the release

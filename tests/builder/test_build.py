@@ -43,7 +43,8 @@ def test_full_portuguese_build(pt_build):
     # Every English relevant pair whose two titles both produced items is represented by at least one qrel.
     q_src = ts.queries.select("id", "source_ids").explode("source_ids")
     d_src = ts.corpus.select("id", "source_ids").explode("source_ids")
-    covered = (ts.qrels.join(q_src, left_on="query_id", right_on="id").rename({"source_ids": "q"})
+    qrels = ts.qrels.with_columns(pl.col("query_id", "doc_id").cast(pl.String))  # read as Categorical ids
+    covered = (qrels.join(q_src, left_on="query_id", right_on="id").rename({"source_ids": "q"})
                .join(d_src, left_on="doc_id", right_on="id").rename({"source_ids": "d"}).select("q", "d").unique())
     covered = set(covered.iter_rows())
     english = load_source(ENGLISH).qrels

@@ -559,21 +559,58 @@ def test_results_json_is_the_same_bytes_on_a_rerun_unless_timing_is_asked(tmp_pa
     assert b'"timing"' not in outs[0] and b'"timing"' in outs[2]
 
 
-def test_relevant_cells_are_the_qrels_as_integers_whatever_the_slice(monkeypatch):
+@pytest.mark.parametrize("ids", [pl.String, pl.Categorical])  # built in memory; read by read_qrels
+def test_relevant_cells_are_the_qrels_as_integers_whatever_the_slice(monkeypatch, ids):
     """Relevant (query row, corpus row) cells: relevance 0, unknown ids and repeated lines fall out; reading the
     qrels a few lines at a time gives the same cells as at once."""
     import eval.evaluate as ev
 
     ts = make_testset("pt")
-    extra = pl.DataFrame({"query_id": ["ptq-Lawyer-m", "ptq-Lawyer-m", "nope", "ptq-Nurse-f"],
-                          "doc_id": ["ptc-Attorney-m", "ptc-Attorney-m", "ptc-Attorney-m", "ptc-Tutor-m"],
-                          "relevance": [1, 1, 1, 0]})
-    ts = testset.TestSet("pt", ts.queries, ts.corpus, pl.concat([ts.qrels, extra]), ts.stats)
+    extra = pl.DataFrame({"query_id": ["ptq-Lawyer-m", "ptq-Lawyer-m", "nope", "ptq-Nurse-f", "ptq-Lawyer-m"],
+                          "doc_id": ["ptc-Attorney-m", "ptc-Attorney-m", "ptc-Attorney-m", "ptc-Tutor-m", "nope-doc"],
+                          "relevance": [1, 1, 1, 0, 1]})
+    qrels = pl.concat([ts.qrels, extra]).with_columns(pl.col("query_id", "doc_id").cast(ids))
+    ts = testset.TestSet("pt", ts.queries, ts.corpus, qrels, ts.stats)
     qi = ev.QueryIndex.of(ts)
     q_ids, d_ids = ts.queries["id"].to_list(), ts.corpus["id"].to_list()
-    expected = sorted({(q_ids.index(q), d_ids.index(d)) for q, d, r in ts.qrels.iter_rows() if r > 0 and q in q_ids})
+    expected = sorted({(q_ids.index(q), d_ids.index(d)) for q, d, r in ts.qrels.iter_rows()
+                       if r > 0 and q in q_ids and d in d_ids})
     whole = ev.relevant_cells(ts, qi)
     assert list(zip(*(a.tolist() for a in whole))) == expected and whole[0].dtype == np.int32
     monkeypatch.setattr(ev, "QRELS_SLICE", 3)
     sliced = ev.relevant_cells(ts, qi)
     assert all(np.array_equal(a, b) for a, b in zip(whole, sliced))
+
+
+def test_relevant_cells_hold_about_the_cells_not_the_qrels_again(monkeypatch):
+    """What mapping the qrels to cells allocates at its peak (numpy's allocations, traced) is the int64 keys,
+    a flag and the two int32 result arrays per relevant line, plus temporaries of one slice: about 17 bytes a
+    line. (The former code, a list of keys concatenated, np.unique and two int64 divisions, took over 40.)"""
+    import tracemalloc
+
+    import eval.evaluate as ev
+
+    rng = np.random.default_rng(0)
+    n_q, n_d, lines = 400, 3000, 200_000
+    base = make_testset("pt")
+    row = base.queries.row(0, named=True)
+    queries = pl.DataFrame([{**row, "id": f"q{i}", "text": f"t{i}", "pair_id": f"p{i}"} for i in range(n_q)],
+                           schema=base.queries.schema)
+    crow = base.corpus.row(0, named=True)
+    corpus = pl.DataFrame([{**crow, "id": f"d{i}", "text": f"c{i}"} for i in range(n_d)], schema=base.corpus.schema)
+    qrels = pl.DataFrame({"query_id": [f"q{i}" for i in rng.integers(0, n_q, lines)],
+                          "doc_id": [f"d{i}" for i in rng.integers(0, n_d, lines)], "relevance": np.ones(lines, np.int64)},
+                         schema={"query_id": pl.Categorical, "doc_id": pl.Categorical, "relevance": pl.Int64})
+    ts = testset.TestSet("pt", queries, corpus, qrels, {"lang": "pt"})
+    qi = ev.QueryIndex.of(ts)
+    monkeypatch.setattr(ev, "QRELS_SLICE", 1 << 14)
+    tracemalloc.start()
+    try:
+        rows, cols = ev.relevant_cells(ts, qi)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    expected = np.unique(qrels.select(pl.col("query_id").cast(pl.String).str.slice(1).cast(pl.Int64) * n_d
+                                      + pl.col("doc_id").cast(pl.String).str.slice(1).cast(pl.Int64)).to_series().to_numpy())
+    assert np.array_equal(rows.astype(np.int64) * n_d + cols, expected)
+    assert peak < 17 * lines + 64 * (1 << 14) + 200_000, peak

@@ -3,6 +3,7 @@
 import polars as pl
 import pytest
 
+from eval import testset
 from eval.testset import (
     ITEM_SCHEMA,
     TestSet as _TestSet,
@@ -95,7 +96,9 @@ def python_qrels(path):
     return rows
 
 
-def test_qrels_read_like_the_line_by_line_reader(tmp_path):
+@pytest.mark.parametrize("chunk_bytes", [1 << 23, 64, 7])  # one piece; many; pieces shorter than a line
+def test_qrels_read_like_the_line_by_line_reader(tmp_path, monkeypatch, chunk_bytes):
+    monkeypatch.setattr(testset, "QRELS_CHUNK_BYTES", chunk_bytes)
     path = tmp_path / "qrels.tsv"
     lines = [f"q{i % 97}\t0\td-{i}~{'x' * (i % 23)}\t{i % 3 - (i % 7 == 0)}" for i in range(5000)]
     lines[10] = "  q1   0 \t d-é-ação  2  "  # any whitespace around and between the fields
@@ -104,10 +107,23 @@ def test_qrels_read_like_the_line_by_line_reader(tmp_path):
     path.write_text("\r\n".join(lines))  # CRLF, no newline at the end
     expected = python_qrels(path)
     got = read_qrels(path)
-    assert got.schema == {"query_id": pl.String, "doc_id": pl.String, "relevance": pl.Int64}
+    assert dict(got.schema) == {"query_id": pl.Categorical, "doc_id": pl.Categorical, "relevance": pl.Int64}
     assert got.rows() == expected and len(expected) == 4998 and ("q1", "d-é-ação", 2) in expected
+    assert got.filter(pl.col("query_id") == "q1")["doc_id"].to_list() == [d for q, d, _ in expected if q == "q1"]
     path.write_text("\n\n")
     assert read_qrels(path).height == 0
+
+
+def test_qrels_written_back_byte_for_byte(tmp_path, monkeypatch):
+    """Categorical ids write (sorted as strings) exactly what String ids write."""
+    monkeypatch.setattr(testset, "QRELS_CHUNK_BYTES", 50)
+    rows = [(f"q{i % 13}", f"d{(i * 7919) % 1000}", 1) for i in range(3000)]
+    as_strings = pl.DataFrame(rows, schema={"query_id": pl.String, "doc_id": pl.String, "relevance": pl.Int64},
+                              orient="row").unique(maintain_order=True)
+    testset.write_qrels(as_strings, tmp_path / "a.tsv")
+    testset.write_qrels(read_qrels(tmp_path / "a.tsv").reverse(), tmp_path / "b.tsv")
+    assert (tmp_path / "a.tsv").read_bytes() == (tmp_path / "b.tsv").read_bytes()
+    assert (tmp_path / "a.tsv").read_text().splitlines() == [f"{q}\t0\t{d}\t{r}" for q, d, r in sorted(set(rows))]
 
 
 @pytest.mark.parametrize(
@@ -120,7 +136,9 @@ def test_qrels_read_like_the_line_by_line_reader(tmp_path):
         (b"q 0 d\x00x 1\n", r"qrels.tsv: not a readable qrels text file"),
     ],
 )
-def test_bad_qrels_lines_are_named(tmp_path, content, message):
+@pytest.mark.parametrize("chunk_bytes", [1 << 23, 5])
+def test_bad_qrels_lines_are_named(tmp_path, monkeypatch, content, message, chunk_bytes):
+    monkeypatch.setattr(testset, "QRELS_CHUNK_BYTES", chunk_bytes)  # line numbers carried across pieces
     path = tmp_path / "qrels.tsv"
     path.write_bytes(content)
     with pytest.raises(TestSetError, match=message):
