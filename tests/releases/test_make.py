@@ -328,5 +328,6 @@ def test_the_release_stage_lists_the_code_it_runs_and_the_packs_it_reads():
     languages = yaml.safe_load((repo / "params.yaml").read_text())["languages"]
     packs = {d for d in deps if d.startswith("languages/packs/")}
     assert packs == {f"languages/packs/{code}.yaml" for code in languages}
-    assert all((repo / d).exists() for d in deps if "$" not in d)
+    # the code and packs are in git; `data` is the pipeline's own output (absent from a fresh clone)
+    assert all((repo / d).is_file() for d in deps if d.endswith((".py", ".yaml")))
     assert not deps & {"releases", "languages", "eval", "builder"}
