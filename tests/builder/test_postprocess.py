@@ -337,3 +337,17 @@ def test_pair_ids_are_the_connected_components_scipy_finds():
                 assert (got[id(a)] == got[id(b)]) == (component[i] == component[j])
             members = [it for k, it in enumerate(items) if component[k] == component[i]]
             assert got[id(a)] == "p:" + min(s for it in members for s in it.source_ids)
+
+
+def test_string_lists_equals_polars_own_construction():
+    """The flat-column construction of List(String) columns gives what polars builds from the lists (empty
+    lists, order within a list, repeated values)."""
+    import random
+
+    from builder.postprocess import string_lists
+
+    rng = random.Random(3)
+    for n in (0, 1, 7, 500):
+        values = [[f"s{rng.randrange(20)}" for _ in range(rng.choice([0, 0, 1, 2, 4]))] for _ in range(n)]
+        got = string_lists(values)
+        assert got.dtype == pl.List(pl.String) and got.to_list() == pl.Series(values, dtype=pl.List(pl.String)).to_list()
