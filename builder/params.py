@@ -13,7 +13,7 @@ from pathlib import Path
 import config
 from builder.errors import BuildError
 from builder.postprocess import SELF_MATCH_POLICIES
-from builder.translators import TRANSLATORS, is_translator_name
+from builder.translators import TRANSLATORS, WebSettings, is_translator_name
 from eval.testset import EXTRA_FORMS
 from languages import Language, LanguageError, load, resolve
 
@@ -37,13 +37,14 @@ class SourceParams:
 
 @dataclass(frozen=True)
 class WebParams:
-    """``build.web:``: how the online translators are called."""
+    """``build.web:``: how the online translators are called (defaults: builder.translators.WebSettings, what
+    a translator made without params.yaml uses)."""
 
-    concurrency: int = 4
-    retries: int = 5
-    timeout_s: float = 30.0
-    backoff_s: float = 1.0
-    libre_url: str | None = None
+    concurrency: int = WebSettings.concurrency
+    retries: int = WebSettings.retries
+    timeout_s: float = WebSettings.timeout_s
+    backoff_s: float = WebSettings.backoff_s
+    libre_url: str | None = WebSettings.libre_url
 
     def __post_init__(self):
         for key, least, expected in (("concurrency", 1, "an integer >= 1"), ("retries", 0, "an integer >= 0"),
