@@ -544,15 +544,8 @@ def write_plots(docs: list[dict], folder: str | Path) -> list[Path]:
             ax.set_title(f"{metric}, F vs M queries, {CORPUS_TITLES[corpus]}", fontsize=10)
         axes[row, 0].set_ylim(*zoomed_limits(ends, 0.0, 1.02))  # room for an interval that ends at 1
         axes[row, 0].set_ylabel(f"{metric} (axis zoomed to the data)", fontsize=9)
-    handles, labels = axes[0, 0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncols=min(len(labels), 6), fontsize=8, frameon=False)
-    fig.suptitle(f"Symmetry per language and model (95% bootstrap CI; self-match {self_match}; "
-                 "hollow: the paper's Table 2 value)", fontsize=11)
-    fig.tight_layout(rect=(0, 0.05, 1, 1))
-    path = folder / "symmetry.png"
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    written.append(path)
+    written.append(_save_with_legend(fig, axes[0, 0], f"Symmetry per language and model (95% bootstrap CI; self-match "
+                                     f"{self_match}; hollow: the paper's Table 2 value)", 11, 0.05, folder / "symmetry.png"))
 
     # MAP F vs M: both axes on the same zoomed range so the diagonal (F = M) stays at 45 degrees and small
     # gaps show; each point is labelled with its language, the paper's values hollow beside ours.
@@ -596,10 +589,7 @@ def write_plots(docs: list[dict], folder: str | Path) -> list[Path]:
         ax.legend(unique.values(), unique.keys(), fontsize=7, loc="upper left")
     axes[0].set_ylabel("MAP, feminine queries")
     fig.suptitle("MAP, feminine vs masculine queries per language and model (95% bootstrap CI; hollow: the paper's Table 4)")
-    path = folder / "map.png"
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    written.append(path)
+    written.append(_save(fig, folder / "map.png"))
 
     # The paired gap, what the randomisation test is about: mean over pairs of AP_M − AP_F with its interval
     # and p; zero is no gap, above zero the masculine form is served better.
@@ -622,15 +612,9 @@ def write_plots(docs: list[dict], folder: str | Path) -> list[Path]:
     span = max(abs(lo), abs(hi))
     axes[0].set_ylim(-span, span * 1.12)  # symmetric around 0, room for the p labels
     axes[0].set_ylabel("AP_M − AP_F (above 0: masculine served better)", fontsize=9)
-    handles, labels = axes[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncols=min(len(labels), 6), fontsize=8, frameon=False)
-    fig.suptitle("Paired gap per language and model: mean over query pairs of AP_M − AP_F (95% bootstrap CI; "
-                 "p: paired randomisation test, bold below 0.05)", fontsize=10)
-    fig.tight_layout(rect=(0, 0.06, 1, 1))
-    path = folder / "gap.png"
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    written.append(path)
+    written.append(_save_with_legend(fig, axes[0], "Paired gap per language and model: mean over query pairs of AP_M − AP_F "
+                                     "(95% bootstrap CI; p: paired randomisation test, bold below 0.05)", 10, 0.06,
+                                     folder / "gap.png"))
     forms_plot = write_forms_plot(docs, folder, styles, langs)
     return written + ([forms_plot] if forms_plot else [])
 
@@ -659,12 +643,22 @@ def write_forms_plot(docs: list[dict], folder: Path, styles: dict, langs: list[s
     axes[0][0].set_ylim(-span, span)
     for r, form in enumerate(forms):
         axes[r][0].set_ylabel(f"{form} gap (> 0: {form} better)", fontsize=8)
-    handles, labels = axes[0][0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncols=min(len(labels), 6), fontsize=8, frameon=False)
-    fig.suptitle("Extra query forms: paired gap against the masculine (M) and feminine (F) query of the same occupation "
-                 "(95% bootstrap CI)", fontsize=10)
-    fig.tight_layout(rect=(0, 0.06, 1, 1))
-    path = folder / "forms.png"
+    return _save_with_legend(fig, axes[0][0], "Extra query forms: paired gap against the masculine (M) and feminine (F) "
+                             "query of the same occupation (95% bootstrap CI)", 10, 0.06, folder / "forms.png")
+
+
+def _save(fig, path: Path) -> Path:
+    import matplotlib.pyplot as plt
+
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return path
+
+
+def _save_with_legend(fig, legend_of, title: str, title_size: int, legend_room: float, path: Path) -> Path:
+    """The plots with one legend for every panel (the models of ``legend_of``), below them; then saved."""
+    handles, labels = legend_of.get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncols=min(len(labels), 6), fontsize=8, frameon=False)
+    fig.suptitle(title, fontsize=title_size)
+    fig.tight_layout(rect=(0, legend_room, 1, 1))
+    return _save(fig, path)
