@@ -18,6 +18,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from tests.import_trace import imported_files
+
 REPO = Path(__file__).resolve().parents[2]
 ENGLISH = REPO.parent / "shared" / "data" / "jobtitlesimilarity" / "dataset" / "en"
 LANGS = ("ca", "gl")
@@ -102,21 +104,6 @@ def test_repro_rebuilds_only_the_stages_whose_inputs_changed(tmp_path):
     assert json.loads(dvc(repo, "status", "--json", "--with-deps", "postprocess")) == {}
 
 
-# Runs `python -m builder ...` and writes, at exit, the repository's Python files the process imported.
-TRACER = """
-import atexit, importlib.util, os, runpy, sys
-root = os.environ["TRACE_ROOT"]
-def report():
-    files = {os.path.relpath(m.__file__, root) for m in list(sys.modules.values()) if getattr(m, "__file__", None)}
-    files.add(os.path.relpath(importlib.util.find_spec("builder.__main__").origin, root))  # run, not imported
-    with open(os.environ["TRACE_OUT"], "w") as fh:
-        fh.write("\\n".join(sorted(f for f in files if not f.startswith((".", "..")))))
-atexit.register(report)
-sys.argv = ["builder", *sys.argv[1:]]
-runpy.run_module("builder", run_name="__main__", alter_sys=True)
-"""
-
-
 def test_each_builder_stage_lists_every_module_its_command_imports(tmp_path):
     """A module a stage imports but does not list would leave its outputs stale after a change (DVC reruns too
     little); every stage's command is run here, on a tiny English source, under an import tracer."""
@@ -128,17 +115,12 @@ def test_each_builder_stage_lists_every_module_its_command_imports(tmp_path):
     work = tmp_path / "work"
     (work / "corrections").mkdir(parents=True)
     stages = yaml.safe_load((REPO / "dvc.yaml").read_text(encoding="utf-8"))["stages"]
-    env = {**os.environ, "JOBTITLES_SOURCE_DIR": str(english), "TRACE_ROOT": str(REPO),
-           "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
+    env = {**os.environ, "JOBTITLES_SOURCE_DIR": str(english)}
     for name in ("source", "translate", "corrections", "postprocess"):  # the pipeline's order
         stage = stages[name].get("do", stages[name])
         cmd = stage["cmd"].replace("${item}", "ca").split()
         assert cmd[:3] == ["python", "-m", "builder"], cmd
-        out = tmp_path / f"{name}.imports"
-        done = subprocess.run([sys.executable, "-c", TRACER, *cmd[3:]], cwd=work, capture_output=True, text=True,
-                              env={**env, "TRACE_OUT": str(out)})
-        assert done.returncode == 0, f"{name}: {done.stdout}{done.stderr}"
-        imported = set(out.read_text().split("\n"))
+        imported = imported_files(cmd, work, tmp_path / f"{name}.imports", env)
         listed = {d.replace("${item}", "ca") for d in stage["deps"] if str(d).endswith(".py")}
         assert "builder/__main__.py" in imported and imported <= listed, \
             f"{name} imports modules dvc.yaml does not list: {sorted(imported - listed)}"

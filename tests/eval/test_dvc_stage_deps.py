@@ -5,33 +5,16 @@ change of a module it never imports)."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import yaml
 
-from tests.eval.conftest import make_testset
 from eval.testset import write_testset
+from tests.eval.conftest import make_testset
+from tests.import_trace import imported_files
 
 REPO = Path(__file__).resolve().parents[2]
 CODE_FOLDERS = {"builder", "eval", "releases", "annotation", "config", "languages"}
-
-# Runs `python -m eval ...` and writes, at exit, the repository's Python files the process imported.
-TRACER = """
-import atexit, importlib.util, os, runpy, sys
-root = os.environ["TRACE_ROOT"]
-def report():
-    files = {os.path.relpath(m.__file__, root) for m in list(sys.modules.values()) if getattr(m, "__file__", None)}
-    files.add(os.path.relpath(importlib.util.find_spec("eval.__main__").origin, root))  # run, not imported
-    with open(os.environ["TRACE_OUT"], "w") as fh:
-        fh.write("\\n".join(sorted(f for f in files if not f.startswith((".", "..")) and f.endswith(".py"))))
-atexit.register(report)
-sys.argv = ["eval", *sys.argv[1:]]
-runpy.run_module("eval", run_name="__main__", alter_sys=True)
-"""
-
 
 def test_each_eval_stage_lists_every_module_its_command_imports(tmp_path):
     work = tmp_path / "work"
@@ -44,7 +27,6 @@ def test_each_eval_stage_lists_every_module_its_command_imports(tmp_path):
     params["audit"].update(models=["tfidf-char", "m-e5-small-q4"])
     (work / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False), encoding="utf-8")
     stages = yaml.safe_load((REPO / "dvc.yaml").read_text(encoding="utf-8"))["stages"]
-    env = {**os.environ, "TRACE_ROOT": str(REPO), "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
     items = {"${item.model}": "tfidf-char", "${item.lang}": "pt"}
     for name in ("eval", "eval_collect", "audit", "report"):  # the pipeline's order: each reads the one before
         stage = stages[name]
@@ -53,11 +35,7 @@ def test_each_eval_stage_lists_every_module_its_command_imports(tmp_path):
             cmd = cmd.replace(key, value)
         cmd = cmd.split()
         assert cmd[:3] == ["python", "-m", "eval"], cmd
-        out = tmp_path / f"{name}.imports"
-        done = subprocess.run([sys.executable, "-c", TRACER, *cmd[3:]], cwd=work, capture_output=True, text=True,
-                              env={**env, "TRACE_OUT": str(out)}, timeout=600)
-        assert done.returncode == 0, f"{name}: {done.stdout}{done.stderr}"
-        imported = set(out.read_text().split("\n"))
+        imported = imported_files(cmd, work, tmp_path / f"{name}.imports")
         deps = [str(d) for d in stage["deps"]]
         listed = {d for d in deps if d.endswith(".py")}
         assert "eval/__main__.py" in imported and imported <= listed, \
