@@ -145,3 +145,16 @@ def test_translate_and_postprocess_standalone_equal_build(tmp_path, monkeypatch)
     assert main(["postprocess", "--lang", "es", "--out", "staged", "--quiet"]) == 0
     for name in ("queries.parquet", "corpus.parquet", "qrels.tsv", "stats.json"):
         assert (tmp_path / "staged" / "es" / name).read_bytes() == (tmp_path / "built" / "es" / name).read_bytes()
+
+
+def test_corrections_step_creates_a_missing_file_and_names_a_bad_line(tmp_path, capsys):
+    """`python -m builder corrections` (dvc.yaml corrections@<lang>): a missing file is created empty; a bad line
+    stops with the file and line, exit status 2, and the file is left as it was."""
+    fresh = tmp_path / "gl.jsonl"
+    assert main(["corrections", "--lang", "gl", "--corrections", str(fresh)]) == 0
+    assert fresh.read_bytes() == b"" and "created empty" in capsys.readouterr().out
+    bad = tmp_path / "es.jsonl"
+    bad.write_text('{"kind": "translation", "lang": "es", "source_id": "Waiter"\n')
+    assert main(["corrections", "--lang", "es", "--corrections", str(bad)]) == 2
+    assert f"error: {bad}:1: not valid JSON" in capsys.readouterr().err
+    assert bad.read_text() == '{"kind": "translation", "lang": "es", "source_id": "Waiter"\n'
