@@ -36,7 +36,9 @@ APERTIUM_PACKAGES = {"pt-es": "apertium-es-pt", "es-pt": "apertium-es-pt", "es-f
 
 
 # Apertium's marks: * a word it does not know, # a form its generator could not make, @ a transfer failure.
-UNKNOWN_MARK = re.compile(r"(?:^|(?<=[\s(\"'«“-]))[*#@]+(?=\w)")  # marks pile up through several steps: **padeiro
+# A mark opens a word wherever the word starts (after a space, a quote, a slash: java/*j2ee); "C#" is no mark.
+# Marks pile up through several steps: **padeiro.
+UNKNOWN_MARK = re.compile(r"(?<!\w)[*#@]+(?=\w)")
 
 
 def has_unknown_word(output: str) -> bool:

@@ -35,6 +35,15 @@ def test_marks_never_stay_in_an_output():
     assert strip_marks("Es un #monitor de *padeiro @x.") == "Es un monitor de padeiro x."
     assert strip_marks("Il est un **padeiro.") == "Il est un padeiro."  # marked at two steps
     assert not has_unknown_word("C# developer")
+    # a word after a slash is marked like any other (Java/J2EE Developer came out as "java/**j2ee")
+    assert strip_marks("Él es: desarrollador Java/*J2EE.") == "Él es: desarrollador Java/J2EE."
+    assert strip_marks("Il est: développeur Java/**J2EE.") == "Il est: développeur Java/J2EE."
+
+
+def test_a_title_with_a_slash_comes_out_without_marks():
+    for lang in ("es", "fr", "it"):
+        (out,) = make_translator("bergamot>apertium", lang).translate(["He is: Java/J2EE Developer."])
+        assert not any(mark in out for mark in "*#@"), (lang, out)
 
 
 def test_each_step_is_cached_under_its_own_key(chain, tmp_path):
