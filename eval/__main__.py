@@ -155,7 +155,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         revision = model.meta.revision
         results = []
         for lang in langs:
-            ts = read_testset(data, lang)
+            ts = read_testset(data, lang, qrels="stream")
             stored = None if args.force else find_stored(store, model.meta.name, revision, lang)
             # A result stored before the extra forms were measured lacks their figures: rerun it.
             forms_measured = "forms" in stored.figures.get("counts", {}) if stored is not None else False

@@ -19,7 +19,9 @@ Every figure is ``{"value", "ci95", "n"}`` with a percentile bootstrap over quer
 from __future__ import annotations
 
 import hashlib
+import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -33,6 +35,7 @@ from eval.metrics import first_hit_positions
 from eval.models import EmbeddingCache, EmbeddingModel
 from eval.params import EvalSettings
 from eval.results import LanguageResult, RunResult
+from eval.relevance import BlockRelevance, block_relevant_columns
 from eval.ranking import (
     SELF_MATCH_DROP,
     id_descending_order,
@@ -150,11 +153,12 @@ def _check_testset(ts: TestSet, corpora: tuple[str, ...] = CORPORA) -> None:
                 f"{ts.lang}: the {g} corpus (the {g} + neutral titles of corpus.parquet) is empty; "
                 "rebuild the language or drop it from --lang"
             )
-    # The relevant queries' distinct ids only: no filtered copy of the qrels.
-    relevant_queries = ts.qrels.select(pl.col("query_id").filter(pl.col("relevance") > 0).unique())["query_id"]
-    if relevant_queries.len() == 0:
+
+
+def _check_relevance(ts: TestSet, relevance: BlockRelevance) -> None:
+    if relevance.relevant_lines == 0:
         raise EvalError(f"{ts.lang}: qrels.tsv has no relevant pair; MAP is undefined")
-    if not ts.queries["id"].is_in(relevant_queries.cast(pl.String).implode()).any():
+    if relevance.known_query_lines == 0:
         raise EvalError(f"{ts.lang}: no query id of queries.parquet appears in qrels.tsv")
 
 
@@ -219,19 +223,23 @@ def _without(ranking: np.ndarray, items: np.ndarray) -> np.ndarray:
 
 
 def score_corpus(
-    q_emb, d_emb, doc_ids: list[str], self_cols: list[np.ndarray], relevant_cols: list[np.ndarray],
-    m_idx: np.ndarray, f_idx: np.ndarray, unit_of_query: list, settings: EvalSettings,
-    apart: np.ndarray | None = None,
+    q_emb, d_emb, doc_ids: list[str], self_cols: list[np.ndarray], relevant_of: Callable[[int, np.ndarray], list[np.ndarray]],
+    m_idx: np.ndarray, f_idx: np.ndarray, blocks: list[tuple[np.ndarray, np.ndarray]], settings: EvalSettings,
+    apart: np.ndarray | None = None, ranked_pairs: int | None = None,
 ) -> dict:
     """Per-query values of every query measure and per-pair values of every pair measure (``settings.measures``)
     and the pairs' top lists over one corpus, computed block by block of queries so memory is bounded by
     ``settings.memory_budget_mb``.
 
-    ``self_cols``/``relevant_cols``: per query, the corpus columns of its self-matches and of its relevant
-    items (self-matches already removed under ``drop``). Each pair's rankings are its two queries' rankings,
+    ``self_cols``: per query, the corpus columns of its self-matches; ``relevant_of(b, rows)``: per query of block
+    ``b`` (``blocks``, ``query_blocks``), the columns of its relevant items (self-matches already removed under
+    ``drop``), read block by block so no list of every query's relevant items is held. Each pair's rankings are its two queries' rankings,
     less the other form's self-matches under ``drop``: the same order a fresh sort would give, without one.
     ``apart``: per query, True for an extra query form, scored apart (``block_scores``).
-    Returns ``{"query": {name: (queries,)}, "pair": {name: (pairs,)}, "has_relevant", top lists, "blocks"}``.
+    ``ranked_pairs``: the first this many pairs (default all) compete for the least symmetric ones (``worst_pairs``),
+    whose top lists are kept as the blocks go (the ``settings.worst_pairs`` lowest by ``settings.worst_by``, ties by
+    pair order, as a stable sort of all of them would pick), not every pair's.
+    Returns ``{"query": {name: (queries,)}, "pair": {name: (pairs,)}, "has_relevant", "top": {pair: top lists}, "blocks"}``.
     """
     n_queries, n_docs, n_pairs = len(self_cols), len(doc_ids), len(m_idx)
     drop = settings.self_match == SELF_MATCH_DROP
@@ -244,19 +252,21 @@ def score_corpus(
     column_of[by_id_descending] = np.arange(n_docs)
     d_emb = d_emb[by_id_descending]
     self_cols = [np.sort(column_of[c]) for c in self_cols]
-    n_relevant = np.array([len(c) for c in relevant_cols], dtype=np.int64)
+    n_relevant = np.zeros(n_queries, dtype=np.int64)
     per_query = {str(m): np.full(n_queries, np.nan) for m in query_measures}
     per_pair = {str(m): np.zeros(n_pairs, dtype=bool if m.boolean else np.float64) for m in pair_measures}
     depth = settings.list_depth
-    top = {name: np.full((n_pairs, depth), -1, dtype=np.int64) for name in ("top_m", "top_f")}
-    top_relevant = {name: np.zeros((n_pairs, depth), dtype=bool) for name in ("top_m_relevant", "top_f_relevant")}
-    blocks = query_blocks(unit_of_query, m_idx, n_docs, settings.memory_budget_mb, apart)
-    for rows, pairs in blocks:
+    ranked_pairs = n_pairs if ranked_pairs is None else ranked_pairs
+    top: dict[int, tuple] = {}  # pair -> (top_m, top_m_relevant, top_f, top_f_relevant), the worst pairs so far
+    for b, (rows, pairs) in enumerate(blocks):
         n_rows = len(rows)
         dropped = _flags(n_rows, n_docs, [self_cols[i] for i in rows]) if drop else None
         ranking = rank_rows(block_scores(q_emb, rows, d_emb, apart), None, dropped)
         del dropped
-        relevant = _flags(n_rows, n_docs, [column_of[relevant_cols[i]] for i in rows])  # this block's only
+        relevant_cols = relevant_of(b, rows)
+        n_relevant[rows] = [len(c) for c in relevant_cols]
+        relevant = _flags(n_rows, n_docs, [column_of[c] for c in relevant_cols])  # this block's only
+        del relevant_cols
         hits = np.take_along_axis(relevant, ranking, axis=1)  # padding (-1) reads the last column: masked next
         if drop:
             hits &= ranking >= 0
@@ -280,12 +290,32 @@ def score_corpus(
             pair_block = PairRankings(rank_m, rank_f, rbo_p)
             for m in pair_measures:
                 per_pair[str(m)][pairs] = m.per_pair(pair_block)
-            for name, flags, ranks, pos in (("top_m", "top_m_relevant", rank_m, pm), ("top_f", "top_f_relevant", rank_f, pf)):
-                head = ranks[:, :depth]
-                top[name][pairs, : head.shape[1]] = np.where(head >= 0, by_id_descending[head], -1)
-                top_relevant[flags][pairs, : head.shape[1]] = np.take_along_axis(relevant[pos], np.maximum(head, 0), axis=1) & (head >= 0)
+            top = _keep_worst(top, pairs, per_pair[settings.worst_by], settings.worst_pairs, ranked_pairs,
+                              lambda k: _top_lists(rank_m[k], rank_f[k], relevant[pm[k]], relevant[pf[k]], depth, by_id_descending))
         del ranking, relevant, block
-    return {"query": per_query, "pair": per_pair, "has_relevant": n_relevant > 0, **top, **top_relevant, "blocks": len(blocks)}
+    return {"query": per_query, "pair": per_pair, "has_relevant": n_relevant > 0, "top": top, "blocks": len(blocks)}
+
+
+def _keep_worst(top: dict[int, tuple], pairs: np.ndarray, values: np.ndarray, k: int, ranked_pairs: int, lists) -> dict[int, tuple]:
+    """The ``k`` pairs with the lowest ``values`` (ties: the lower pair index) among those kept so far and this
+    block's ``pairs`` below ``ranked_pairs``, with their top lists (``lists(position in pairs)`` for a new one)."""
+    fresh = np.flatnonzero(pairs < ranked_pairs)
+    if not k or not len(fresh):
+        return top
+    candidates = np.concatenate([np.fromiter(top, dtype=np.int64, count=len(top)), pairs[fresh]])
+    chosen = candidates[np.lexsort((candidates, values[candidates]))[:k]]
+    position = dict(zip(pairs[fresh].tolist(), fresh.tolist()))
+    return {j: top[j] if j in top else lists(position[j]) for j in chosen.tolist()}
+
+
+def _top_lists(rank_m: np.ndarray, rank_f: np.ndarray, relevant_m: np.ndarray, relevant_f: np.ndarray, depth: int,
+               corpus_row: np.ndarray) -> tuple:
+    """One pair's two top-``depth`` lists as corpus rows (-1 past a short ranking) and their relevance flags."""
+    out = []
+    for ranks, relevant in ((rank_m, relevant_m), (rank_f, relevant_f)):
+        head = ranks[:depth]
+        out += [np.where(head >= 0, corpus_row[np.maximum(head, 0)], -1), relevant[np.maximum(head, 0)] & (head >= 0)]
+    return tuple(out)
 
 
 def _embed(ts: TestSet, model: EmbeddingModel, cache: EmbeddingCache, timing: Timing, progress: bool):
@@ -334,12 +364,12 @@ class QueryIndex:
         )
 
 
-def _counts(ts: TestSet, qi: QueryIndex, form_pairs: list["FormPairs"]) -> dict:
+def _counts(ts: TestSet, qi: QueryIndex, form_pairs: list["FormPairs"], relevance: BlockRelevance) -> dict:
     counts = {
         "queries": {g: int((qi.gender == g).sum()) for g in (MASCULINE, FEMININE, NEUTRAL)},
         "query_pairs": len(qi.m_idx),
         "corpus": {g: int(ts.corpus.filter(pl.col("gender") == g).height) for g in (MASCULINE, FEMININE, NEUTRAL)},
-        "qrels_relevant": int((ts.qrels["relevance"] > 0).sum()),
+        "qrels_relevant": relevance.relevant_lines,
     }
     forms = [f for f in EXTRA_FORMS if (qi.form == f).any()]
     if forms:  # only for a set with extra forms: an older set's counts stay as they were
@@ -379,72 +409,6 @@ def form_pairs(qi: QueryIndex) -> list[FormPairs]:
             out.append(FormPairs(form, gender, np.array([c[0] for c in combos], dtype=np.int64),
                                  np.array([c[1] for c in combos], dtype=np.int64)))
     return out
-
-
-def relevant_cells(ts: TestSet, qi: QueryIndex) -> tuple[np.ndarray, np.ndarray]:
-    """Every relevant (query row, corpus row) of the qrels as two int32 arrays, sorted by query row then corpus
-    row, repeated lines and ids not in the test set left out; once per language (both corpus variants take
-    their columns from it, ``relevant_columns``), 8 bytes per cell."""
-    # Mapped through Enums of the queries' and the corpus's ids (an Enum's code is the id's row), a slice of the
-    # qrels at a time: no join (which may hash the qrels side) and no string copy of the qrels (read_qrels gives
-    # Categorical ids), so what this adds to the memory the test set holds is the integer cells (8 bytes each).
-    q_rows, d_rows = pl.Enum(qi.ids), pl.Enum(ts.corpus["id"].to_list())
-    n_corpus = np.int64(max(ts.corpus.height, 1))
-    # One int64 key per relevant line, written in place (no list of pieces to concatenate), sorted in place,
-    # then split into the two int32 arrays a slice at a time: the peak is the keys plus the result.
-    keys = np.empty(ts.qrels.height, dtype=np.int64)
-    n = 0
-    for start in range(0, ts.qrels.height, QRELS_SLICE):
-        part = ts.qrels.slice(start, QRELS_SLICE)
-        q, d = _rows_of(part["query_id"], q_rows), _rows_of(part["doc_id"], d_rows)
-        kept = (part["relevance"].to_numpy() > 0) & (q >= 0) & (d >= 0)
-        got = int(kept.sum())
-        np.multiply(q[kept], n_corpus, out=keys[n:n + got], dtype=np.int64)
-        keys[n:n + got] += d[kept]
-        n += got
-    keys = keys[:n]
-    keys.sort()  # by query row, then corpus row
-    first = np.empty(n, dtype=bool)
-    first[:1] = True
-    np.not_equal(keys[1:], keys[:-1], out=first[1:])  # repeated lines left out
-    rows = np.empty(int(first.sum()), dtype=np.int32)
-    cols = np.empty_like(rows)
-    out = 0
-    for start in range(0, n, QRELS_SLICE):
-        distinct = keys[start:start + QRELS_SLICE][first[start:start + QRELS_SLICE]]
-        rows[out:out + len(distinct)], cols[out:out + len(distinct)] = np.divmod(distinct, n_corpus)
-        out += len(distinct)
-    return rows, cols
-
-
-# qrels lines mapped to integer cells at a time (relevant_cells)
-QRELS_SLICE = 1 << 20
-
-
-def _rows_of(ids: pl.Series, rows: pl.Enum) -> np.ndarray:
-    """The rows of ``ids`` (Categorical or String) as int32, -1 for an id the Enum does not hold."""
-    return ids.cast(rows, strict=False).to_physical().cast(pl.Int32).fill_null(-1).to_numpy()
-
-
-def relevant_columns(cells: tuple[np.ndarray, np.ndarray], n_queries: int, corpus_rows: np.ndarray, n_corpus: int,
-                     self_cols: list[np.ndarray], settings: EvalSettings) -> list[np.ndarray]:
-    """Per query, the columns of one corpus variant (``corpus_rows``: its rows of the whole corpus, in order)
-    that are relevant to it, from ``relevant_cells``."""
-    column_of = np.full(n_corpus, -1, dtype=np.int32)
-    column_of[corpus_rows] = np.arange(len(corpus_rows), dtype=np.int32)
-    col = column_of[cells[1]]
-    kept = col >= 0
-    q, col = cells[0][kept], col[kept]  # still sorted by query, then column (the variant keeps the corpus order)
-    bounds = np.searchsorted(q, np.arange(n_queries + 1))
-    columns = [col[bounds[i]:bounds[i + 1]] for i in range(n_queries)]
-    if settings.self_match == SELF_MATCH_DROP:
-        # A dropped self-match leaves the query's corpus, so it leaves its relevant set too: a title merged
-        # from the query's own source and a relevant one would otherwise count as a relevant item that can
-        # never be retrieved. Query by query: a few self-matches each, no (cells,) temporaries.
-        for i, own in enumerate(self_cols):
-            if len(own) and len(columns[i]):
-                columns[i] = columns[i][~np.isin(columns[i], own)]
-    return columns
 
 
 def _by_gender(values: np.ndarray, qi: QueryIndex, has_relevant: np.ndarray, settings: EvalSettings) -> dict:
@@ -553,8 +517,7 @@ def split_pairs(scored: dict, n_pairs: int, pairs: list[FormPairs]) -> tuple[dic
     part as the corpus's own scored block, and per entry of ``pairs`` its per-pair values."""
     if not pairs:
         return scored, []
-    main = {**scored, "pair": {name: v[:n_pairs] for name, v in scored["pair"].items()},
-            **{name: scored[name][:n_pairs] for name in ("top_m", "top_f", "top_m_relevant", "top_f_relevant")}}
+    main = {**scored, "pair": {name: v[:n_pairs] for name, v in scored["pair"].items()}}
     values, start = [], n_pairs
     for p in pairs:
         end = start + len(p.form_idx)
@@ -590,8 +553,8 @@ def worst_pairs(scored: dict, qi: QueryIndex, doc_texts: list[str], settings: Ev
             "masculine": qi.texts[qi.m_idx[j]], "feminine": qi.texts[qi.f_idx[j]],
             **{name: float(v[j]) for name, v in graded.items()},
             "AP_M": _value(ap[qi.m_idx[j]]), "AP_F": _value(ap[qi.f_idx[j]]),
-            "top_masculine": top(scored["top_m"][j], scored["top_m_relevant"][j]),
-            "top_feminine": top(scored["top_f"][j], scored["top_f_relevant"][j]),
+            "top_masculine": top(*scored["top"][j][:2]),
+            "top_feminine": top(*scored["top"][j][2:]),
         }
         for j in np.argsort(scored["pair"][settings.worst_by], kind="stable")[: settings.worst_pairs]
     ]
@@ -616,26 +579,43 @@ def evaluate_language(
     emb_row = np.full(ts.corpus.height, -1, dtype=np.int64)
     emb_row[used_rows] = np.arange(len(used_rows))
     qi = QueryIndex.of(ts)
-    cells = relevant_cells(ts, qi)
     extra_pairs = form_pairs(qi)
     m_all = np.concatenate([qi.m_idx, *(p.form_idx for p in extra_pairs)]) if extra_pairs else qi.m_idx
     f_all = np.concatenate([qi.f_idx, *(p.reference_idx for p in extra_pairs)]) if extra_pairs else qi.f_idx
-    result: dict = {"lang": ts.lang, "counts": _counts(ts, qi, extra_pairs), "corpora": {}}
+    apart = (qi.gender == INCLUSIVE) if extra_pairs else None
+    # One cut of the queries for every variant (sized for the largest), so the relevance labels are spilled once,
+    # by block. The extra-form pairs ride along with the masculine x feminine ones: the same rankings, the same
+    # blocks (a pair's forms share a pair_id, so one block holds them all).
+    blocks = query_blocks(qi.pair_of, m_all, max(d.height for d in variant_docs.values()), settings.memory_budget_mb, apart)
+    block_of_query = np.empty(len(qi.ids), dtype=np.int64)
+    for b, (rows, _) in enumerate(blocks):
+        block_of_query[rows] = b
+    scored_by_variant = {}
+    with tempfile.TemporaryDirectory(prefix="gjt-relevance-") as spill:
+        relevance = BlockRelevance.spill(ts.qrels_slices(), qi.ids, ts.corpus["id"].to_list(), block_of_query, Path(spill))
+        _check_relevance(ts, relevance)
+        for corpus_gender in corpora:
+            docs = variant_docs[corpus_gender]
+            self_cols = self_match_columns(qi.source_ids, docs["source_ids"].to_list())
+            column_of = np.full(ts.corpus.height, -1, dtype=np.int32)
+            column_of[docs["row"].to_numpy()] = np.arange(docs.height, dtype=np.int32)
+
+            def relevant_of(b: int, rows: np.ndarray, column_of=column_of, self_cols=self_cols) -> list[np.ndarray]:
+                return block_relevant_columns(relevance.cells(b), rows, column_of, self_cols, settings.self_match)
+
+            scored = score_corpus(q_emb, d_emb[emb_row[docs["row"].to_numpy()]], docs["id"].to_list(), self_cols,
+                                  relevant_of, m_all, f_all, blocks, settings, apart, ranked_pairs=len(qi.m_idx))
+            scored_by_variant[corpus_gender] = split_pairs(scored, len(qi.m_idx), extra_pairs)
+            del self_cols, scored  # not held while the next variant builds its own
+    result: dict = {"lang": ts.lang, "counts": _counts(ts, qi, extra_pairs, relevance), "corpora": {}}
     per_query: list[dict] = []
     per_pair: list[dict] = []
     per_form_pair: list[dict] = []
     worst: dict[str, list[dict]] = {}
-    for corpus_gender in corpora:
+    # The rows of every variant are made once all are scored: the scoring holds per query a few numbers, no dicts.
+    for corpus_gender, (scored, extra_values) in scored_by_variant.items():
         docs = variant_docs[corpus_gender]
-        doc_ids = docs["id"].to_list()
-        self_cols = self_match_columns(qi.source_ids, docs["source_ids"].to_list())
-        relevant_cols = relevant_columns(cells, len(qi.ids), docs["row"].to_numpy(), ts.corpus.height, self_cols, settings)
-        # The extra-form pairs ride along with the masculine x feminine ones: the same rankings, the same blocks
-        # (a pair's forms share a pair_id, so one block holds them all).
-        scored = score_corpus(q_emb, d_emb[emb_row[docs["row"].to_numpy()]], doc_ids, self_cols, relevant_cols,
-                              m_all, f_all, qi.pair_of, settings, apart=(qi.gender == INCLUSIVE) if extra_pairs else None)
-        scored, extra_values = split_pairs(scored, len(qi.m_idx), extra_pairs)
-        result["corpora"][corpus_gender] = corpus_figures(scored, qi, len(doc_ids), settings)
+        result["corpora"][corpus_gender] = corpus_figures(scored, qi, docs.height, settings)
         if extra_pairs:
             result["corpora"][corpus_gender]["forms"] = form_figures(scored, qi, extra_pairs, extra_values, settings)
             per_form_pair += per_form_pair_rows(corpus_gender, scored, qi, extra_pairs, extra_values)
@@ -643,7 +623,6 @@ def evaluate_language(
         per_query += per_query_rows(corpus_gender, scored, qi)
         per_pair += per_pair_rows(corpus_gender, scored, qi)
         worst[corpus_gender] = worst_pairs(scored, qi, docs["text"].to_list(), settings)
-        del relevant_cols, scored  # not held while the next variant builds its own
     result["per_query"] = per_query
     result["per_pair"] = per_pair
     if extra_pairs:
@@ -686,6 +665,6 @@ def evaluate(
     if not langs:
         raise EvalError(f"{data}: no language to evaluate (no <lang>/queries.parquet found)")
     revision = model.meta.revision
-    results = [evaluate_one(data, read_testset(data, lang), model, cache, settings, model_revision=revision, progress=progress)
+    results = [evaluate_one(data, read_testset(data, lang, qrels="stream"), model, cache, settings, model_revision=revision, progress=progress)
                for lang in langs]
     return RunResult.from_languages(results, data).to_document()

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import polars as pl
 
@@ -169,7 +169,7 @@ def normalise_testset(ts: TestSet, language: "Language | None" = None) -> tuple[
         side = parts["corpus"].filter(pl.col("gender").is_in([g, NEUTRAL]))
         collisions[g] = int(side.height - side["text"].n_unique())
     report["corpus_duplicate_texts"] = collisions
-    return TestSet(ts.lang, parts["queries"], parts["corpus"], ts.qrels, ts.stats), report
+    return replace(ts, queries=parts["queries"], corpus=parts["corpus"]), report
 
 
 def split_pairs(ts: TestSet, language: "Language | None" = None) -> pl.DataFrame:

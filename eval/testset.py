@@ -101,8 +101,33 @@ class TestSet:
     lang: str
     queries: pl.DataFrame
     corpus: pl.DataFrame
-    qrels: pl.DataFrame  # columns query_id, doc_id, relevance (int)
+    qrels: pl.DataFrame | None  # columns query_id, doc_id, relevance (int); None: read from qrels_file as needed
     stats: dict
+    # The qrels.tsv of a set read with read_testset(..., qrels="stream"): qrels_slices reads it a piece at a time,
+    # and checks it against the SHA-256 stats.json records for it (None: the set records none).
+    qrels_file: Path | None = None
+    qrels_sha256: str | None = None
+
+    def qrels_slices(self, lines: int = 1 << 20):
+        """The qrels a slice at a time, as frames of QRELS_SCHEMA's columns: slices of ``lines`` rows of the frame
+        held, or ``qrels_file`` parsed 8 MiB at a time, each piece checked as ``read_testset`` checks the whole
+        file (TestSetError naming the file, and the line or the ids), so no more than one piece is ever held."""
+        if self.qrels is not None:
+            for start in range(0, self.qrels.height, lines):
+                yield self.qrels.slice(start, lines)
+            return
+        if self.qrels_file is None:
+            raise TestSetError(f"test set {self.lang}: no qrels (neither a frame nor a qrels.tsv to read)")
+        q_ids, d_ids = pl.Enum(self.queries["id"].to_list()), pl.Enum(self.corpus["id"].to_list())
+        relevant, digest = 0, hashlib.sha256()
+        for frame in qrels_pieces(self.qrels_file, digest):
+            _refuse_unknown_ids(self.qrels_file, frame, q_ids, d_ids)
+            relevant += int((frame["relevance"] > 0).sum())
+            yield frame
+        if not relevant:
+            raise TestSetError(f"{self.qrels_file}: no relevant pair; a test set needs relevance labels (rebuild the language)")
+        if self.qrels_sha256 is not None and digest.hexdigest() != self.qrels_sha256:
+            raise TestSetError(_mixed_builds(self.qrels_file, None))
 
     def corpus_for(self, gender: str) -> pl.DataFrame:
         """The masculine corpus is masculine + neutral titles; the feminine corpus feminine + neutral; the
@@ -229,24 +254,33 @@ def read_qrels(path: Path) -> pl.DataFrame:
     title), relevance as Int64. polars splits the lines (10^7 qrels lines as Python tuples took gigabytes), a
     slice of the file at a time, so reading holds one slice's strings, never the whole file's (as strings, 6.5
     million lines of long ids took 690 MB held and 720 MB at peak; now about 100 MB)."""
-    frames, first_line = [], 1
-    try:
-        with open(path, "rb") as fh:
-            for chunk in _line_chunks(fh, QRELS_CHUNK_BYTES):
-                frame, first_line = _qrels_chunk(path, chunk, first_line)
-                frames.append(frame)
-    except pl.exceptions.PolarsError as exc:  # e.g. a NUL in a line
-        raise TestSetError(f"{path}: not a readable qrels text file ({type(exc).__name__}: "
-                           f"{str(exc).splitlines()[0]}); rebuild the language or re-pull the release") from None
+    frames = list(qrels_pieces(path))
     if not frames:
         return pl.DataFrame(schema=QRELS_SCHEMA)
     return pl.concat(frames, rechunk=False)
 
 
+def qrels_pieces(path: Path, digest=None):
+    """qrels.tsv as frames of QRELS_SCHEMA, one per ``QRELS_CHUNK_BYTES`` of the file; errors name the line.
+    ``digest`` (a hashlib object) is fed the file's bytes as they are read."""
+    first_line = 1
+    try:
+        with open(path, "rb") as fh:
+            for chunk in _line_chunks(fh, QRELS_CHUNK_BYTES):
+                if digest is not None:
+                    digest.update(chunk)
+                frame, first_line = _qrels_chunk(path, chunk, first_line)
+                yield frame
+    except pl.exceptions.PolarsError as exc:  # e.g. a NUL in a line
+        raise TestSetError(f"{path}: not a readable qrels text file ({type(exc).__name__}: "
+                           f"{str(exc).splitlines()[0]}); rebuild the language or re-pull the release") from None
+
+
 # The columns read_qrels gives (and the dtypes of TestSet.qrels read from disk).
 QRELS_SCHEMA = {"query_id": pl.Categorical, "doc_id": pl.Categorical, "relevance": pl.Int64}
-# Bytes of qrels.tsv parsed at a time: what reading holds beyond the compact result is a few times this.
-QRELS_CHUNK_BYTES = 1 << 23
+# Bytes of qrels.tsv parsed at a time: what reading holds beyond the compact result is a few times this (polars'
+# allocator keeps about 12 times a piece: 8 MiB pieces held about 100 MB more than 2 MiB ones, which parse 1.6x slower).
+QRELS_CHUNK_BYTES = 1 << 21
 
 
 def _line_chunks(fh, size: int):
@@ -265,6 +299,30 @@ def _line_chunks(fh, size: int):
 def _qrels_chunk(path: Path, chunk: bytes, first_line: int) -> tuple[pl.DataFrame, int]:
     """One piece of qrels.tsv (whole lines, the first numbered ``first_line``) as compact rows, and the number
     of the line after it; the first bad line raises, named by its number."""
+    tabbed = _tab_separated_chunk(chunk)
+    if tabbed is not None:
+        table, n_lines = tabbed
+        return table, first_line + n_lines
+    return _any_whitespace_chunk(path, chunk, first_line)
+
+
+def _tab_separated_chunk(chunk: bytes) -> tuple[pl.DataFrame, int] | None:
+    """A piece written as write_qrels writes (four tab-separated fields, no blank line, no whitespace inside a
+    field, an integer relevance) in one CSV pass, several times faster than splitting each line on whitespace;
+    None for anything else, which the general reader then takes (and names the bad line)."""
+    n_lines = chunk.count(b"\n") + (not chunk.endswith(b"\n"))
+    try:
+        table = pl.read_csv(chunk, has_header=False, separator="\t", quote_char=None, encoding="utf8",
+                            schema={"query_id": pl.String, "iteration": pl.String, "doc_id": pl.String, "relevance": pl.Int64})
+    except pl.exceptions.PolarsError:
+        return None
+    if table.height != n_lines or table.null_count().sum_horizontal().item() \
+            or table.select(pl.any_horizontal(pl.col("query_id", "iteration", "doc_id").str.contains(r"\s")).any()).item():
+        return None
+    return table.select(pl.col("query_id", "doc_id").cast(pl.Categorical), "relevance"), n_lines
+
+
+def _any_whitespace_chunk(path: Path, chunk: bytes, first_line: int) -> tuple[pl.DataFrame, int]:
     # One column per line: the separator is a NUL, which no qrels line holds. Bytes that are not UTF-8
     # become U+FFFD, so that such a line is found by its number. Blank lines (empty or whitespace only) are
     # skipped, but counted.
@@ -296,8 +354,11 @@ def write_qrels(qrels: pl.DataFrame, path: Path) -> None:
             fh.write(f"{q}\t0\t{d}\t{r}\n")
 
 
-def read_testset(root: str | Path, lang: str) -> TestSet:
-    """Read and validate ``<root>/<lang>/``. Every error names the file and the problem."""
+def read_testset(root: str | Path, lang: str, *, qrels: str = "memory") -> TestSet:
+    """Read and validate ``<root>/<lang>/``. Every error names the file and the problem.
+
+    ``qrels="stream"`` leaves qrels.tsv on disk (``TestSet.qrels`` is None): ``TestSet.qrels_slices`` reads and
+    checks it a piece at a time, so a reader that needs one pass (eval) never holds the whole qrels."""
     folder = Path(root) / lang
     if not folder.is_dir():
         available = sorted(p.name for p in Path(root).iterdir() if p.is_dir()) if Path(root).is_dir() else []
@@ -320,16 +381,15 @@ def read_testset(root: str | Path, lang: str) -> TestSet:
     qrels_path = folder / "qrels.tsv"
     if not qrels_path.is_file():
         raise TestSetError(f"{qrels_path}: file missing")
-    qrels = read_qrels(qrels_path)
-    if not qrels.filter(pl.col("relevance") > 0).height:
-        raise TestSetError(f"{qrels_path}: no relevant pair; a test set needs relevance labels (rebuild the language)")
-    unknown_q = set(qrels["query_id"].unique().to_list()) - set(parts["queries"]["id"].to_list())
-    unknown_d = set(qrels["doc_id"].unique().to_list()) - set(parts["corpus"]["id"].to_list())
-    if unknown_q or unknown_d:
-        raise TestSetError(
-            f"{qrels_path}: names ids that are not in the test set: "
-            f"queries {sorted(unknown_q)[:5]} docs {sorted(unknown_d)[:5]}"
-        )
+    if qrels not in ("memory", "stream"):
+        raise ValueError(f"read_testset: qrels must be 'memory' or 'stream', not {qrels!r}")
+    frame = None
+    if qrels == "memory":
+        frame = read_qrels(qrels_path)
+        if not frame.filter(pl.col("relevance") > 0).height:
+            raise TestSetError(f"{qrels_path}: no relevant pair; a test set needs relevance labels (rebuild the language)")
+        _refuse_unknown_ids(qrels_path, frame, pl.Enum(parts["queries"]["id"].to_list()),
+                            pl.Enum(parts["corpus"]["id"].to_list()))
     stats_path = folder / "stats.json"
     try:
         stats = json.loads(stats_path.read_text(encoding="utf-8")) if stats_path.is_file() else {}
@@ -337,9 +397,24 @@ def read_testset(root: str | Path, lang: str) -> TestSet:
         raise TestSetError(f"{stats_path}: not valid JSON ({exc}); rebuild the language or re-pull the release") from None
     if not isinstance(stats, dict):
         raise TestSetError(f"{stats_path}: expected a JSON object of counts; rebuild the language or re-pull the release")
-    check_integrity(folder, stats)
+    # Streamed, qrels.tsv is checked as it is read (TestSet.qrels_slices): one pass over a file that can be gigabytes.
+    recorded = check_integrity(folder, stats, skip=() if frame is not None else ("qrels.tsv",))
     stats = {k: v for k, v in stats.items() if k != INTEGRITY_KEY}  # what the writer was given: round trips
-    return TestSet(lang=lang, queries=parts["queries"], corpus=parts["corpus"], qrels=qrels, stats=stats)
+    if frame is not None:
+        return TestSet(lang=lang, queries=parts["queries"], corpus=parts["corpus"], qrels=frame, stats=stats)
+    return TestSet(lang=lang, queries=parts["queries"], corpus=parts["corpus"], qrels=None, stats=stats,
+                   qrels_file=qrels_path, qrels_sha256=recorded.get("qrels.tsv"))
+
+
+def _refuse_unknown_ids(path: Path, qrels: pl.DataFrame, query_ids: pl.Enum, corpus_ids: pl.Enum) -> None:
+    """TestSetError when the qrels name a query or corpus id the set does not hold (the first five of each)."""
+    unknown = {}
+    for column, ids in (("query_id", query_ids), ("doc_id", corpus_ids)):
+        names = qrels[column].cast(pl.String)
+        unknown[column] = sorted(names.filter(names.cast(ids, strict=False).is_null()).unique().to_list())[:5]
+    if unknown["query_id"] or unknown["doc_id"]:
+        raise TestSetError(f"{path}: names ids that are not in the test set: "
+                           f"queries {unknown['query_id']} docs {unknown['doc_id']}")
 
 
 def sha256_of(path: Path) -> str:
@@ -348,21 +423,27 @@ def sha256_of(path: Path) -> str:
         return hashlib.file_digest(fh, "sha256").hexdigest()
 
 
-def check_integrity(folder: Path, stats: dict) -> None:
-    """Refuse a folder mixing files of different builds (sets written before ``set_integrity`` pass)."""
+def check_integrity(folder: Path, stats: dict, skip: tuple[str, ...] = ()) -> dict[str, str]:
+    """Refuse a folder mixing files of different builds (sets written before ``set_integrity`` pass); the files
+    in ``skip`` are left to the caller. Returns the recorded digests ({} for a set without a record)."""
     integrity = stats.get(INTEGRITY_KEY)
     if integrity is None:
-        return
+        return {}
     digests = integrity.get("sha256") if isinstance(integrity, dict) else None
     if not isinstance(digests, dict) or any(name not in digests for name in REQUIRED_FILES):
         raise TestSetError(f"{folder / 'stats.json'}: {INTEGRITY_KEY} does not list {', '.join(REQUIRED_FILES)}; "
                            "rebuild the language or re-pull the release")
     for name, digest in sorted(digests.items()):
         path = folder / name
-        if path.is_file() and sha256_of(path) != digest:
-            raise TestSetError(
-                f"{path}: not from the build recorded in stats.json (build {integrity.get('build_id')}); the folder "
-                "mixes files of two builds (an interrupted or partial copy?): rebuild the language or re-pull the release")
+        if name not in skip and path.is_file() and sha256_of(path) != digest:
+            raise TestSetError(_mixed_builds(path, integrity.get("build_id")))
+    return dict(digests)
+
+
+def _mixed_builds(path: Path, build_id: str | None) -> str:
+    build = f" (build {build_id})" if build_id else ""
+    return (f"{path}: not from the build recorded in stats.json{build}; the folder mixes files of two "
+            "builds (an interrupted or partial copy?): rebuild the language or re-pull the release")
 
 
 def _exchange(a: Path, b: Path) -> bool:
@@ -515,7 +596,9 @@ def testset_digest(root: str | Path, lang: str) -> str:
     """Content digest of a language folder's three scored files (the version when nothing names one)."""
     h = hashlib.sha256()
     for name in REQUIRED_FILES:
-        h.update((Path(root) / lang / name).read_bytes())
+        with open(Path(root) / lang / name, "rb") as fh:  # in blocks: a qrels.tsv can be gigabytes
+            while block := fh.read(1 << 20):
+                h.update(block)
     return h.hexdigest()[:12]
 
 

@@ -107,7 +107,12 @@ def test_bad_input_is_a_clear_error(tmp_path, small_data):
     qrels.write_text(qrels.read_text() + "ptq-Ghost-m\t0\tptc-Lawyer-m\t1\n")
     r = run_cli("run", "--data", str(small_data), "--lang", "pt", "--model", "tfidf-char", "--out", str(tmp_path / "o"))
     assert r.returncode == 2 and "qrels.tsv: names ids that are not in the test set" in r.stderr and "ptq-Ghost-m" in r.stderr
-    assert "Traceback" not in r.stderr
+    assert "Traceback" not in r.stderr and not (tmp_path / "o").exists()
+    # a line added with known ids: eval reads the qrels once, as it scores, and the build's record refuses the file
+    qrels.write_text(qrels.read_text().replace("ptq-Ghost-m", "ptq-Lawyer-m"))
+    r = run_cli("run", "--data", str(small_data), "--lang", "pt", "--model", "tfidf-char", "--out", str(tmp_path / "o"))
+    assert r.returncode == 2 and f"{qrels}: not from the build recorded in stats.json" in r.stderr
+    assert "Traceback" not in r.stderr and not (tmp_path / "o").exists()
 
     # a model name that does not exist
     r = run_cli("run", "--data", str(small_data), "--lang", "es", "--model", "no-such-model", "--out", str(tmp_path / "o"))
@@ -560,10 +565,10 @@ def test_results_json_is_the_same_bytes_on_a_rerun_unless_timing_is_asked(tmp_pa
 
 
 @pytest.mark.parametrize("ids", [pl.String, pl.Categorical])  # built in memory; read by read_qrels
-def test_relevant_cells_are_the_qrels_as_integers_whatever_the_slice(monkeypatch, ids):
-    """Relevant (query row, corpus row) cells: relevance 0, unknown ids and repeated lines fall out; reading the
-    qrels a few lines at a time gives the same cells as at once."""
-    import eval.evaluate as ev
+def test_spilled_relevance_is_the_qrels_as_integers_whatever_the_slice_or_blocks(tmp_path, ids):
+    """Relevant (query row, corpus row) cells, per block: relevance 0, unknown ids and repeated lines fall out;
+    each block holds its own queries' cells; reading the qrels a few lines at a time gives the same cells."""
+    from eval.relevance import BlockRelevance
 
     ts = make_testset("pt")
     extra = pl.DataFrame({"query_id": ["ptq-Lawyer-m", "ptq-Lawyer-m", "nope", "ptq-Nurse-f", "ptq-Lawyer-m"],
@@ -571,46 +576,52 @@ def test_relevant_cells_are_the_qrels_as_integers_whatever_the_slice(monkeypatch
                           "relevance": [1, 1, 1, 0, 1]})
     qrels = pl.concat([ts.qrels, extra]).with_columns(pl.col("query_id", "doc_id").cast(ids))
     ts = testset.TestSet("pt", ts.queries, ts.corpus, qrels, ts.stats)
-    qi = ev.QueryIndex.of(ts)
     q_ids, d_ids = ts.queries["id"].to_list(), ts.corpus["id"].to_list()
     expected = sorted({(q_ids.index(q), d_ids.index(d)) for q, d, r in ts.qrels.iter_rows()
                        if r > 0 and q in q_ids and d in d_ids})
-    whole = ev.relevant_cells(ts, qi)
-    assert list(zip(*(a.tolist() for a in whole))) == expected and whole[0].dtype == np.int32
-    monkeypatch.setattr(ev, "QRELS_SLICE", 3)
-    sliced = ev.relevant_cells(ts, qi)
-    assert all(np.array_equal(a, b) for a, b in zip(whole, sliced))
+    block_of_query = np.arange(len(q_ids)) % 3
+    for k, lines in enumerate((1 << 20, 3)):
+        spilled = BlockRelevance.spill(ts.qrels_slices(lines), q_ids, d_ids, block_of_query, tmp_path / str(k))
+        got = []
+        for b in range(3):
+            q, d = spilled.cells(b)
+            assert q.dtype == d.dtype == np.int32 and set(block_of_query[q]) <= {b}
+            got += list(zip(q.tolist(), d.tolist()))
+        assert sorted(got) == expected
+        assert spilled.relevant_lines == int((qrels["relevance"] > 0).sum()) and spilled.known_query_lines == spilled.relevant_lines - 1
 
 
-def test_relevant_cells_hold_about_the_cells_not_the_qrels_again(monkeypatch):
-    """What mapping the qrels to cells allocates at its peak (numpy's allocations, traced) is the int64 keys,
-    a flag and the two int32 result arrays per relevant line, plus temporaries of one slice: about 17 bytes a
-    line. (The former code, a list of keys concatenated, np.unique and two int64 divisions, took over 40.)"""
+def test_spilling_the_relevance_holds_one_slice_not_the_qrels(tmp_path):
+    """What spilling the qrels allocates at its peak (numpy's and Python's allocations, traced) is about one
+    slice's worth, whatever the number of lines: 400k lines in slices of 2^14 stay under what 8 bytes a line held
+    in memory would take (3.2 MB), and under twice the peak for 100k lines."""
     import tracemalloc
 
-    import eval.evaluate as ev
+    from eval.relevance import BlockRelevance
 
     rng = np.random.default_rng(0)
-    n_q, n_d, lines = 400, 3000, 200_000
+    n_q, n_d = 400, 3000
     base = make_testset("pt")
     row = base.queries.row(0, named=True)
     queries = pl.DataFrame([{**row, "id": f"q{i}", "text": f"t{i}", "pair_id": f"p{i}"} for i in range(n_q)],
                            schema=base.queries.schema)
     crow = base.corpus.row(0, named=True)
     corpus = pl.DataFrame([{**crow, "id": f"d{i}", "text": f"c{i}"} for i in range(n_d)], schema=base.corpus.schema)
-    qrels = pl.DataFrame({"query_id": [f"q{i}" for i in rng.integers(0, n_q, lines)],
-                          "doc_id": [f"d{i}" for i in rng.integers(0, n_d, lines)], "relevance": np.ones(lines, np.int64)},
-                         schema={"query_id": pl.Categorical, "doc_id": pl.Categorical, "relevance": pl.Int64})
-    ts = testset.TestSet("pt", queries, corpus, qrels, {"lang": "pt"})
-    qi = ev.QueryIndex.of(ts)
-    monkeypatch.setattr(ev, "QRELS_SLICE", 1 << 14)
-    tracemalloc.start()
-    try:
-        rows, cols = ev.relevant_cells(ts, qi)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-    expected = np.unique(qrels.select(pl.col("query_id").cast(pl.String).str.slice(1).cast(pl.Int64) * n_d
-                                      + pl.col("doc_id").cast(pl.String).str.slice(1).cast(pl.Int64)).to_series().to_numpy())
-    assert np.array_equal(rows.astype(np.int64) * n_d + cols, expected)
-    assert peak < 17 * lines + 64 * (1 << 14) + 200_000, peak
+    peaks = {}
+    for lines in (100_000, 400_000):
+        qrels = pl.DataFrame({"query_id": [f"q{i}" for i in rng.integers(0, n_q, lines)],
+                              "doc_id": [f"d{i}" for i in rng.integers(0, n_d, lines)], "relevance": np.ones(lines, np.int64)},
+                             schema={"query_id": pl.Categorical, "doc_id": pl.Categorical, "relevance": pl.Int64})
+        ts = testset.TestSet("pt", queries, corpus, qrels, {"lang": "pt"})
+        tracemalloc.start()
+        try:
+            spilled = BlockRelevance.spill(ts.qrels_slices(1 << 14), queries["id"].to_list(), corpus["id"].to_list(),
+                                           np.arange(n_q) % 7, tmp_path / str(lines))
+            peaks[lines] = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        expected = np.unique(qrels.select(pl.col("query_id").cast(pl.String).str.slice(1).cast(pl.Int64) * n_d
+                                          + pl.col("doc_id").cast(pl.String).str.slice(1).cast(pl.Int64)).to_series().to_numpy())
+        got = np.sort(np.concatenate([q.astype(np.int64) * n_d + d for q, d in map(spilled.cells, range(7))]))
+        assert np.array_equal(got, expected)
+    assert peaks[400_000] < 8 * 400_000 and peaks[400_000] < 2 * peaks[100_000], peaks
