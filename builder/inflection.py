@@ -83,9 +83,10 @@ class GenderLayer:
             for m_end, f_end in (self.rules.noun_rules if noun else self.rules.adjective_rules)
             if not derivational_only or len(m_end) > 1 or len(f_end) > 1)
             for target in ("m", "f") for noun in (True, False) for derivational_only in (True, False)}
-        # word_gender of (word, as_head): the same words come back in many titles; the answer depends only on the
-        # word, the pack and the lexicon's and word list's answers, which do not change during a build.
-        self._word_gender: dict[tuple[str, bool], tuple[str, str]] = {}
+        # gendered_part of (word, as_head): the same words come back in many titles (8,400 questions, 600 words in
+        # a build); the answer depends only on the word, the pack and the lexicon's and word list's answers,
+        # which do not change during a build.
+        self._gendered_part: dict[tuple[str, bool], tuple[int, str, str]] = {}
 
     # --- batching: one lt-proc and one hunspell call for everything a build asks --------------------------
     def prepare(self, titles: list[str]) -> None:
@@ -127,12 +128,6 @@ class GenderLayer:
 
     def word_gender(self, word: str, as_head: bool) -> tuple[str, str]:
         """(m | f | mf | none | unknown, method) of one word. As the head, noun readings come first."""
-        found = self._word_gender.get((word, as_head))
-        if found is None:
-            found = self._word_gender[(word, as_head)] = self._word_gender_of(word, as_head)
-        return found
-
-    def _word_gender_of(self, word: str, as_head: bool) -> tuple[str, str]:
         if as_head and word in self.rules.common_nouns:
             return "mf", "rule"
         # The pack's declared pairs win over the lexicon, whose norm may be older (fr: une ingénieur; it: ingegnere
@@ -238,6 +233,12 @@ class GenderLayer:
     def gendered_part(self, word: str, as_head: bool) -> tuple[int, str, str]:
         """(index, gender, method) of the part of a hyphenated word that carries its gender: the first part
         with a gender (*curador-chefe*, *sócio-gerente*), else the first with any reading (*vice-diretor*)."""
+        found = self._gendered_part.get((word, as_head))
+        if found is None:
+            found = self._gendered_part[(word, as_head)] = self._gendered_part_of(word, as_head)
+        return found
+
+    def _gendered_part_of(self, word: str, as_head: bool) -> tuple[int, str, str]:
         parts = word.split("-")
         if len(parts) > 1 and as_head and word in self.rules.common_nouns:
             return 0, "mf", "rule"

@@ -86,11 +86,17 @@ def strip_edges(text: str) -> str:
 _SPACES = re.compile(r"\s+")
 
 
+def _one_space(text: str) -> str:
+    """Runs of white space made one space, none at the ends: ``_SPACES.sub(" ", text).strip()`` at a fifth of
+    the cost (str.split and \\s know the same white space; a test checks every code point)."""
+    return " ".join(text.split())
+
+
 def normalise(text: str | None) -> str:
     """Lowercase, collapse spaces, trim punctuation and spaces at both ends."""
     if text is None:
         return ""
-    text = _SPACES.sub(" ", unicodedata.normalize("NFC", text)).strip().lower()
+    text = _one_space(unicodedata.normalize("NFC", text)).lower()
     return strip_edges(text)
 
 
@@ -103,7 +109,7 @@ class Stripped:
 
 def strip_template(output: str, english_title: str, pattern: re.Pattern) -> Stripped:
     """Remove the template (pronoun, copula, optional article) from one output; flag what fails."""
-    clean = strip_edges(_SPACES.sub(" ", unicodedata.normalize("NFC", output or "")).strip())
+    clean = strip_edges(_one_space(unicodedata.normalize("NFC", output or "")))
     if not clean:
         return Stripped(None, None, ["empty"])
     m = pattern.fullmatch(clean)

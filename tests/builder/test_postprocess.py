@@ -365,3 +365,17 @@ def test_the_edge_test_skips_no_character_the_category_rule_trims():
         return ch not in "+#&%$" and (ch in " \t" or unicodedata.category(ch)[0] in "PZS")
 
     assert [hex(i) for i in range(sys.maxunicode + 1) if _is_edge(chr(i)) != rule(chr(i))] == []
+
+
+def test_spaces_are_collapsed_as_the_regular_expression_did():
+    # normalise and strip_template collapse white space with str.split; \s+ did it before: the same characters
+    # must count as white space, and the same strings come out.
+    import re
+    import sys
+
+    from builder.postprocess import _one_space
+
+    split_space = [i for i in range(sys.maxunicode + 1) if chr(i).isspace()]
+    assert split_space == [i for i in range(sys.maxunicode + 1) if re.fullmatch(r"\s", chr(i))]
+    for text in ["  a\u00a0\u00a0b\t", "\u2003chef\n de  cuisine ", "", " ", "x"]:
+        assert _one_space(text) == re.sub(r"\s+", " ", text).strip()
