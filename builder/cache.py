@@ -74,8 +74,8 @@ class TranslationCache:
                 # A rebuild asks for (nearly) everything stored under the key: reading the key's rows in index
                 # order is a third faster than looking each sentence up (chains read five steps so, issue 13).
                 wanted = set(sentences)
-                rows = ((s, o) for s, o in self._db.execute(f"SELECT sentence, output FROM translations WHERE {KEY}", key)
-                        if s in wanted)
+                rows = [(s, o) for s, o in self._db.execute(f"SELECT sentence, output FROM translations WHERE {KEY}",
+                                                            key).fetchall() if s in wanted]
             else:
                 rows = select_in(self._db, f"SELECT sentence, output FROM translations WHERE {KEY} AND sentence IN ({{keys}})",
                                  key, sentences)
