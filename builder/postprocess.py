@@ -390,9 +390,9 @@ def build_items(processed: pl.DataFrame, role: str, provenance: str) -> pl.DataF
             item.source_ids.append(row["source_id"])
             texts_of[row["source_id"]] = row["source_text"]
             if gender == M:
-                item.flags.update(x for x in row["flags"] if not x.startswith("feminine:"))
+                item.flags.update([x for x in row["flags"] if not x.startswith("feminine:")])
             elif gender == F:
-                item.flags.update(x for x in row["flags"] if not x.startswith("masculine:"))
+                item.flags.update([x for x in row["flags"] if not x.startswith("masculine:")])
             else:
                 item.flags.update(row["flags"])
             if row["status"] == "corrected":
