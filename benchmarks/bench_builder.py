@@ -17,10 +17,12 @@ figures quoted in params.yaml's build.templates comment).
 
 ``--rebuild`` measures, per language, a rebuild from cached translations with the language's default
 translator (its pack, e.g. ``bergamot>apertium`` for es): in-process (``build_language`` after one warm-up
-build in the same process, median of --rounds), whole-process ``python -m builder build --lang L --cache DIR
---quiet`` and whole-process ``python -m builder postprocess ...`` (the DVC stage a corrections pull or a
-gender-layer change reruns), each the median of --rounds with its CPU time (user + system, which other load
-on the machine inflates less than wall time) and peak RSS. The lexicon's and word list's answers are cached
+build in the same process, median of --rounds), and three whole processes with the pipeline's arguments
+(dvc.yaml) plus ``--cache DIR --quiet``: ``python -m builder build --lang L``, the two stages DVC runs instead,
+``python -m builder translate --lang L`` (every translation read back from the cache) and ``python -m builder
+postprocess --lang L --corrections corrections/L.jsonl`` (what a corrections pull or a gender-layer change
+reruns), in alternating rounds, each the median of --rounds with its spread, its CPU time (user + system,
+which other load on the machine inflates less than wall time) and peak RSS. The lexicon's and word list's answers are cached
 too (cache/lexicon.sqlite), so a rebuild runs no lt-proc or hunspell. --cache is copied to a temporary
 folder first, so the given cache is never written; a first build fills whatever it lacks ("first build").
 """
@@ -176,13 +178,24 @@ def measure_rebuilds(source: str | None, langs: list[str], given_cache: Path | N
                 t0 = time.perf_counter()
                 build_language(src, language, translator, out, cache=cache, params=params, progress=False)
                 inproc.append(time.perf_counter() - t0)
+            # The arguments the pipeline gives (dvc.yaml: translate@L, postprocess@L), plus --cache and --quiet.
             given = ["--out", str(out), "--cache", str(cache), "--quiet"] + (["--source", source] if source else [])
-            build = [whole_process([sys.executable, "-m", "builder", "build", "--lang", lang, *given]) for _ in range(rounds)]
-            post = [whole_process([sys.executable, "-m", "builder", "postprocess", "--lang", lang, *given])
-                    for _ in range(rounds)]
+            corrections = REPO / "corrections" / f"{lang}.jsonl"
+            commands = {
+                "build": ["build", "--lang", lang, *given],
+                "translate": ["translate", "--lang", lang, *given],
+                "postprocess": ["postprocess", "--lang", lang, *given]
+                               + (["--corrections", str(corrections)] if corrections.is_file() else []),
+            }
+            # Alternating rounds: load on a shared machine spreads over the three commands alike.
+            runs = {name: [] for name in commands}
+            for _ in range(rounds):
+                for name, args in commands.items():
+                    runs[name].append(whole_process([sys.executable, "-m", "builder", *args]))
             print(f"{lang} ({translator}): first build {first:.2f} s; rebuild from cache in-process {median(inproc):.2f} s "
-                  f"(spread {min(inproc):.2f}-{max(inproc):.2f}); whole process: build {describe_runs(build)}; "
-                  f"postprocess {describe_runs(post)}; median of {rounds}; target <= 1 s", flush=True)
+                  f"(spread {min(inproc):.2f}-{max(inproc):.2f}); whole process, median of {rounds}, target <= 1 s:", flush=True)
+            for name in commands:
+                print(f"    {name:<11} {describe_runs(runs[name])}", flush=True)
 
 
 def main() -> None:

@@ -15,6 +15,7 @@ from builder.errors import BuildError
 
 # Keys per statement: SQLite caps the parameters of one statement (999 before SQLite 3.32).
 CHUNK = 500
+KEY = "translator=? AND version=? AND src=? AND tgt=?"  # the primary key's leading columns: an index range
 
 
 def select_in(db: sqlite3.Connection, query: str, fixed: tuple, keys: list[str]) -> Iterator[tuple]:
@@ -65,16 +66,22 @@ class TranslationCache:
                              "this is not a translation cache, pass another --cache")
 
     def get_many(self, translator: str, version: str, src: str, tgt: str, sentences: list[str]) -> dict[str, str]:
-        found: dict[str, str] = {}
+        # A blank or non-text output was never a translator's answer (web answers are checked before they are
+        # stored): it counts as missing rather than build a set with holes.
+        key = (translator, version, src, tgt)
         try:
-            rows = select_in(self._db, "SELECT sentence, output FROM translations WHERE translator=? AND version=?"
-                             " AND src=? AND tgt=? AND sentence IN ({keys})", (translator, version, src, tgt), sentences)
-            # A blank or non-text output was never a translator's answer (web answers are checked before
-            # they are stored): treat it as missing rather than build a set with holes.
-            found.update((s, o) for s, o in rows if isinstance(o, str) and o.strip())
+            stored = self._db.execute(f"SELECT COUNT(*) FROM translations WHERE {KEY}", key).fetchone()[0]
+            if stored <= 2 * len(sentences):
+                # A rebuild asks for (nearly) everything stored under the key: reading the key's rows in index
+                # order is a third faster than looking each sentence up (chains read five steps so, issue 13).
+                wanted = set(sentences)
+                rows = self._db.execute(f"SELECT sentence, output FROM translations WHERE {KEY}", key).fetchall()
+                return {s: o for s, o in rows if s in wanted and isinstance(o, str) and o.strip()}
+            rows = select_in(self._db, f"SELECT sentence, output FROM translations WHERE {KEY} AND sentence IN ({{keys}})",
+                             key, sentences)
+            return {s: o for s, o in rows if isinstance(o, str) and o.strip()}
         except sqlite3.DatabaseError as exc:
             raise self._corrupt(exc) from None
-        return found
 
     def put_many(self, translator: str, version: str, src: str, tgt: str, results: dict[str, str]) -> None:
         try:

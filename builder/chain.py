@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 
 from builder.errors import TranslationError
-from builder.translators import ApertiumTranslator
+from builder.translators import ApertiumTranslator, package_version
 
 # The language an English-source offline translator produces (its only pair here).
 FIRST_STEP_TARGET = {"bergamot": "pt", "apertium": "es"}
@@ -41,12 +41,17 @@ APERTIUM_PACKAGES = {"pt-es": "apertium-es-pt", "es-pt": "apertium-es-pt", "es-f
 UNKNOWN_MARK = re.compile(r"(?<!\w)[*#@]+(?=\w)")
 
 
+def _may_have_marks(output: str) -> bool:
+    # Most outputs hold no mark at all: three substring tests spare them the regular expression.
+    return "*" in output or "#" in output or "@" in output
+
+
 def has_unknown_word(output: str) -> bool:
-    return bool(UNKNOWN_MARK.search(output))
+    return _may_have_marks(output) and bool(UNKNOWN_MARK.search(output))
 
 
 def strip_marks(output: str) -> str:
-    return UNKNOWN_MARK.sub("", output)
+    return UNKNOWN_MARK.sub("", output) if _may_have_marks(output) else output
 
 
 class ApertiumPairTranslator(ApertiumTranslator):
@@ -70,8 +75,8 @@ class ApertiumPairTranslator(ApertiumTranslator):
         self.target = target
         self.mode = mode
         # "marked": outputs keep Apertium's * before unknown words (a different output from -u, a different cache key)
-        self.version = f"apertium-{self._package_version('apertium')}/{package}-{self._package_version(package)}/marked"
-        if self._package_version(package) == "unknown":
+        self.version = f"apertium-{package_version('apertium')}/{package}-{package_version(package)}/marked"
+        if package_version(package) == "unknown":
             raise TranslationError(f"apertium: the {source}->{target} pair needs the Debian package {package} "
                                    f"(apt-get install {package})")
 

@@ -75,10 +75,24 @@ class GenderLayer:
         self.store = LookupStore(cache) if cache else None
         self.lexicon = Lexicon(lang.code, lang.lexicon, self.store)
         self.wordlist = WordList(lang.code, lang.lexicon, self.store)
+        # The pack's rules, arranged once for the lookups made per word (a build makes tens of thousands).
+        self._declared = {"f": dict(self.rules.irregular), "m": {v: k for k, v in self.rules.irregular.items()}}
+        self._declared_feminines = frozenset(self.rules.irregular.values())
+        self._endings = {(target, noun, derivational_only): tuple(
+            (m_end, f_end) if target == "f" else (f_end, m_end)
+            for m_end, f_end in (self.rules.noun_rules if noun else self.rules.adjective_rules)
+            if not derivational_only or len(m_end) > 1 or len(f_end) > 1)
+            for target in ("m", "f") for noun in (True, False) for derivational_only in (True, False)}
+        # gendered_part of (word, as_head): the same words come back in many titles (8,400 questions, 600 words in
+        # a build); the answer depends only on the word, the pack and the lexicon's and word list's answers,
+        # which do not change during a build.
+        self._gendered_part: dict[tuple[str, bool], tuple[int, str, str]] = {}
 
     # --- batching: one lt-proc and one hunspell call for everything a build asks --------------------------
     def prepare(self, titles: list[str]) -> None:
-        words = {w for t in titles if t for part in split_words(t) for w in part.split("-") if WORD.match(w)}
+        # Each title and word once: most titles come twice (the machine's and the one decided), most words in many.
+        words = {w for t in set(titles) if t for part in split_words(t) for w in part.split("-")}
+        words = {w for w in words if WORD.match(w)}
         readings = self.lexicon.analyse(words)
         requests = []
         for rs in readings.values():
@@ -104,16 +118,10 @@ class GenderLayer:
     def _rule_candidates(self, word: str, target: str, noun: bool, derivational_only: bool = False) -> list[str]:
         """Other-gender spellings an ending rule proposes (unchecked). derivational_only: only the endings of
         agent nouns (-eiro, -dor, -or, -ês, -ão, …), not the bare -o/-a, -e/-a swap."""
-        rules = self.rules.noun_rules if noun else self.rules.adjective_rules
-        if derivational_only:
-            rules = tuple((a, b) for a, b in rules if len(a) > 1 or len(b) > 1)
         out = []
-        if noun:
-            irregular = self.rules.irregular if target == "f" else {v: k for k, v in self.rules.irregular.items()}
-            if word in irregular:
-                out.append(irregular[word])
-        for m_end, f_end in rules:
-            src, dst = (m_end, f_end) if target == "f" else (f_end, m_end)
+        if noun and word in self._declared[target]:
+            out.append(self._declared[target][word])
+        for src, dst in self._endings[(target, noun, derivational_only)]:
             if word.endswith(src) and len(word) > len(src) + 1:
                 out.append(word[: len(word) - len(src)] + dst)
         return out
@@ -126,7 +134,7 @@ class GenderLayer:
         # of both genders, where current usage writes ingénieure, ingegnera).
         if as_head and word in self.rules.irregular:
             return "m", "rule"
-        if as_head and word in self.rules.irregular.values():
+        if as_head and word in self._declared_feminines:
             return "f", "rule"
         rs = self.readings(word)
         pos_order = ("n", "adj", "vblex") if as_head else ("adj", "vblex", "n")
@@ -144,7 +152,7 @@ class GenderLayer:
             return "none", "lexicon"  # known, but not a gendered noun/adjective (a preposition, a verb form)
         if as_head and word in self.rules.irregular:
             return "m", "rule"
-        if as_head and word in self.rules.irregular.values():
+        if as_head and word in self._declared_feminines:
             return "f", "rule"
         rules = self.rules.noun_rules if as_head else self.rules.adjective_rules
         for m_end, f_end in rules:
@@ -163,10 +171,8 @@ class GenderLayer:
 
     def inflect_word(self, word: str, target: str, as_head: bool) -> tuple[str | None, str]:
         """The word in the target gender (``m``/``f``): (form or None, method)."""
-        if as_head:
-            declared = self.rules.irregular if target == "f" else {v: k for k, v in self.rules.irregular.items()}
-            if word in declared:
-                return declared[word], "rule"
+        if as_head and word in self._declared[target]:
+            return self._declared[target][word], "rule"
         rs = self.readings(word)
         pos_ok = ("n", "adj", "vblex") if as_head else ("adj", "vblex")
         for r in rs:
@@ -180,7 +186,7 @@ class GenderLayer:
         for cand in self._rule_candidates(word, target, noun=as_head, derivational_only=known_noun):
             if cand == word:
                 continue
-            if self.wordlist.is_word(cand) or cand in self.rules.irregular.values() or cand in self.rules.irregular:
+            if self.wordlist.is_word(cand) or cand in self._declared_feminines or cand in self.rules.irregular:
                 # A known lexicon word of the other gender with another lemma is not this word's inflection.
                 other = self.readings(cand)
                 if other and rs and not {r.lemma for r in other} & ({r.lemma for r in rs} | {word}):
@@ -227,6 +233,12 @@ class GenderLayer:
     def gendered_part(self, word: str, as_head: bool) -> tuple[int, str, str]:
         """(index, gender, method) of the part of a hyphenated word that carries its gender: the first part
         with a gender (*curador-chefe*, *sócio-gerente*), else the first with any reading (*vice-diretor*)."""
+        found = self._gendered_part.get((word, as_head))
+        if found is None:
+            found = self._gendered_part[(word, as_head)] = self._gendered_part_of(word, as_head)
+        return found
+
+    def _gendered_part_of(self, word: str, as_head: bool) -> tuple[int, str, str]:
         parts = word.split("-")
         if len(parts) > 1 and as_head and word in self.rules.common_nouns:
             return 0, "mf", "rule"

@@ -18,7 +18,6 @@ back silently to a weaker check.
 
 from __future__ import annotations
 
-import functools
 import json
 import re
 import shutil
@@ -30,6 +29,7 @@ from typing import Iterable
 
 from builder.cache import select_in
 from builder.errors import BuildError
+from builder.translators import package_version
 from languages import LexiconRules
 
 APERTIUM_DIR = Path("/usr/share/apertium")
@@ -62,12 +62,6 @@ def _gender(tags: list[str]) -> str | None:
         if g in tags:
             return g
     return None
-
-
-@functools.lru_cache(maxsize=None)  # one dpkg-query per package and process (a build makes two gender layers)
-def package_version(package: str) -> str:
-    out = subprocess.run(["dpkg-query", "-W", "-f=${Version}", package], capture_output=True, text=True, check=False)
-    return out.stdout.strip() or "unknown"
 
 
 class LookupStore:
@@ -173,11 +167,17 @@ class Lexicon:
         return known if known is not None else self.analyse([word])[word]
 
     def generate(self, lemma: str, tags: Iterable[str]) -> str | None:
-        return self.generate_many([(lemma, tuple(tags))])[(lemma, tuple(tags))]
+        tags = tuple(tags)
+        known = self._generated.get(self._unit(lemma, tags), False)  # answered from memory, as most are
+        return known if known is not False else self.generate_many([(lemma, tags)])[(lemma, tags)]
+
+    @staticmethod
+    def _unit(lemma: str, tags: tuple[str, ...]) -> str:
+        return "^" + lemma + "".join(f"<{t}>" for t in tags) + "$"
 
     def generate_many(self, requests: Iterable[tuple[str, tuple[str, ...]]]) -> dict[tuple[str, tuple[str, ...]], str | None]:
         """The surface form of each (lemma, tags), or None when the dictionary cannot make it (``#lemma``)."""
-        keys = {(lemma, tuple(tags)): "^" + lemma + "".join(f"<{t}>" for t in tags) + "$" for lemma, tags in requests}
+        keys = {(lemma, tuple(tags)): self._unit(lemma, tuple(tags)) for lemma, tags in requests}
         todo = [u for u in dict.fromkeys(keys.values()) if u not in self._generated]
         if todo and self.store is not None:
             self._generated.update((key[2:], form) for key, form in self.store.get_many(self.namespace, [f"g:{u}" for u in todo]).items())

@@ -20,8 +20,6 @@ import os
 import re
 import sys
 import unicodedata
-import urllib.error
-import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -220,6 +218,9 @@ def verify_checksums(folder: Path) -> dict[str, str]:
 
 def download_source(dest: str | Path, base_url: str | None = None, timeout_s: float = 60.0) -> Path:
     """Download the pinned files into dest (via a temporary name), verify checksums and counts."""
+    import urllib.error
+    import urllib.request  # here: it imports http and ssl, 8 ms of every build that downloads nothing
+
     dest = Path(dest)
     dest.mkdir(parents=True, exist_ok=True)
     base = (base_url or REGISTRY["base_url"]).rstrip("/")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import polars as pl
-from tqdm import tqdm
 
 from builder.cache import TranslationCache
 from builder.errors import BuildError, TranslationError
@@ -60,6 +59,10 @@ def translate_sentences(
     key = (translator.name, translator.version, getattr(translator, "source", SOURCE_LANG), translator.target)
     done = cache.get_many(*key, unique)
     todo = [s for s in unique if s not in done]
+    if not todo:
+        return done  # all cached: no progress bar to show (nor tqdm to import, 6 ms of a rebuild)
+    from tqdm import tqdm
+
     with tqdm(total=len(unique), initial=len(done),
               desc=f"translate {getattr(translator, 'source', SOURCE_LANG)}->{translator.target} ({translator.name})",
               unit="sent", disable=not progress, leave=False) as bar:

@@ -190,10 +190,19 @@ def resolve(lang: "str | Language", extra_dirs=None) -> Language:
     return lang if isinstance(lang, Language) else load(lang, extra_dirs)
 
 
+def _load_yaml(text: str):
+    """As config.load_yaml (libyaml, then the pure-Python parser for its error message), repeated here so that
+    a stage reading packs but not params.yaml (dvc.yaml report) does not depend on config/."""
+    try:
+        return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except yaml.YAMLError:
+        return yaml.safe_load(text)
+
+
 @functools.lru_cache(maxsize=None)
 def _load_file(path: Path) -> Language:
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = _load_yaml(path.read_text(encoding="utf-8"))
     except (OSError, yaml.YAMLError) as exc:
         raise LanguageError(f"{path}: not a readable YAML file ({exc})") from None
     return _Reader(path).language(data)

@@ -74,3 +74,16 @@ def test_french_goes_through_spanish_and_keeps_the_gender():
     out = chain.translate(["She is a lawyer.", "He is a baker."])
     assert out[0].lower().startswith("elle est une avocate")
     assert "boulanger" in out[1].lower() and not has_unknown_word(out[1])  # padeiro -> the fallback route
+
+
+def test_a_rebuild_from_the_cache_never_loads_the_model(tmp_path):
+    cache = TranslationCache(tmp_path / "t.sqlite")
+    try:
+        first = make_translator("bergamot", "pt")
+        got = translate_sentences(["She is a nurse."], first, cache, progress=False)
+        assert first._engine is not None  # it translated: the model was loaded
+        again = make_translator("bergamot", "pt")
+        assert translate_sentences(["She is a nurse."], again, cache, progress=False) == got
+        assert again._engine is None
+    finally:
+        cache.close()

@@ -351,3 +351,31 @@ def test_string_lists_equals_polars_own_construction():
         values = [[f"s{rng.randrange(20)}" for _ in range(rng.choice([0, 0, 1, 2, 4]))] for _ in range(n)]
         got = string_lists(values)
         assert got.dtype == pl.List(pl.String) and got.to_list() == pl.Series(values, dtype=pl.List(pl.String)).to_list()
+
+
+def test_the_edge_test_skips_no_character_the_category_rule_trims():
+    # _is_edge answers letters and digits without looking their category up; over every code point it must
+    # agree with the rule itself (punctuation, separators, symbols, space and tab; not + # & % $).
+    import sys
+    import unicodedata
+
+    from builder.postprocess import _is_edge
+
+    def rule(ch):
+        return ch not in "+#&%$" and (ch in " \t" or unicodedata.category(ch)[0] in "PZS")
+
+    assert [hex(i) for i in range(sys.maxunicode + 1) if _is_edge(chr(i)) != rule(chr(i))] == []
+
+
+def test_spaces_are_collapsed_as_the_regular_expression_did():
+    # normalise and strip_template collapse white space with str.split; \s+ did it before: the same characters
+    # must count as white space, and the same strings come out.
+    import re
+    import sys
+
+    from builder.postprocess import _one_space
+
+    split_space = [i for i in range(sys.maxunicode + 1) if chr(i).isspace()]
+    assert split_space == [i for i in range(sys.maxunicode + 1) if re.fullmatch(r"\s", chr(i))]
+    for text in ["  a\u00a0\u00a0b\t", "\u2003chef\n de  cuisine ", "", " ", "x"]:
+        assert _one_space(text) == re.sub(r"\s+", " ", text).strip()

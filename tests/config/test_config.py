@@ -71,3 +71,36 @@ def test_pipeline_reads_the_top_level_keys_and_names_them():
         pipeline({"languages": ["pt", 3]}, where="p.yaml")
     with pytest.raises(ConfigError, match=r"^p.yaml: language_packs is 'packs'; expected a list"):
         pipeline({"language_packs": "packs"}, where="p.yaml")
+
+
+def _loaders():
+    from config import load_yaml
+    from languages import _load_yaml
+
+    return [load_yaml, _load_yaml]  # params.yaml's, and the packs' (languages does not import config)
+
+
+def test_libyaml_reads_every_pack_and_params_yaml_as_the_pure_python_parser_does():
+    import yaml
+
+    from config import REPO_ROOT
+
+    files = [REPO_ROOT / "params.yaml", *sorted((REPO_ROOT / "languages" / "packs").glob("*.yaml"))]
+    for load in _loaders():
+        for path in files:
+            text = path.read_text(encoding="utf-8")
+            assert load(text) == yaml.safe_load(text), path
+
+
+@pytest.mark.parametrize("text", ["a: [1,\n", "a: b: c\n", "a:\n\t- x\n"])
+def test_a_broken_file_is_described_by_the_pure_python_parser(text):
+    # libyaml words its errors otherwise ("mapping values are not allowed in this context"); the messages users
+    # see, and the docs quote, are the pure-Python parser's.
+    import yaml
+
+    with pytest.raises(yaml.YAMLError) as pure:
+        yaml.safe_load(text)
+    for load in _loaders():
+        with pytest.raises(yaml.YAMLError) as ours:
+            load(text)
+        assert str(ours.value) == str(pure.value)
