@@ -78,10 +78,12 @@ def child(data: Path, lang: str, budget: float) -> None:
     import polars as pl
 
     from eval.evaluate import EvalSettings, evaluate_language
+    from eval.memory import fix_mmap_threshold
     from eval.models import CharTfidf, EmbeddingCache
     from eval.testset import read_testset
 
-    ts = read_testset(data, lang)
+    fix_mmap_threshold()  # as `eval run` does
+    ts = read_testset(data, lang, qrels="stream")  # as `eval run` reads it: the qrels stay on disk
     peak_read = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     rss_read = _status_mb("VmRSS")
     # Reset the process's peak RSS (Linux: clear_refs 5), so VmHWM then is the peak during evaluation alone.
@@ -119,11 +121,16 @@ def child(data: Path, lang: str, budget: float) -> None:
             sort_blocks = compare_sort_blocks(scores)
         del scores
     print(json.dumps({
-        "queries": ts.queries.height, "documents": ts.corpus.height, "qrels": ts.qrels.height, "eval_s": total, "encode_s": timing.encode_s,
+        "queries": ts.queries.height, "documents": ts.corpus.height, "qrels": _lines(ts.qrels_file), "eval_s": total, "encode_s": timing.encode_s,
         "blocks": timing.extra, "peak_eval_mb": peak_eval, "peak_read_mb": peak_read, "rss_read_mb": rss_read,
-        "inputs_mb": sum(f.estimated_size() for f in (ts.queries, ts.corpus, ts.qrels)) / 2**20, "floor": floor if whole_matrix else None, "sort_blocks": sort_blocks,
+        "inputs_mb": sum(f.estimated_size() for f in (ts.queries, ts.corpus)) / 2**20, "floor": floor if whole_matrix else None, "sort_blocks": sort_blocks,
         "symmetry_AO": result["corpora"]["masculine"]["symmetry"]["AO"]["value"],
     }))
+
+
+def _lines(path: Path) -> int:
+    with open(path, "rb") as fh:
+        return sum(block.count(b"\n") for block in iter(lambda: fh.read(1 << 20), b""))
 
 
 def _status_mb(field: str) -> float:
@@ -194,12 +201,12 @@ def main() -> None:
                      f"{sb['speedup']:.2f}x (spread {sb['spread'][0]:.2f}-{sb['spread'][1]:.2f}), same order: {sb['identical']}" if sb else "")
         print(f"[{cell}] {inner['queries']} queries x {inner['documents']} titles: eval run {wall:.1f} s, peak RSS {peak:.0f} MB; "
               f"reading the set: peak {inner['peak_read_mb']:.0f} MB, then {inner['rss_read_mb']:.0f} MB held "
-              f"(the frames {inner['inputs_mb']:.0f} MB); "
+              f"(queries and corpus frames {inner['inputs_mb']:.0f} MB; the qrels stay on disk); "
               f"evaluate_language {inner['eval_s']:.2f} s ({inner['encode_s']:.2f} s encoding), peak during it {inner['peak_eval_mb']:.0f} MB, "
               f"blocks {inner['blocks']}; {floor_text}{sort_text}", flush=True)
     base = rows[0]
     print()
-    print("| cell | queries x titles | qrels lines | eval run s | peak RSS MB | exponent (run) | test set held MB (frames) "
+    print("| cell | queries x titles | qrels lines | eval run s | peak RSS MB | exponent (run) | test set held MB (queries+corpus frames) "
           "| peak during evaluate_language MB | eval outside encoding s | floor s | x floor | exponent (outside) |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:

@@ -123,11 +123,14 @@ def without_timing_result(result):
 
 def cmd_run(args: argparse.Namespace) -> int:
     from eval.evaluate import evaluate_one, testset_version
+    from eval.memory import fix_mmap_threshold
     from eval.models import EmbeddingCache, load_model
     from eval.results import RunResult, find_stored
     import polars as pl
 
     from eval.testset import INCLUSIVE, list_languages, read_testset
+
+    fix_mmap_threshold()  # peak memory bounded by a block of queries, not by how many blocks (eval/memory.py)
 
     settings = run_settings(args)
     data = Path(args.data)

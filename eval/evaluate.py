@@ -31,6 +31,7 @@ import polars as pl
 import eval as eval_pkg
 from eval.errors import EvalError
 from eval.measures import PairRankings, QueryRankings, RankBiasedOverlap
+from eval.memory import release_freed_memory
 from eval.metrics import first_hit_positions
 from eval.models import EmbeddingCache, EmbeddingModel
 from eval.params import EvalSettings
@@ -223,7 +224,8 @@ def _without(ranking: np.ndarray, items: np.ndarray) -> np.ndarray:
 
 
 def score_corpus(
-    q_emb, d_emb, doc_ids: list[str], self_cols: list[np.ndarray], relevant_of: Callable[[int, np.ndarray], list[np.ndarray]],
+    query_vectors: Callable[[np.ndarray], object], d_emb, doc_ids: list[str], self_cols: list[np.ndarray],
+    relevant_of: Callable[[int, np.ndarray], list[np.ndarray]],
     m_idx: np.ndarray, f_idx: np.ndarray, blocks: list[tuple[np.ndarray, np.ndarray]], settings: EvalSettings,
     apart: np.ndarray | None = None, ranked_pairs: int | None = None,
 ) -> dict:
@@ -231,6 +233,7 @@ def score_corpus(
     and the pairs' top lists over one corpus, computed block by block of queries so memory is bounded by
     ``settings.memory_budget_mb``.
 
+    ``query_vectors(rows)``: the embeddings of those queries (read or made per block, ``_embed``).
     ``self_cols``: per query, the corpus columns of its self-matches; ``relevant_of(b, rows)``: per query of block
     ``b`` (``blocks``, ``query_blocks``), the columns of its relevant items (self-matches already removed under
     ``drop``), read block by block so no list of every query's relevant items is held. Each pair's rankings are its two queries' rankings,
@@ -251,7 +254,7 @@ def score_corpus(
     column_of = np.empty(n_docs, dtype=np.int64)
     column_of[by_id_descending] = np.arange(n_docs)
     d_emb = d_emb[by_id_descending]
-    self_cols = [np.sort(column_of[c]) for c in self_cols]
+    # self_cols map to id-descending columns a block at a time (``own``): no second list over every query
     n_relevant = np.zeros(n_queries, dtype=np.int64)
     per_query = {str(m): np.full(n_queries, np.nan) for m in query_measures}
     per_pair = {str(m): np.zeros(n_pairs, dtype=bool if m.boolean else np.float64) for m in pair_measures}
@@ -259,9 +262,12 @@ def score_corpus(
     ranked_pairs = n_pairs if ranked_pairs is None else ranked_pairs
     top: dict[int, tuple] = {}  # pair -> (top_m, top_m_relevant, top_f, top_f_relevant), the worst pairs so far
     for b, (rows, pairs) in enumerate(blocks):
+        release_freed_memory()
         n_rows = len(rows)
-        dropped = _flags(n_rows, n_docs, [self_cols[i] for i in rows]) if drop else None
-        ranking = rank_rows(block_scores(q_emb, rows, d_emb, apart), None, dropped)
+        own = [np.sort(column_of[self_cols[i]]) for i in rows.tolist()]
+        dropped = _flags(n_rows, n_docs, own) if drop else None
+        local_apart = None if apart is None else apart[rows]
+        ranking = rank_rows(block_scores(query_vectors(rows), np.arange(n_rows), d_emb, local_apart), None, dropped)
         del dropped
         relevant_cols = relevant_of(b, rows)
         n_relevant[rows] = [len(c) for c in relevant_cols]
@@ -285,14 +291,15 @@ def score_corpus(
                 for k, j in enumerate(pairs):
                     m, f = m_idx[j], f_idx[j]
                     if not np.array_equal(self_cols[m], self_cols[f]):
-                        rank_m[k] = _without(rank_m[k], self_cols[f])
-                        rank_f[k] = _without(rank_f[k], self_cols[m])
+                        rank_m[k] = _without(rank_m[k], own[pf[k]])
+                        rank_f[k] = _without(rank_f[k], own[pm[k]])
             pair_block = PairRankings(rank_m, rank_f, rbo_p)
             for m in pair_measures:
                 per_pair[str(m)][pairs] = m.per_pair(pair_block)
             top = _keep_worst(top, pairs, per_pair[settings.worst_by], settings.worst_pairs, ranked_pairs,
                               lambda k: _top_lists(rank_m[k], rank_f[k], relevant[pm[k]], relevant[pf[k]], depth, by_id_descending))
-        del ranking, relevant, block
+        del ranking, relevant, block  # and the pair rankings: the next block starts from nothing of this one
+        rank_m = rank_f = pair_block = pm = pf = local = None
     return {"query": per_query, "pair": per_pair, "has_relevant": n_relevant > 0, "top": top, "blocks": len(blocks)}
 
 
@@ -319,17 +326,37 @@ def _top_lists(rank_m: np.ndarray, rank_f: np.ndarray, relevant_m: np.ndarray, r
 
 
 def _embed(ts: TestSet, model: EmbeddingModel, cache: EmbeddingCache, timing: Timing, progress: bool):
+    """The corpus embeddings, and a function giving the embeddings of a block of queries (rows of ts.queries).
+
+    The queries' embeddings are not held for all queries at once: a cached model's are encoded once into the
+    cache and read back per block; tfidf-char encodes a block's texts when asked (its vectors are row by row, the
+    same whatever the other rows). A model that is neither is encoded whole, as before."""
     corpus_texts = ts.corpus["text"].to_list()
     query_texts = ts.queries["text"].to_list()
     start = time.perf_counter()
     if hasattr(model, "fit"):
         model.fit(corpus_texts)
-    q, n_q = cache.encode(model, query_texts, "query", progress=progress)
+    cacheable = getattr(model, "cacheable", True)
+    if cacheable:
+        n_q = cache.store(model, query_texts, "query", progress=progress)
+    elif hasattr(model, "encode_sparse"):
+        n_q = len(set(query_texts))
+    else:
+        held, n_q = cache.encode(model, query_texts, "query", progress=progress)
     d, n_d = cache.encode(model, corpus_texts, "passage", progress=progress)
     timing.encode_s += time.perf_counter() - start
     timing.encoded += n_q + n_d
     timing.texts += len(query_texts) + len(corpus_texts)
-    return q, d
+
+    def query_vectors(rows: np.ndarray):
+        if not cacheable and not hasattr(model, "encode_sparse"):
+            return held[rows]
+        began = time.perf_counter()
+        vectors, _ = cache.encode(model, [query_texts[i] for i in rows.tolist()], "query", progress=False)
+        timing.encode_s += time.perf_counter() - began
+        return vectors
+
+    return query_vectors, d
 
 
 @dataclass(frozen=True)
@@ -341,8 +368,7 @@ class QueryIndex:
     gender: np.ndarray
     form: np.ndarray
     pair_of: list[str]
-    texts: list[str]
-    source_ids: list
+    texts: pl.Series  # read for the few pairs shown (worst_pairs), not copied into a list
     m_idx: np.ndarray
     f_idx: np.ndarray
     pair_ids: list[str]
@@ -357,7 +383,7 @@ class QueryIndex:
         return cls(
             ids=ids, gender=np.array(queries["gender"].to_list()), form=np.array(queries["form"].to_list()),
             pair_of=queries["pair_id"].to_list(),
-            texts=queries["text"].to_list(), source_ids=queries["source_ids"].to_list(),
+            texts=queries["text"],
             m_idx=np.array([row[q] for q in pairs["m_id"].to_list()], dtype=np.int64),
             f_idx=np.array([row[q] for q in pairs["f_id"].to_list()], dtype=np.int64),
             pair_ids=pairs["pair_id"].to_list(), pair_m=pairs["m_id"].to_list(), pair_f=pairs["f_id"].to_list(),
@@ -550,7 +576,7 @@ def worst_pairs(scored: dict, qi: QueryIndex, doc_texts: list[str], settings: Ev
     return [
         {
             "pair_id": qi.pair_ids[j],
-            "masculine": qi.texts[qi.m_idx[j]], "feminine": qi.texts[qi.f_idx[j]],
+            "masculine": qi.texts[int(qi.m_idx[j])], "feminine": qi.texts[int(qi.f_idx[j])],
             **{name: float(v[j]) for name, v in graded.items()},
             "AP_M": _value(ap[qi.m_idx[j]]), "AP_F": _value(ap[qi.f_idx[j]]),
             "top_masculine": top(*scored["top"][j][:2]),
@@ -574,7 +600,7 @@ def evaluate_language(
     whole = ts.corpus.with_row_index("row")
     variant_docs = {g: whole.filter(pl.col("id").is_in(ts.corpus_for(g)["id"].implode())) for g in corpora}
     used_rows = np.unique(np.concatenate([d["row"].to_numpy() for d in variant_docs.values()]))
-    q_emb, d_emb = _embed(ts if len(used_rows) == ts.corpus.height else replace(ts, corpus=ts.corpus[used_rows]),
+    query_vectors, d_emb = _embed(ts if len(used_rows) == ts.corpus.height else replace(ts, corpus=ts.corpus[used_rows]),
                           model, cache, timing, progress)
     emb_row = np.full(ts.corpus.height, -1, dtype=np.int64)
     emb_row[used_rows] = np.arange(len(used_rows))
@@ -591,19 +617,21 @@ def evaluate_language(
     for b, (rows, _) in enumerate(blocks):
         block_of_query[rows] = b
     scored_by_variant = {}
+    release_freed_memory()  # what encoding and the query index left free in the heap
     with tempfile.TemporaryDirectory(prefix="gjt-relevance-") as spill:
         relevance = BlockRelevance.spill(ts.qrels_slices(), qi.ids, ts.corpus["id"].to_list(), block_of_query, Path(spill))
         _check_relevance(ts, relevance)
+        release_freed_memory()
         for corpus_gender in corpora:
             docs = variant_docs[corpus_gender]
-            self_cols = self_match_columns(qi.source_ids, docs["source_ids"].to_list())
+            self_cols = self_match_columns(ts.queries["source_ids"].to_list(), docs["source_ids"].to_list())
             column_of = np.full(ts.corpus.height, -1, dtype=np.int32)
             column_of[docs["row"].to_numpy()] = np.arange(docs.height, dtype=np.int32)
 
             def relevant_of(b: int, rows: np.ndarray, column_of=column_of, self_cols=self_cols) -> list[np.ndarray]:
                 return block_relevant_columns(relevance.cells(b), rows, column_of, self_cols, settings.self_match)
 
-            scored = score_corpus(q_emb, d_emb[emb_row[docs["row"].to_numpy()]], docs["id"].to_list(), self_cols,
+            scored = score_corpus(query_vectors, d_emb[emb_row[docs["row"].to_numpy()]], docs["id"].to_list(), self_cols,
                                   relevant_of, m_all, f_all, blocks, settings, apart, ranked_pairs=len(qi.m_idx))
             scored_by_variant[corpus_gender] = split_pairs(scored, len(qi.m_idx), extra_pairs)
             del self_cols, scored  # not held while the next variant builds its own

@@ -431,6 +431,54 @@ class EmbeddingCache:
         db.execute("CREATE TABLE IF NOT EXISTS embedding (key BLOB PRIMARY KEY, vector BLOB NOT NULL)")
         return db
 
+    def store(self, model: EmbeddingModel, texts: Sequence[str], role: Role, *, batch_size: int = 256,
+              progress: bool = True) -> int:
+        """Encode into the cache what it lacks of ``texts``, holding no vector beyond one batch; returns how many
+        texts were encoded. ``encode`` then reads them back, a block at a time."""
+        meta = model.meta
+        keys = {t: self.key(meta, role, t) for t in dict.fromkeys(texts)}
+        with self._connect(meta) as db:
+            stored = self._stored_keys(db, list(keys.values()), meta)
+            missing = [t for t, k in keys.items() if k not in stored]
+            del stored
+            self._encode_missing(db, model, missing, keys, role, batch_size, progress)
+        db.close()
+        return len(missing)
+
+    @staticmethod
+    def _stored_keys(db: sqlite3.Connection, key_list: list[bytes], meta: ModelMeta) -> set[bytes]:
+        """The keys of ``key_list`` the cache holds a well-formed embedding for."""
+        out = set()
+        for start in range(0, len(key_list), 500):
+            chunk = key_list[start : start + 500]
+            out.update(k for k, n in db.execute(
+                f"SELECT key, length(vector) FROM embedding WHERE key IN ({','.join('?' * len(chunk))})", chunk)
+                if n == 4 * meta.dimension)
+        return out
+
+    @staticmethod
+    def _encode_missing(db: sqlite3.Connection, model: EmbeddingModel, missing: list[str], keys: dict[str, bytes],
+                        role: Role, batch_size: int, progress: bool, found: dict | None = None) -> None:
+        """Encode ``missing`` batch by batch into the cache (and into ``found`` when given)."""
+        from tqdm import tqdm
+
+        meta = model.meta
+        bar = tqdm(total=len(missing), desc=f"encode {meta.name} ({role})", unit="text", disable=not progress or not missing)
+        for start in range(0, len(missing), batch_size):
+            batch = missing[start : start + batch_size]
+            vectors = _normalise(np.asarray(model.encode(batch, role=role), dtype=np.float32))
+            if vectors.shape != (len(batch), meta.dimension):
+                raise EvalError(f"model {meta.name} returned shape {vectors.shape} for {len(batch)} texts, expected dimension {meta.dimension}")
+            db.executemany(
+                "INSERT OR REPLACE INTO embedding (key, vector) VALUES (?, ?)",
+                [(keys[t], v.tobytes()) for t, v in zip(batch, vectors)],
+            )
+            db.commit()
+            if found is not None:
+                found.update(zip(batch, vectors))
+            bar.update(len(batch))
+        bar.close()
+
     def encode(
         self, model: EmbeddingModel, texts: Sequence[str], role: Role, *, batch_size: int = 256, progress: bool = True
     ) -> tuple[np.ndarray, int]:
@@ -439,8 +487,6 @@ class EmbeddingCache:
 
         Returns ``(embeddings, n_encoded)``.
         """
-        from tqdm import tqdm
-
         meta = model.meta
         if not getattr(model, "cacheable", True):
             if hasattr(model, "encode_sparse"):  # tfidf-char: sparse vectors, already unit length
@@ -465,20 +511,7 @@ class EmbeddingCache:
                     if isinstance(blob, bytes) and len(blob) == 4 * meta.dimension:
                         found[by_key[k]] = np.frombuffer(blob, dtype=np.float32)
             missing = [t for t in unique if t not in found]
-            bar = tqdm(total=len(missing), desc=f"encode {meta.name} ({role})", unit="text", disable=not progress or not missing)
-            for start in range(0, len(missing), batch_size):
-                batch = missing[start : start + batch_size]
-                vectors = _normalise(np.asarray(model.encode(batch, role=role), dtype=np.float32))
-                if vectors.shape != (len(batch), meta.dimension):
-                    raise EvalError(f"model {meta.name} returned shape {vectors.shape} for {len(batch)} texts, expected dimension {meta.dimension}")
-                db.executemany(
-                    "INSERT OR REPLACE INTO embedding (key, vector) VALUES (?, ?)",
-                    [(keys[t], v.tobytes()) for t, v in zip(batch, vectors)],
-                )
-                db.commit()
-                found.update(zip(batch, vectors))
-                bar.update(len(batch))
-            bar.close()
+            self._encode_missing(db, model, missing, keys, role, batch_size, progress, found)
         db.close()
         if not texts:
             return np.zeros((0, meta.dimension), dtype=np.float32), 0

@@ -82,6 +82,20 @@ def test_cache_encodes_each_text_once_and_resumes(tmp_path):
     assert n3 == (0 if model.meta.query_prompt == model.meta.passage_prompt else 1)
 
 
+def test_store_encodes_into_the_cache_and_blocks_read_back_the_same_vectors(tmp_path):
+    """eval encodes the queries once into the cache (store, holding no vectors) and reads them back per block:
+    the same bytes as encoding them all at once, and nothing encoded twice."""
+    texts = ["advogado", "advogada", "padeiro", "advogado"]
+    whole, _ = EmbeddingCache(tmp_path / "a").encode(CountingModel(), texts, "query", progress=False)
+    model, cache = CountingModel(), EmbeddingCache(tmp_path / "b")
+    assert cache.store(model, texts, "query", progress=False) == 3 and model.calls == ["advogado", "advogada", "padeiro"]
+    assert cache.store(model, texts, "query", progress=False) == 0
+    blocks = [cache.encode(model, [texts[i] for i in rows], "query", progress=False) for rows in ([2, 0], [1, 3])]
+    assert [n for _, n in blocks] == [0, 0] and len(model.calls) == 3
+    by_row = {**dict(zip([2, 0], blocks[0][0])), **dict(zip([1, 3], blocks[1][0]))}
+    assert np.stack([by_row[i] for i in range(4)]).tobytes() == whole.tobytes()
+
+
 def test_tfidf_requires_fit_and_ranks_shared_ngrams_higher():
     model = CharTfidf()
     with pytest.raises(Exception, match="fitted"):
