@@ -202,6 +202,7 @@ def write_outputs(docs: list[dict], out: Path, plots, summary, settings=None, *,
     from eval.models import model_slug
     from eval.params import EvalSettings
     from eval.report import summary_metrics, tables_markdown, worst_pairs_markdown, write_plots
+    from eval.results import write_json
 
     for doc in docs:
         stem = f"{model_slug(doc['model']['name'])}__{doc['testset']['version']}"
@@ -210,7 +211,7 @@ def write_outputs(docs: list[dict], out: Path, plots, summary, settings=None, *,
             stem += f"__self-match-{doc['settings']['self_match']}_rbo-p{rbo_p:g}" if rbo_p is not None else \
                 f"__self-match-{doc['settings']['self_match']}_no-rbo"  # never overwrite the default run's file
         stored = doc if timing else without_timing(doc)
-        _write(out / f"{stem}.json", json.dumps(stored, indent=1, ensure_ascii=False) + "\n")
+        write_json(out / f"{stem}.json", stored)
         _write(out / f"{stem}.md", tables_markdown([doc]))
         _write(out / f"{stem}.worst_pairs.md", worst_pairs_markdown(doc))
     _write(out / "tables.md", tables_markdown(docs))

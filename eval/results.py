@@ -53,11 +53,15 @@ def _read_json(path: Path) -> dict:
     return doc
 
 
-def _write_json(path: Path, doc: dict) -> Path:
-    """Written to a temporary file and renamed: an interrupted run leaves no half file in the store."""
+def write_json(path: Path, doc: dict) -> Path:
+    """Written to a temporary file and renamed: an interrupted run leaves no half file in the store. Encoded
+    piece by piece into the file (the same bytes as ``json.dumps``): a document with a row per query would
+    otherwise be built whole as one string, after a list of millions of small pieces, in memory."""
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(f".{path.name}.partial-{os.getpid()}")
-    partial.write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    with open(partial, "w", encoding="utf-8") as fh:
+        json.dump(doc, fh, indent=1, ensure_ascii=False)
+        fh.write("\n")
     partial.replace(path)
     return path
 
@@ -91,7 +95,7 @@ class LanguageResult:
                 "settings": self.settings, "figures": self.figures}
 
     def to_disk(self, store: str | Path) -> Path:
-        return _write_json(Path(store) / self.relative_path(), self.to_dict())
+        return write_json(Path(store) / self.relative_path(), self.to_dict())
 
     @classmethod
     def from_disk(cls, path: str | Path) -> "LanguageResult":
@@ -144,7 +148,7 @@ class RunResult:
                 "testset": self.testset, "settings": self.settings, "languages": self.languages}
 
     def to_disk(self, path: str | Path) -> Path:
-        return _write_json(Path(path), self.to_document())
+        return write_json(Path(path), self.to_document())
 
     @classmethod
     def from_document(cls, doc: dict, where: str | Path = "results") -> "RunResult":
