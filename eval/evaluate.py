@@ -347,10 +347,10 @@ def _embed(ts: TestSet, model: EmbeddingModel, cache: EmbeddingCache, timing: Ti
     timing.encode_s += time.perf_counter() - start
     timing.encoded += n_q + n_d
     timing.texts += len(query_texts) + len(corpus_texts)
+    if not cacheable and not hasattr(model, "encode_sparse"):
+        return (lambda rows: held[rows]), d
 
     def query_vectors(rows: np.ndarray):
-        if not cacheable and not hasattr(model, "encode_sparse"):
-            return held[rows]
         began = time.perf_counter()
         vectors, _ = cache.encode(model, [query_texts[i] for i in rows.tolist()], "query", progress=False)
         timing.encode_s += time.perf_counter() - began

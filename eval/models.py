@@ -446,15 +446,18 @@ class EmbeddingCache:
         return len(missing)
 
     @staticmethod
-    def _stored_keys(db: sqlite3.Connection, key_list: list[bytes], meta: ModelMeta) -> set[bytes]:
-        """The keys of ``key_list`` the cache holds a well-formed embedding for."""
-        out = set()
+    def _rows_of_keys(db: sqlite3.Connection, value: str, key_list: list[bytes]):
+        """``(key, <value>)`` of the stored rows among ``key_list``, 500 keys a statement (SQLite caps the
+        parameters of one)."""
         for start in range(0, len(key_list), 500):
             chunk = key_list[start : start + 500]
-            out.update(k for k, n in db.execute(
-                f"SELECT key, length(vector) FROM embedding WHERE key IN ({','.join('?' * len(chunk))})", chunk)
-                if n == 4 * meta.dimension)
-        return out
+            yield from db.execute(f"SELECT key, {value} FROM embedding WHERE key IN ({','.join('?' * len(chunk))})",
+                                  chunk).fetchall()
+
+    @classmethod
+    def _stored_keys(cls, db: sqlite3.Connection, key_list: list[bytes], meta: ModelMeta) -> set[bytes]:
+        """The keys of ``key_list`` the cache holds a well-formed embedding for (as ``encode`` reads them)."""
+        return {k for k, n in cls._rows_of_keys(db, "length(vector)", key_list) if n == 4 * meta.dimension}
 
     @staticmethod
     def _encode_missing(db: sqlite3.Connection, model: EmbeddingModel, missing: list[str], keys: dict[str, bytes],
@@ -500,16 +503,10 @@ class EmbeddingCache:
         found: dict[str, np.ndarray] = {}
         with self._connect(meta) as db:
             by_key = {k: t for t, k in keys.items()}
-            key_list = list(by_key)
-            for start in range(0, len(key_list), 500):
-                chunk = key_list[start : start + 500]
-                rows = db.execute(
-                    f"SELECT key, vector FROM embedding WHERE key IN ({','.join('?' * len(chunk))})", chunk
-                ).fetchall()
-                for k, blob in rows:
-                    # A truncated or foreign entry is not an embedding: encode that text again.
-                    if isinstance(blob, bytes) and len(blob) == 4 * meta.dimension:
-                        found[by_key[k]] = np.frombuffer(blob, dtype=np.float32)
+            for k, blob in self._rows_of_keys(db, "vector", list(by_key)):
+                # A truncated or foreign entry is not an embedding: encode that text again.
+                if isinstance(blob, bytes) and len(blob) == 4 * meta.dimension:
+                    found[by_key[k]] = np.frombuffer(blob, dtype=np.float32)
             missing = [t for t in unique if t not in found]
             self._encode_missing(db, model, missing, keys, role, batch_size, progress, found)
         db.close()
