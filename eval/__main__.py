@@ -172,7 +172,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             (result if args.timing else without_timing_result(result)).to_disk(store)
             results.append(result)
             _print_summary_line(result.model["name"], lang, result.figures, settings)
-        docs.append(RunResult.from_languages(results, data).to_document())
+        docs.append(RunResult.from_languages(results, data).to_document(streamed_rows=True))
     if out is not None:
         write_outputs(docs, out, args.plots, args.summary, settings, timing=args.timing)
         print(f"wrote {out}")

@@ -35,10 +35,11 @@ from eval.memory import release_freed_memory
 from eval.metrics import first_hit_positions
 from eval.models import EmbeddingCache, EmbeddingModel
 from eval.params import EvalSettings
-from eval.results import LanguageResult, RunResult
+from eval.results import LanguageResult, ResultRows, RunResult
 from eval.relevance import BlockRelevance, block_relevant_columns
 from eval.ranking import (
     SELF_MATCH_DROP,
+    SelfMatchColumns,
     id_descending_order,
     rank_rows,
     self_match_columns,
@@ -163,16 +164,37 @@ def _check_relevance(ts: TestSet, relevance: BlockRelevance) -> None:
         raise EvalError(f"{ts.lang}: no query id of queries.parquet appears in qrels.tsv")
 
 
-# Bytes one block holds per (query, document) cell: float32 scores (and the sparse product's copy), the int32
-# ranking, the self-match, relevance and hit flags; per (pair, document) cell: the two int32 pair rankings and
-# the padding checks of the overlap counting. They size the blocks from eval.memory_budget_mb
-# (benchmarks/bench_scale.py measures the peak against the budget).
-QUERY_CELL_BYTES = 16
-PAIR_CELL_BYTES = 16
+# The bytes a block holds at each of its three peaks, per (query, document) cell, per (pair, document) cell and
+# per query and embedding dimension (measured, traced and as RSS: tests/eval/test_evaluate.py, docs/eval.md):
+# - scoring: the float32 scores and the product's copy of them (8), and the block's output array when it holds
+#   extra forms (12 then); the query vectors made dense, and the product's two copies of them (12 a dimension);
+# - ranking: the scores, the int32 ranking and the self-match flags (9);
+# - pairs: the ranking and the relevance flags (5), the two int32 pair rankings and the overlap counting's
+#   flags (9 a pair cell).
+# A block costs its largest peak, so a block of unpaired queries and a block of pairs reach the same peak, and
+# the peak does not depend on how a test set mixes them.
+SCORING_QUERY_CELL_BYTES = 8
+SCORING_QUERY_CELL_BYTES_WITH_FORMS = 12
+QUERY_VECTOR_BYTES_PER_DIMENSION = 12
+RANKING_QUERY_CELL_BYTES = 9
+PAIRS_QUERY_CELL_BYTES = 5
+PAIR_CELL_BYTES = 9
+
+
+def block_cost(n_queries: int, n_pairs: int, n_docs: int, dimension: int = 0, extra_forms: bool = False) -> int:
+    """The bytes of working memory a block of ``n_queries`` queries (``extra_forms``: some of them extra forms,
+    scored apart) and ``n_pairs`` pairs holds at its peak, over ``n_docs`` titles and embeddings of ``dimension``."""
+    n_docs = max(n_docs, 1)
+    scoring = n_queries * ((SCORING_QUERY_CELL_BYTES_WITH_FORMS if extra_forms else SCORING_QUERY_CELL_BYTES) * n_docs
+                           + QUERY_VECTOR_BYTES_PER_DIMENSION * dimension)
+    ranking = n_queries * RANKING_QUERY_CELL_BYTES * n_docs
+    pairs = (n_queries * PAIRS_QUERY_CELL_BYTES + n_pairs * PAIR_CELL_BYTES) * n_docs
+    return max(scoring, ranking, pairs)
 
 
 def query_blocks(
-    unit_of_query: list, m_idx: np.ndarray, n_docs: int, budget_mb: float, apart: np.ndarray | None = None
+    unit_of_query: np.ndarray, m_idx: np.ndarray, n_docs: int, budget_mb: float, apart: np.ndarray | None = None,
+    dimension: int = 0,
 ) -> list[tuple[np.ndarray, np.ndarray]]:
     """Cut the queries into blocks of ``(query indices, pair indices)`` that fit the budget.
 
@@ -185,22 +207,23 @@ def query_blocks(
     units: dict = {}
     order = range(len(unit_of_query)) if apart is None else \
         [*np.flatnonzero(~apart).tolist(), *np.flatnonzero(apart).tolist()]
+    unit_of = np.asarray(unit_of_query).tolist()
     for i in order:
-        units.setdefault(unit_of_query[i], []).append(i)
+        units.setdefault(unit_of[i], []).append(i)
     pairs_by_m: dict[int, list[int]] = {}
     for j, m in enumerate(m_idx.tolist()):
         pairs_by_m.setdefault(m, []).append(j)
     budget = budget_mb * 2**20
-    blocks, rows, pairs, used = [], [], [], 0
+    blocks, rows, pairs, forms = [], [], [], False
     for members in units.values():
         n_pairs = int(sum(pairs_of_query[i] for i in members))
-        cost = (len(members) * QUERY_CELL_BYTES + n_pairs * PAIR_CELL_BYTES) * max(n_docs, 1)
-        if rows and used + cost > budget:
+        unit_forms = apart is not None and bool(apart[members].any())
+        if rows and block_cost(len(rows) + len(members), len(pairs) + n_pairs, n_docs, dimension, forms or unit_forms) > budget:
             blocks.append((np.array(rows, dtype=np.int64), np.array(pairs, dtype=np.int64)))
-            rows, pairs, used = [], [], 0
+            rows, pairs, forms = [], [], False
         rows.extend(members)
         pairs.extend(j for i in members for j in pairs_by_m.get(i, ()))
-        used += cost
+        forms = forms or unit_forms
     if rows:
         blocks.append((np.array(rows, dtype=np.int64), np.array(sorted(pairs), dtype=np.int64)))
     return blocks
@@ -224,7 +247,7 @@ def _without(ranking: np.ndarray, items: np.ndarray) -> np.ndarray:
 
 
 def score_corpus(
-    query_vectors: Callable[[np.ndarray], object], d_emb, doc_ids: list[str], self_cols: list[np.ndarray],
+    query_vectors: Callable[[np.ndarray], object], d_emb, doc_ids: list[str], self_cols: SelfMatchColumns,
     relevant_of: Callable[[int, np.ndarray], list[np.ndarray]],
     m_idx: np.ndarray, f_idx: np.ndarray, blocks: list[tuple[np.ndarray, np.ndarray]], settings: EvalSettings,
     apart: np.ndarray | None = None, ranked_pairs: int | None = None,
@@ -332,17 +355,17 @@ def _embed(ts: TestSet, model: EmbeddingModel, cache: EmbeddingCache, timing: Ti
     cache and read back per block; tfidf-char encodes a block's texts when asked (its vectors are row by row, the
     same whatever the other rows). A model that is neither is encoded whole, as before."""
     corpus_texts = ts.corpus["text"].to_list()
-    query_texts = ts.queries["text"].to_list()
+    query_texts = ts.queries["text"]  # a Series: the closure below keeps it, and a list of 10^5 strings is 10 MB
     start = time.perf_counter()
     if hasattr(model, "fit"):
         model.fit(corpus_texts)
     cacheable = getattr(model, "cacheable", True)
     if cacheable:
-        n_q = cache.store(model, query_texts, "query", progress=progress)
+        n_q = cache.store(model, query_texts.to_list(), "query", progress=progress)
     elif hasattr(model, "encode_sparse"):
-        n_q = len(set(query_texts))
+        n_q = query_texts.n_unique()
     else:
-        held, n_q = cache.encode(model, query_texts, "query", progress=progress)
+        held, n_q = cache.encode(model, query_texts.to_list(), "query", progress=progress)
     d, n_d = cache.encode(model, corpus_texts, "passage", progress=progress)
     timing.encode_s += time.perf_counter() - start
     timing.encoded += n_q + n_d
@@ -352,7 +375,7 @@ def _embed(ts: TestSet, model: EmbeddingModel, cache: EmbeddingCache, timing: Ti
 
     def query_vectors(rows: np.ndarray):
         began = time.perf_counter()
-        vectors, _ = cache.encode(model, [query_texts[i] for i in rows.tolist()], "query", progress=False)
+        vectors, _ = cache.encode(model, query_texts.gather(rows).to_list(), "query", progress=False)
         timing.encode_s += time.perf_counter() - began
         return vectors
 
@@ -361,32 +384,38 @@ def _embed(ts: TestSet, model: EmbeddingModel, cache: EmbeddingCache, timing: Ti
 
 @dataclass(frozen=True)
 class QueryIndex:
-    """The queries of a test set as row numbers: ids, genders, units (pair_id), texts, and the masculine
-    and feminine row of every query pair (``TestSet.query_pairs``)."""
+    """The queries of a test set as row numbers: ids, genders, forms, units (``pair_id``, and as integer codes),
+    texts, and the masculine and feminine row of every query pair (``TestSet.query_pairs``). Strings stay in
+    polars Series: as Python lists they were the largest state that grows with the queries."""
 
-    ids: list[str]
+    ids: pl.Series
     gender: np.ndarray
     form: np.ndarray
-    pair_of: list[str]
-    texts: pl.Series  # read for the few pairs shown (worst_pairs), not copied into a list
+    pair_of: pl.Series
+    unit: np.ndarray  # per query, its pair_id as a code (0, 1, ... in order of first appearance)
+    texts: pl.Series  # read for the few pairs shown (worst_pairs)
     m_idx: np.ndarray
     f_idx: np.ndarray
-    pair_ids: list[str]
-    pair_m: list[str]
-    pair_f: list[str]
+    pair_ids: pl.Series
+    pair_m: pl.Series
+    pair_f: pl.Series
 
     @classmethod
     def of(cls, ts: TestSet) -> "QueryIndex":
         queries, pairs = ts.queries, ts.query_pairs()
-        ids = queries["id"].to_list()
-        row = {q: i for i, q in enumerate(ids)}
+        ids = queries["id"]
+        rows = pl.Enum(ids)
+
+        def row_of(series: pl.Series) -> np.ndarray:
+            return series.cast(rows).to_physical().cast(pl.Int64).to_numpy()
+
         return cls(
-            ids=ids, gender=np.array(queries["gender"].to_list()), form=np.array(queries["form"].to_list()),
-            pair_of=queries["pair_id"].to_list(),
-            texts=queries["text"],
-            m_idx=np.array([row[q] for q in pairs["m_id"].to_list()], dtype=np.int64),
-            f_idx=np.array([row[q] for q in pairs["f_id"].to_list()], dtype=np.int64),
-            pair_ids=pairs["pair_id"].to_list(), pair_m=pairs["m_id"].to_list(), pair_f=pairs["f_id"].to_list(),
+            ids=ids, gender=queries["gender"].to_numpy().astype(str), form=queries["form"].to_numpy().astype(str),
+            pair_of=queries["pair_id"],
+            unit=queries["pair_id"].cast(pl.Enum(queries["pair_id"].unique(maintain_order=True))).to_physical()
+            .cast(pl.Int64).to_numpy(),
+            texts=queries["text"], m_idx=row_of(pairs["m_id"]), f_idx=row_of(pairs["f_id"]),
+            pair_ids=pairs["pair_id"], pair_m=pairs["m_id"], pair_f=pairs["f_id"],
         )
 
 
@@ -422,8 +451,8 @@ class FormPairs:
 
 def form_pairs(qi: QueryIndex) -> list[FormPairs]:
     """The extra-form pairs of a test set, per form present (doublet, neomorpheme) and reference gender."""
-    by_unit: dict[tuple[str, str], list[int]] = {}
-    for i, (g, unit) in enumerate(zip(qi.gender.tolist(), qi.pair_of)):
+    by_unit: dict[tuple[str, int], list[int]] = {}
+    for i, (g, unit) in enumerate(zip(qi.gender.tolist(), qi.unit.tolist())):
         by_unit.setdefault((g, unit), []).append(i)
     out = []
     for form in EXTRA_FORMS:
@@ -431,7 +460,7 @@ def form_pairs(qi: QueryIndex) -> list[FormPairs]:
         if not len(rows):
             continue
         for gender, _ in FORM_REFERENCES:
-            combos = [(x, r) for x in rows.tolist() for r in by_unit.get((gender, qi.pair_of[x]), ())]
+            combos = [(x, r) for x in rows.tolist() for r in by_unit.get((gender, int(qi.unit[x])), ())]
             out.append(FormPairs(form, gender, np.array([c[0] for c in combos], dtype=np.int64),
                                  np.array([c[1] for c in combos], dtype=np.int64)))
     return out
@@ -515,27 +544,43 @@ def _value(x) -> float | None:
     return None if np.isnan(x) else float(x)
 
 
-def per_query_rows(corpus: str, scored: dict, qi: QueryIndex) -> list[dict]:
-    """One row per query; an extra-form query's row (gender ``inclusive``) also names its ``form``."""
-    return [
-        {"corpus": corpus, "query_id": q, "gender": str(qi.gender[i]),
-         **({"form": str(qi.form[i])} if qi.gender[i] == INCLUSIVE else {}), "pair_id": qi.pair_of[i],
-         **{name: _value(values[i]) for name, values in scored["query"].items()}}
-        for i, q in enumerate(qi.ids)
-    ]
+def _nullable(name: str, values: np.ndarray) -> pl.Series:
+    """A float column whose NaN (a query without relevant items) is written as null, as ``_value`` writes it."""
+    return pl.Series(name, values, dtype=pl.Float64).fill_nan(None)
 
 
-def per_form_pair_rows(corpus: str, scored: dict, qi: QueryIndex, pairs: list[FormPairs], pair_values: list[dict]) -> list[dict]:
+def _measure_columns(values: dict[str, np.ndarray], rows=slice(None)) -> list[pl.Series]:
+    """Pair measures as columns: booleans as booleans, the others as floats (NaN kept, as ``float`` keeps it)."""
+    return [pl.Series(name, v[rows], dtype=pl.Boolean if v.dtype == bool else pl.Float64) for name, v in values.items()]
+
+
+def per_query_rows(corpus: str, scored: dict, qi: QueryIndex) -> pl.DataFrame:
+    """One row per query; an extra-form query's row (gender ``inclusive``) also names its ``form`` (null on the
+    others, which ``ResultRows`` leaves out)."""
+    inclusive = qi.gender == INCLUSIVE
+    return pl.DataFrame([
+        pl.Series("corpus", [corpus] * len(qi.ids), dtype=pl.String), qi.ids.alias("query_id"),
+        pl.Series("gender", qi.gender, dtype=pl.String),
+        pl.Series("form", qi.form, dtype=pl.String).scatter(np.flatnonzero(~inclusive), None), qi.pair_of.alias("pair_id"),
+        *(_nullable(name, values) for name, values in scored["query"].items()),
+    ])
+
+
+def per_form_pair_rows(corpus: str, scored: dict, qi: QueryIndex, pairs: list[FormPairs], pair_values: list[dict]) -> pl.DataFrame:
     """One row per (extra-form query, masculine or feminine query) pair: its pair measures and both APs."""
     ap = scored["query"]["AP"]
-    return [
-        {"corpus": corpus, "form": p.form, "reference": p.reference, "pair_id": qi.pair_of[x],
-         "form_id": qi.ids[x], "reference_id": qi.ids[r],
-         **{name: bool(v[k]) if v.dtype == bool else float(v[k]) for name, v in values.items()},
-         "AP_form": _value(ap[x]), "AP_reference": _value(ap[r])}
+    frames = [
+        pl.DataFrame([
+            pl.Series("corpus", [corpus] * len(p.form_idx), dtype=pl.String),
+            pl.Series("form", [p.form] * len(p.form_idx), dtype=pl.String),
+            pl.Series("reference", [p.reference] * len(p.form_idx), dtype=pl.String),
+            qi.pair_of.gather(p.form_idx).alias("pair_id"), qi.ids.gather(p.form_idx).alias("form_id"),
+            qi.ids.gather(p.reference_idx).alias("reference_id"), *_measure_columns(values),
+            _nullable("AP_form", ap[p.form_idx]), _nullable("AP_reference", ap[p.reference_idx]),
+        ])
         for p, values in zip(pairs, pair_values)
-        for k, (x, r) in enumerate(zip(p.form_idx.tolist(), p.reference_idx.tolist()))
     ]
+    return pl.concat(frames)
 
 
 def split_pairs(scored: dict, n_pairs: int, pairs: list[FormPairs]) -> tuple[dict, list[dict]]:
@@ -552,17 +597,13 @@ def split_pairs(scored: dict, n_pairs: int, pairs: list[FormPairs]) -> tuple[dic
     return main, values
 
 
-def _pair_values(scored: dict, j: int) -> dict:
-    return {name: bool(v[j]) if v.dtype == bool else float(v[j]) for name, v in scored["pair"].items()}
-
-
-def per_pair_rows(corpus: str, scored: dict, qi: QueryIndex) -> list[dict]:
+def per_pair_rows(corpus: str, scored: dict, qi: QueryIndex) -> pl.DataFrame:
     ap = scored["query"]["AP"]
-    return [
-        {"corpus": corpus, "pair_id": qi.pair_ids[j], "m_id": qi.pair_m[j], "f_id": qi.pair_f[j], **_pair_values(scored, j),
-         "AP_M": _value(ap[qi.m_idx[j]]), "AP_F": _value(ap[qi.f_idx[j]])}
-        for j in range(len(qi.m_idx))
-    ]
+    return pl.DataFrame([
+        pl.Series("corpus", [corpus] * len(qi.m_idx), dtype=pl.String), qi.pair_ids.alias("pair_id"),
+        qi.pair_m.alias("m_id"), qi.pair_f.alias("f_id"), *_measure_columns(scored["pair"]),
+        _nullable("AP_M", ap[qi.m_idx]), _nullable("AP_F", ap[qi.f_idx]),
+    ])
 
 
 def worst_pairs(scored: dict, qi: QueryIndex, doc_texts: list[str], settings: EvalSettings) -> list[dict]:
@@ -575,7 +616,7 @@ def worst_pairs(scored: dict, qi: QueryIndex, doc_texts: list[str], settings: Ev
 
     return [
         {
-            "pair_id": qi.pair_ids[j],
+            "pair_id": qi.pair_ids[int(j)],
             "masculine": qi.texts[int(qi.m_idx[j])], "feminine": qi.texts[int(qi.f_idx[j])],
             **{name: float(v[j]) for name, v in graded.items()},
             "AP_M": _value(ap[qi.m_idx[j]]), "AP_F": _value(ap[qi.f_idx[j]]),
@@ -612,19 +653,20 @@ def evaluate_language(
     # One cut of the queries for every variant (sized for the largest), so the relevance labels are spilled once,
     # by block. The extra-form pairs ride along with the masculine x feminine ones: the same rankings, the same
     # blocks (a pair's forms share a pair_id, so one block holds them all).
-    blocks = query_blocks(qi.pair_of, m_all, max(d.height for d in variant_docs.values()), settings.memory_budget_mb, apart)
+    blocks = query_blocks(qi.unit, m_all, max(d.height for d in variant_docs.values()), settings.memory_budget_mb, apart,
+                          dimension=d_emb.shape[1])
     block_of_query = np.empty(len(qi.ids), dtype=np.int64)
     for b, (rows, _) in enumerate(blocks):
         block_of_query[rows] = b
     scored_by_variant = {}
     release_freed_memory()  # what encoding and the query index left free in the heap
     with tempfile.TemporaryDirectory(prefix="gjt-relevance-") as spill:
-        relevance = BlockRelevance.spill(ts.qrels_slices(), qi.ids, ts.corpus["id"].to_list(), block_of_query, Path(spill))
+        relevance = BlockRelevance.spill(ts.qrels_slices(), qi.ids, ts.corpus["id"], block_of_query, Path(spill))
         _check_relevance(ts, relevance)
         release_freed_memory()
         for corpus_gender in corpora:
             docs = variant_docs[corpus_gender]
-            self_cols = self_match_columns(ts.queries["source_ids"].to_list(), docs["source_ids"].to_list())
+            self_cols = self_match_columns(ts.queries["source_ids"], docs["source_ids"])
             column_of = np.full(ts.corpus.height, -1, dtype=np.int32)
             column_of[docs["row"].to_numpy()] = np.arange(docs.height, dtype=np.int32)
 
@@ -636,25 +678,26 @@ def evaluate_language(
             scored_by_variant[corpus_gender] = split_pairs(scored, len(qi.m_idx), extra_pairs)
             del self_cols, scored  # not held while the next variant builds its own
     result: dict = {"lang": ts.lang, "counts": _counts(ts, qi, extra_pairs, relevance), "corpora": {}}
-    per_query: list[dict] = []
-    per_pair: list[dict] = []
-    per_form_pair: list[dict] = []
+    per_query: list[pl.DataFrame] = []
+    per_pair: list[pl.DataFrame] = []
+    per_form_pair: list[pl.DataFrame] = []
     worst: dict[str, list[dict]] = {}
-    # The rows of every variant are made once all are scored: the scoring holds per query a few numbers, no dicts.
+    # The rows of every variant are made once all are scored, as columns (ResultRows): the scoring holds per
+    # query a few numbers, and so do the rows.
     for corpus_gender, (scored, extra_values) in scored_by_variant.items():
         docs = variant_docs[corpus_gender]
         result["corpora"][corpus_gender] = corpus_figures(scored, qi, docs.height, settings)
         if extra_pairs:
             result["corpora"][corpus_gender]["forms"] = form_figures(scored, qi, extra_pairs, extra_values, settings)
-            per_form_pair += per_form_pair_rows(corpus_gender, scored, qi, extra_pairs, extra_values)
+            per_form_pair.append(per_form_pair_rows(corpus_gender, scored, qi, extra_pairs, extra_values))
         timing.extra[f"query_blocks_{corpus_gender}"] = scored["blocks"]
-        per_query += per_query_rows(corpus_gender, scored, qi)
-        per_pair += per_pair_rows(corpus_gender, scored, qi)
+        per_query.append(per_query_rows(corpus_gender, scored, qi))
+        per_pair.append(per_pair_rows(corpus_gender, scored, qi))
         worst[corpus_gender] = worst_pairs(scored, qi, docs["text"].to_list(), settings)
-    result["per_query"] = per_query
-    result["per_pair"] = per_pair
+    result["per_query"] = ResultRows(pl.concat(per_query), omit_none=("form",))
+    result["per_pair"] = ResultRows(pl.concat(per_pair))
     if extra_pairs:
-        result["per_form_pair"] = per_form_pair
+        result["per_form_pair"] = ResultRows(pl.concat(per_form_pair))
     result["worst_pairs"] = worst
     timing.total_s = time.perf_counter() - start
     result["timing"] = {"encode_s": timing.encode_s, "total_s": timing.total_s, "texts": timing.texts, "encoded": timing.encoded,

@@ -15,6 +15,7 @@ where items were dropped: the shape every ``eval.metrics.*_batch`` function take
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -39,6 +40,7 @@ __all__ = [
     "id_descending_order",
     "self_match_mask",
     "self_match_columns",
+    "SelfMatchColumns",
     "check_policy",
 ]
 
@@ -49,20 +51,44 @@ def check_policy(policy: str) -> str:
     return policy
 
 
+@dataclass(frozen=True)
+class SelfMatchColumns:
+    """Per query, the sorted corpus columns that share an English source id with it: query ``i``'s are
+    ``columns[offsets[i]:offsets[i + 1]]``. A few per query, so two flat arrays instead of a (queries, docs)
+    matrix that grows with the catalogue, or an array object per query."""
+
+    offsets: np.ndarray  # int64, queries + 1
+    columns: np.ndarray  # int64
+
+    def __len__(self) -> int:
+        return len(self.offsets) - 1
+
+    def __getitem__(self, i: int) -> np.ndarray:
+        return self.columns[self.offsets[i]:self.offsets[i + 1]]
+
+    def __iter__(self):
+        return (self[i] for i in range(len(self)))
+
+
 def self_match_columns(
     query_source_ids: Sequence[Collection[str]], doc_source_ids: Sequence[Collection[str]]
-) -> list[np.ndarray]:
-    """Per query, the sorted corpus columns that share an English source id with it (a few per query, so a
-    list of small arrays instead of a (queries, docs) matrix that grows with the catalogue)."""
-    where: dict[str, list[int]] = {}
-    for j, ids in enumerate(doc_source_ids):
-        for sid in ids:
-            where.setdefault(sid, []).append(j)
-    out = []
-    for ids in query_source_ids:
-        cols = sorted({j for sid in ids for j in where.get(sid, ())})
-        out.append(np.asarray(cols, dtype=np.int64))
-    return out
+) -> SelfMatchColumns:
+    """Per query, the sorted corpus columns that share an English source id with it. Either argument may be a
+    polars Series of lists of ids (a test set's ``source_ids``) or any sequence of collections of ids."""
+    import polars as pl
+
+    def exploded(source_ids, row: str) -> pl.DataFrame:
+        ids = source_ids if isinstance(source_ids, pl.Series) else \
+            pl.Series([list(ids) for ids in source_ids], dtype=pl.List(pl.String))
+        return pl.DataFrame({"sid": ids}).with_row_index(row).explode("sid")
+
+    n_queries = len(query_source_ids)
+    cells = (exploded(query_source_ids, "q").join(exploded(doc_source_ids, "d"), on="sid")  # nulls never join
+             .select("q", "d").unique().sort("q", "d"))
+    counts = np.bincount(cells["q"].to_numpy().astype(np.int64), minlength=n_queries)
+    offsets = np.zeros(n_queries + 1, dtype=np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    return SelfMatchColumns(offsets, cells["d"].to_numpy().astype(np.int64))
 
 
 def self_match_mask(

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from eval.ranking import SELF_MATCH_DROP
+from eval.ranking import SELF_MATCH_DROP, SelfMatchColumns
 
 
 @dataclass(frozen=True)
@@ -76,7 +76,7 @@ def _rows_of(ids: pl.Series, rows: pl.Enum) -> np.ndarray:
 
 
 def block_relevant_columns(cells: tuple[np.ndarray, np.ndarray], rows: np.ndarray, column_of: np.ndarray,
-                           self_cols: list[np.ndarray], self_match: str) -> list[np.ndarray]:
+                           self_cols: SelfMatchColumns, self_match: str) -> list[np.ndarray]:
     """Per query of ``rows`` (one block), its relevant columns of one corpus variant: ``column_of`` maps a corpus
     row to the variant's column, -1 outside the variant (the variant keeps the corpus order, so the columns come
     sorted). Under ``drop`` a query's self-matches leave its relevant set, as they leave its ranking: a title

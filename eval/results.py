@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -25,7 +26,7 @@ SCHEMA_VERSION = 2
 KNOWN_SCHEMAS = (1, 2)
 RUN_KEYS = ("toolkit", "model", "testset", "settings", "languages")
 
-__all__ = ["SCHEMA_VERSION", "LanguageResult", "RunResult", "find_stored", "read_store", "slug"]
+__all__ = ["SCHEMA_VERSION", "LanguageResult", "ResultRows", "RunResult", "find_stored", "read_store", "slug"]
 
 
 def slug(text: str) -> str:
@@ -53,14 +54,82 @@ def _read_json(path: Path) -> dict:
     return doc
 
 
+class ResultRows(Sequence):
+    """The rows of a results document that come one per query or per pair (``per_query``, ``per_pair``,
+    ``per_form_pair``), held as the columns of a polars DataFrame and made into dicts one at a time when read.
+
+    As dicts, a row per query costs about a kilobyte: at 32,500 queries and two corpus variants the rows alone
+    held 180 MB, more than a block of scoring. A row is the frame's row as a dict, less the keys of ``omit_none``
+    whose value is None (``form`` is named only on an extra-form query's row). It reads and compares like the
+    list of dicts it stands for, and is written to JSON as that list (``write_json``)."""
+
+    def __init__(self, frame, omit_none: tuple[str, ...] = ()):
+        self.frame = frame
+        self.omit_none = tuple(k for k in omit_none if k in frame.columns)
+
+    def _row(self, row: dict) -> dict:
+        if self.omit_none:
+            for key in self.omit_none:
+                if row[key] is None:
+                    del row[key]
+        return row
+
+    def __len__(self) -> int:
+        return self.frame.height
+
+    def __iter__(self) -> Iterator[dict]:
+        return (self._row(row) for row in self.frame.iter_rows(named=True))
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return list(ResultRows(self.frame[index], self.omit_none))
+        if not -len(self) <= index < len(self):
+            raise IndexError(f"row {index} of {len(self)}")
+        return self._row(self.frame.row(index, named=True))
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, (ResultRows, list, tuple)):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+        return NotImplemented
+
+    __hash__ = None
+
+    def __repr__(self) -> str:
+        return f"ResultRows({len(self)} rows, columns {self.frame.columns})"
+
+
+class _RowsAsList(list):
+    """``ResultRows`` as json's encoder sees a list: its length and, one at a time, its rows. json.dump's encoder
+    (pure Python whenever it writes to a file) only asks a list for these two, so the rows are never all dicts
+    at once."""
+
+    def __init__(self, rows: ResultRows):
+        super().__init__()
+        self.rows = rows
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def __iter__(self) -> Iterator[dict]:
+        return iter(self.rows)
+
+
+class _ResultEncoder(json.JSONEncoder):
+    def default(self, o):
+        if isinstance(o, ResultRows):
+            return _RowsAsList(o)
+        return super().default(o)
+
+
 def write_json(path: Path, doc: dict) -> Path:
     """Written to a temporary file and renamed: an interrupted run leaves no half file in the store. Encoded
-    piece by piece into the file (the same bytes as ``json.dumps``): a document with a row per query would
-    otherwise be built whole as one string, after a list of millions of small pieces, in memory."""
+    piece by piece into the file (the same bytes as ``json.dumps`` of the document with its rows as lists): a
+    document with a row per query would otherwise be built whole as one string, after a list of millions of
+    small pieces, in memory, and ``ResultRows`` are written row by row."""
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(f".{path.name}.partial-{os.getpid()}")
     with open(partial, "w", encoding="utf-8") as fh:
-        json.dump(doc, fh, indent=1, ensure_ascii=False)
+        json.dump(doc, fh, indent=1, ensure_ascii=False, cls=_ResultEncoder)
         fh.write("\n")
     partial.replace(path)
     return path
@@ -143,12 +212,17 @@ class RunResult:
             languages={r.lang: {**r.figures, "testset_version": r.testset_version} for r in results},
         )
 
-    def to_document(self) -> dict:
+    def to_document(self, *, streamed_rows: bool = False) -> dict:
+        """The document as plain JSON data (its rows as lists of dicts). ``streamed_rows``: the per-query and
+        per-pair rows stay ``ResultRows``, for ``write_json`` to write one at a time."""
+        languages = self.languages if streamed_rows else {
+            lang: {k: list(v) if isinstance(v, ResultRows) else v for k, v in block.items()}
+            for lang, block in self.languages.items()}
         return {"schema_version": self.schema_version, "toolkit": self.toolkit, "model": self.model,
-                "testset": self.testset, "settings": self.settings, "languages": self.languages}
+                "testset": self.testset, "settings": self.settings, "languages": languages}
 
     def to_disk(self, path: str | Path) -> Path:
-        return write_json(Path(path), self.to_document())
+        return write_json(Path(path), self.to_document(streamed_rows=True))
 
     @classmethod
     def from_document(cls, doc: dict, where: str | Path = "results") -> "RunResult":

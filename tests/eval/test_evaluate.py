@@ -625,3 +625,90 @@ def test_spilling_the_relevance_holds_one_slice_not_the_qrels(tmp_path):
         got = np.sort(np.concatenate([q.astype(np.int64) * n_d + d for q, d in map(spilled.cells, range(7))]))
         assert np.array_equal(got, expected)
     assert peaks[400_000] < 8 * 400_000 and peaks[400_000] < 2 * peaks[100_000], peaks
+
+
+def test_a_block_of_pairs_and_a_block_of_unpaired_queries_peak_alike(tmp_path):
+    """Blocks are cut by their peak (``block_cost``), not by a sum that fits one kind of block: a full block of
+    masculine x feminine pairs and a full block of neutral queries (no pairs) allocate about the same at their
+    peaks (numpy's and Python's allocations, traced), and neither passes the budget by more than 15%. With one
+    cost per cell, as before, a block of unpaired queries peaked at 1.4 times a block of pairs."""
+    import tracemalloc
+
+    import eval.evaluate as ev
+
+    rng = np.random.default_rng(0)
+    words = ["engenheiro", "técnico", "gestor", "analista", "assistente", "diretor", "operador", "consultor"]
+    base = make_testset("pt")
+    qrow, crow = base.queries.row(0, named=True), base.corpus.row(0, named=True)
+    n_docs, n_paired_units, n_neutral = 4000, 300, 600
+    corpus = pl.DataFrame([{**crow, "id": f"d{i:05d}", "text": " ".join(rng.choice(words, 3)) + f" {i}", "pair_id": f"d{i}",
+                            "source_ids": [f"S{i}"], "gender": "neutral"} for i in range(n_docs)], schema=base.corpus.schema)
+    queries = pl.DataFrame(
+        [{**qrow, "id": f"u{u}-{g[0]}", "text": f"{words[u % 8]}{'a' if g == 'feminine' else 'o'} {u}", "pair_id": f"u{u}",
+          "gender": g, "source_ids": [f"Q{u}"]} for u in range(n_paired_units) for g in ("masculine", "feminine")]
+        + [{**qrow, "id": f"n{k}", "text": f"{words[k % 8]} {k}", "pair_id": f"n{k}", "gender": "neutral",
+            "source_ids": [f"N{k}"]} for k in range(n_neutral)], schema=base.queries.schema)
+    qrels = pl.DataFrame({"query_id": queries["id"], "doc_id": [f"d{i:05d}" for i in rng.integers(0, n_docs, queries.height)],
+                          "relevance": np.ones(queries.height, np.int64)})
+    write_testset(testset.TestSet("pt", queries, corpus, qrels, {"lang": "pt"}), tmp_path / "data")
+    ts = read_testset(tmp_path / "data", "pt", qrels="stream")
+    budget_mb = 8
+    marks: list[tuple[int, int]] = []
+
+    def block_starts():  # called at the start of every block (and twice before): what is held, the peak since
+        marks.append(tracemalloc.get_traced_memory())
+        tracemalloc.reset_peak()
+
+    blocks: list = []
+    original_blocks = ev.query_blocks
+
+    def record_blocks(*args, **kwargs):
+        blocks.extend(original_blocks(*args, **kwargs))
+        return blocks
+
+    settings = EvalSettings(memory_budget_mb=budget_mb, corpora=("masculine",))
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(ev, "release_freed_memory", block_starts)
+        mp.setattr(ev, "query_blocks", record_blocks)
+        tracemalloc.start()
+        try:
+            evaluate_language(ts, CharTfidf(), EmbeddingCache(tmp_path / "c"), settings, progress=False)
+            block_starts()
+        finally:
+            tracemalloc.stop()
+    # a block's peak above what was held when it started
+    block_peaks = [peak - held for (held, _), (_, peak) in zip(marks[-len(blocks) - 1:-1], marks[-len(blocks):])]
+    kinds = {"pairs": [], "unpaired": []}
+    # The last block is what is left (not full), and its interval runs on into making the figures.
+    for (rows, pairs), peak in zip(blocks[:-1], block_peaks[:-1]):
+        kinds["pairs" if len(pairs) else "unpaired"].append(peak)
+    assert kinds["pairs"] and kinds["unpaired"], [(len(r), len(p)) for r, p in blocks]
+    budget = budget_mb * 2**20
+    assert max(block_peaks[:-1]) < 1.15 * budget, (block_peaks, budget)
+    assert max(kinds["unpaired"]) < 1.15 * min(kinds["pairs"]) and max(kinds["pairs"]) < 1.15 * min(kinds["unpaired"]), \
+        ([(len(r), len(p)) for r, p in blocks], kinds)
+
+
+def test_result_rows_read_and_write_as_the_list_of_dicts_they_stand_for(tmp_path, small_data):
+    """The per-query and per-pair rows are held as columns (``ResultRows``); read, compared and written to JSON,
+    they are the list of dicts they stand for: ``write_json`` writes the bytes ``json.dumps`` writes for the plain
+    document, and ``form`` is named only on an extra-form query's row."""
+    from eval.results import ResultRows, RunResult, write_json
+
+    doc = evaluate(small_data, ["pt"], CharTfidf(), EmbeddingCache(tmp_path / "c"), EvalSettings(), progress=False)
+    block = doc["languages"]["pt"]
+    assert isinstance(block["per_query"], list) and isinstance(block["per_query"][0], dict)  # evaluate(): plain data
+    ts = read_testset(small_data, "pt")
+    figures, _ = evaluate_language(ts, CharTfidf(), EmbeddingCache(tmp_path / "c"), EvalSettings(), progress=False)
+    rows = figures["per_query"]
+    assert isinstance(rows, ResultRows) and len(rows) == 2 * ts.queries.height
+    assert rows == block["per_query"] and list(rows) == block["per_query"] and rows[3] == block["per_query"][3]
+    assert rows[-1] == block["per_query"][-1] and rows[1:4] == block["per_query"][1:4]
+    assert all("form" not in r for r in rows)
+    streamed = RunResult.from_document({**doc, "languages": {"pt": {**block, "per_query": rows,
+                                                                  "per_pair": figures["per_pair"]}}})
+    write_json(tmp_path / "streamed.json", streamed.to_document(streamed_rows=True))
+    assert (tmp_path / "streamed.json").read_text(encoding="utf-8") == json.dumps(doc, indent=1, ensure_ascii=False) + "\n"
+    assert streamed.to_document() == doc
+    with pytest.raises(IndexError):
+        rows[len(rows)]
