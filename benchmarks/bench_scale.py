@@ -1,6 +1,7 @@
 """How eval grows with the catalogue and the query set, and how far it is from the hardware floor.
 
     .venv/bin/python benchmarks/bench_scale.py --data DIR [--lang pt] [--work /tmp/scale] [--cells 1x1,3x1,10x1,1x10,10x10]
+        [--without-forms]
 
 DIR is a built test-set root (``python -m builder build --lang pt --out DIR``). Each cell ``CxQ`` copies the
 corpus C times and the queries Q times (copy k keeps the source ids, gets new item and pair ids and the text
@@ -32,14 +33,19 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 
 
-def scaled_testset(data: Path, lang: str, corpus_x: int, query_x: int, root: Path) -> Path:
+def scaled_testset(data: Path, lang: str, corpus_x: int, query_x: int, root: Path, without_forms: bool = False) -> Path:
+    """``without_forms``: the masculine, feminine and neutral queries only, as the test sets were before the extra
+    query forms (doublets, neomorphemes) joined them, and as the issue's 1,710 x 41,080 measurement had them."""
     import polars as pl
 
-    from eval.testset import TestSet, read_testset, write_testset
+    from eval.testset import INCLUSIVE, TestSet, read_testset, write_testset
 
     if (root / lang / "qrels.tsv").is_file():
         return root
     ts = read_testset(data, lang)
+    if without_forms:
+        queries = ts.queries.filter(pl.col("gender") != INCLUSIVE)
+        ts = TestSet(lang, queries, ts.corpus, ts.qrels.filter(pl.col("query_id").cast(pl.String).is_in(queries["id"].implode())), ts.stats)
 
     def copies(frame: pl.DataFrame, times: int) -> pl.DataFrame:
         return pl.concat([frame] + [
@@ -172,6 +178,8 @@ def main() -> None:
     parser.add_argument("--work", type=Path, help="where the scaled sets go (default: a temporary folder)")
     parser.add_argument("--cells", default="1x1,3x1,10x1,1x10,10x10", help="corpus x queries copies, comma-separated")
     parser.add_argument("--budget", type=float, default=256, help="eval.memory_budget_mb for the runs")
+    parser.add_argument("--without-forms", action="store_true",
+                        help="leave out the extra query forms (doublets, neomorphemes): the set as it was before them")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -184,7 +192,8 @@ def main() -> None:
     rows = []
     for cell in args.cells.split(","):
         corpus_x, query_x = (int(x) for x in cell.split("x"))
-        root = scaled_testset(args.data, args.lang, corpus_x, query_x, work / f"c{corpus_x}-q{query_x}")
+        root = scaled_testset(args.data, args.lang, corpus_x, query_x,
+                              work / f"c{corpus_x}-q{query_x}{'-without-forms' if args.without_forms else ''}", args.without_forms)
         wall, peak, _ = run_measured([sys.executable, "-m", "eval", "run", "--data", str(root), "--lang", args.lang, "--model",
                                       "tfidf-char", "--out", str(work / f"out-c{corpus_x}-q{query_x}"), "--params", str(params),
                                       "--cache", str(work / "cache"), "--quiet", "--force"], REPO)
