@@ -2,7 +2,7 @@
 randomisation (sign-flip) test for gender gaps. Seeded, so a re-run gives the same intervals.
 
 The bootstrap of a mean is ``scipy.stats.bootstrap``'s resampling (one seeded generator, ``batch`` rows of
-draws at a time); the interval is read from its bootstrap distribution by ``percentile_interval``, the one
+draws at a time), drawn with numpy exactly as scipy draws it; the interval is read from its bootstrap distribution by ``percentile_interval``, the one
 percentile rule of every interval here (also the correlation intervals, which resample pairs with
 ``resample_indices`` so that both vectors draw the same rows). scipy's own percentile differs from
 ``np.percentile`` in the last bit, which would change the stored figures without changing their definition.
@@ -32,17 +32,19 @@ def resample_indices(n: int, *, resamples: int = 1000, seed: int = 0) -> np.ndar
 
 def resampled_means(values: np.ndarray, *, resamples: int = 1000, seed: int = 0,
                     chunk_cells: int = CHUNK_CELLS) -> np.ndarray:
-    """Mean of ``values`` on each bootstrap resample: ``scipy.stats.bootstrap``'s distribution, whose draws are
-    the rows of ``resample_indices``, made ``chunk_cells`` draws at a time (its ``batch``)."""
-    from scipy import stats
-
+    """Mean of ``values`` on each bootstrap resample: ``scipy.stats.bootstrap``'s distribution (percentile
+    method, ``batch`` = ``chunk_cells`` draws), whose draws are the rows of ``resample_indices``, made here
+    with numpy as scipy makes them (tests/eval/test_stats.py compares the two to the bit). Importing
+    ``scipy.stats`` took about 2 s of every eval run, more than scoring a small set."""
     values = np.asarray(values, dtype=np.float64)
     if values.size == 1:  # scipy refuses a single observation; each of its resamples is that value
         return np.full(resamples, values[0])
-    return stats.bootstrap(
-        (values,), np.mean, n_resamples=resamples, batch=_chunk_rows(values.size, chunk_cells), vectorized=True,
-        method="percentile", rng=np.random.default_rng(seed),
-    ).bootstrap_distribution
+    rng = np.random.default_rng(seed)
+    rows = _chunk_rows(values.size, chunk_cells)
+    return np.concatenate([
+        values[rng.integers(0, values.size, size=(min(rows, resamples - start), values.size))].mean(axis=-1)
+        for start in range(0, resamples, rows)
+    ]) if resamples else np.zeros(0)
 
 
 def percentile_interval(estimates: np.ndarray, *, level: float = 0.95) -> tuple[float, float]:

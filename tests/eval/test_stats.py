@@ -4,6 +4,8 @@ as the code did before chunking and before scipy (kept here as the reference), s
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -105,6 +107,30 @@ def test_bootstrap_ci_is_scipys_percentile_bootstrap(n):
     # scipy's quantile and np.percentile may round the same interpolation differently in the last bit
     assert bootstrap_ci(values, seed=4, level=0.9) == (pytest.approx(expected.low, abs=1e-15),
                                                          pytest.approx(expected.high, abs=1e-15))
+
+
+@pytest.mark.parametrize("chunk_cells", CHUNKS)
+@pytest.mark.parametrize("n", [2, 37, 997])
+def test_resampled_means_are_scipys_bootstrap_distribution_to_the_bit(n, chunk_cells):
+    values = np.random.default_rng(n).gamma(2.0, 0.1, n)
+    expected = stats.bootstrap((values,), np.mean, n_resamples=1000, method="percentile", vectorized=True,
+                               batch=max(1, chunk_cells // n), rng=np.random.default_rng(5)).bootstrap_distribution
+    assert np.array_equal(resampled_means(values, seed=5, chunk_cells=chunk_cells), expected)
+
+
+def test_eval_run_does_not_import_scipy_stats(tmp_path, small_data):
+    """scipy.stats costs about 2 s to import; the bootstrap draws with numpy, so scoring never loads it."""
+    import subprocess
+    import sys
+
+    code = ("import sys, tempfile; from eval.evaluate import evaluate; from eval.models import CharTfidf, EmbeddingCache; "
+            "from eval.params import EvalSettings; "
+            f"evaluate({str(small_data)!r}, ['pt'], CharTfidf(), EmbeddingCache(tempfile.mkdtemp()), EvalSettings(), progress=False); "
+            "print('scipy.stats' in sys.modules)")
+    repo = Path(__file__).resolve().parents[2]
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, cwd=repo)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "False"
 
 
 def test_one_observation_is_its_own_interval():  # scipy.stats.bootstrap refuses a single observation
