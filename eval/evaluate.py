@@ -36,7 +36,7 @@ from eval.metrics import first_hit_positions
 from eval.models import EmbeddingCache, EmbeddingModel
 from eval.params import EvalSettings
 from eval.results import LanguageResult, ResultRows, RunResult
-from eval.relevance import BlockRelevance, block_relevant_columns
+from eval.relevance import BlockRelevance, block_relevant_columns, rows_of
 from eval.ranking import (
     SELF_MATCH_DROP,
     SelfMatchColumns,
@@ -403,18 +403,13 @@ class QueryIndex:
     @classmethod
     def of(cls, ts: TestSet) -> "QueryIndex":
         queries, pairs = ts.queries, ts.query_pairs()
-        ids = queries["id"]
-        rows = pl.Enum(ids)
-
-        def row_of(series: pl.Series) -> np.ndarray:
-            return series.cast(rows).to_physical().cast(pl.Int64).to_numpy()
-
+        ids, units = queries["id"], queries["pair_id"]
+        row = pl.Enum(ids)
         return cls(
             ids=ids, gender=queries["gender"].to_numpy().astype(str), form=queries["form"].to_numpy().astype(str),
-            pair_of=queries["pair_id"],
-            unit=queries["pair_id"].cast(pl.Enum(queries["pair_id"].unique(maintain_order=True))).to_physical()
-            .cast(pl.Int64).to_numpy(),
-            texts=queries["text"], m_idx=row_of(pairs["m_id"]), f_idx=row_of(pairs["f_id"]),
+            pair_of=units, unit=rows_of(units, pl.Enum(units.unique(maintain_order=True))).astype(np.int64),
+            texts=queries["text"], m_idx=rows_of(pairs["m_id"], row).astype(np.int64),
+            f_idx=rows_of(pairs["f_id"], row).astype(np.int64),
             pair_ids=pairs["pair_id"], pair_m=pairs["m_id"], pair_f=pairs["f_id"],
         )
 
@@ -549,9 +544,13 @@ def _nullable(name: str, values: np.ndarray) -> pl.Series:
     return pl.Series(name, values, dtype=pl.Float64).fill_nan(None)
 
 
-def _measure_columns(values: dict[str, np.ndarray], rows=slice(None)) -> list[pl.Series]:
+def _measure_columns(values: dict[str, np.ndarray]) -> list[pl.Series]:
     """Pair measures as columns: booleans as booleans, the others as floats (NaN kept, as ``float`` keeps it)."""
-    return [pl.Series(name, v[rows], dtype=pl.Boolean if v.dtype == bool else pl.Float64) for name, v in values.items()]
+    return [pl.Series(name, v, dtype=pl.Boolean if v.dtype == bool else pl.Float64) for name, v in values.items()]
+
+
+def _constant(name: str, value: str, n: int) -> pl.Series:
+    return pl.repeat(value, n, dtype=pl.String, eager=True).alias(name)
 
 
 def per_query_rows(corpus: str, scored: dict, qi: QueryIndex) -> pl.DataFrame:
@@ -559,7 +558,7 @@ def per_query_rows(corpus: str, scored: dict, qi: QueryIndex) -> pl.DataFrame:
     others, which ``ResultRows`` leaves out)."""
     inclusive = qi.gender == INCLUSIVE
     return pl.DataFrame([
-        pl.Series("corpus", [corpus] * len(qi.ids), dtype=pl.String), qi.ids.alias("query_id"),
+        _constant("corpus", corpus, len(qi.ids)), qi.ids.alias("query_id"),
         pl.Series("gender", qi.gender, dtype=pl.String),
         pl.Series("form", qi.form, dtype=pl.String).scatter(np.flatnonzero(~inclusive), None), qi.pair_of.alias("pair_id"),
         *(_nullable(name, values) for name, values in scored["query"].items()),
@@ -571,9 +570,8 @@ def per_form_pair_rows(corpus: str, scored: dict, qi: QueryIndex, pairs: list[Fo
     ap = scored["query"]["AP"]
     frames = [
         pl.DataFrame([
-            pl.Series("corpus", [corpus] * len(p.form_idx), dtype=pl.String),
-            pl.Series("form", [p.form] * len(p.form_idx), dtype=pl.String),
-            pl.Series("reference", [p.reference] * len(p.form_idx), dtype=pl.String),
+            _constant("corpus", corpus, len(p.form_idx)), _constant("form", p.form, len(p.form_idx)),
+            _constant("reference", p.reference, len(p.form_idx)),
             qi.pair_of.gather(p.form_idx).alias("pair_id"), qi.ids.gather(p.form_idx).alias("form_id"),
             qi.ids.gather(p.reference_idx).alias("reference_id"), *_measure_columns(values),
             _nullable("AP_form", ap[p.form_idx]), _nullable("AP_reference", ap[p.reference_idx]),
@@ -600,7 +598,7 @@ def split_pairs(scored: dict, n_pairs: int, pairs: list[FormPairs]) -> tuple[dic
 def per_pair_rows(corpus: str, scored: dict, qi: QueryIndex) -> pl.DataFrame:
     ap = scored["query"]["AP"]
     return pl.DataFrame([
-        pl.Series("corpus", [corpus] * len(qi.m_idx), dtype=pl.String), qi.pair_ids.alias("pair_id"),
+        _constant("corpus", corpus, len(qi.m_idx)), qi.pair_ids.alias("pair_id"),
         qi.pair_m.alias("m_id"), qi.pair_f.alias("f_id"), *_measure_columns(scored["pair"]),
         _nullable("AP_M", ap[qi.m_idx]), _nullable("AP_F", ap[qi.f_idx]),
     ])

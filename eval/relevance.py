@@ -43,7 +43,7 @@ class BlockRelevance:
         relevant_lines = known_query_lines = 0
         for part in slices:
             relevant = part["relevance"].to_numpy() > 0
-            q, d = _rows_of(part["query_id"], q_rows), _rows_of(part["doc_id"], d_rows)
+            q, d = rows_of(part["query_id"], q_rows), rows_of(part["doc_id"], d_rows)
             relevant_lines += int(relevant.sum())
             known_query_lines += int((relevant & (q >= 0)).sum())
             kept = relevant & (q >= 0) & (d >= 0)
@@ -70,8 +70,9 @@ class BlockRelevance:
         return q.astype(np.int32), d.astype(np.int32)
 
 
-def _rows_of(ids: pl.Series, rows: pl.Enum) -> np.ndarray:
-    """The rows of ``ids`` (Categorical or String) as int32, -1 for an id the Enum does not hold."""
+def rows_of(ids: pl.Series, rows: pl.Enum) -> np.ndarray:
+    """The rows of ``ids`` (Categorical or String) in the Enum ``rows`` (an Enum's code is the id's place in it) as
+    int32, -1 for an id the Enum does not hold."""
     return ids.cast(rows, strict=False).to_physical().cast(pl.Int32).fill_null(-1).to_numpy()
 
 

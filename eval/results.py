@@ -68,10 +68,9 @@ class ResultRows(Sequence):
         self.omit_none = tuple(k for k in omit_none if k in frame.columns)
 
     def _row(self, row: dict) -> dict:
-        if self.omit_none:
-            for key in self.omit_none:
-                if row[key] is None:
-                    del row[key]
+        for key in self.omit_none:
+            if row[key] is None:
+                del row[key]
         return row
 
     def __len__(self) -> int:
