@@ -39,6 +39,25 @@ def test_empty_models_list(tmp_path, small_data):
                            "--cache", str(tmp_path / "c"), "--quiet"), "eval.models is []")
 
 
+def test_qrels_without_a_relevant_line(tmp_path):
+    """Streamed a slice at a time (as `eval run` reads them), qrels without a relevant line are refused, naming
+    the file, before anything is scored or written."""
+    from dataclasses import replace
+
+    import polars as pl
+
+    from eval.testset import write_testset
+
+    from .conftest import make_testset
+
+    ts = make_testset("pt")
+    write_testset(replace(ts, qrels=ts.qrels.with_columns(relevance=pl.lit(0, dtype=pl.Int64))), tmp_path / "data")
+    one_error_line(run_cli("run", "--data", str(tmp_path / "data"), "--model", "tfidf-char", "--out", str(tmp_path / "o"),
+                           "--cache", str(tmp_path / "c"), "--quiet"),
+                   f"{tmp_path / 'data' / 'pt' / 'qrels.tsv'}: no relevant pair; a test set needs relevance labels")
+    assert not (tmp_path / "o").exists()
+
+
 def _model_db(cache: Path) -> Path:
     (db,) = cache.glob("*.sqlite")
     return db
