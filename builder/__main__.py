@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from builder.errors import BuildError, scrub
-from builder.params import language_for, load_params, translator_for
+from builder.params import language_for, load_params, route_for, translator_for
 from builder.translators import TRANSLATORS, is_translator_name, offline_available
 from eval.testset import TestSetError, write_folder_atomically
 
@@ -22,8 +22,11 @@ from eval.testset import TestSetError, write_folder_atomically
 SOURCE_COPY = Path("data") / "source"
 
 
-def _translator_for(params: dict, lang, given: str | None) -> str:
+def _translator_for(params: dict, lang, given: str | None, route: str | None = None) -> str | None:
+    """The MT translator; on the reference route it only takes the ids the alignment leaves, and may be none."""
     name = given or translator_for(params, lang)
+    if not name and route_for(params, lang, route) == "reference":
+        return None
     if not name:
         raise BuildError(f"no translator for {lang.code!r}: pass --translator, set translator: in {lang.path} or "
                          f"build.translator.{lang.code} in params.yaml")
@@ -55,9 +58,16 @@ def cmd_source(args, params) -> None:
     manifest = {name: sha256_of(src.folder / name) for name in REGISTRY["files"]}
     counts = {"queries": len(src.queries), "corpus": len(src.corpus), "qrels": len(src.qrels), "sha256": manifest}
 
+    references = _references(src, params, download=args.download, base_url=args.base_url)
+    counts["reference"] = {ref.lang: ref.sha256 for ref in references}
+
     def fill(tmp: Path) -> None:
         for name in REGISTRY["files"]:
             shutil.copyfile(src.folder / name, tmp / name)
+        for ref in references:  # the given translations the reference route reads (builder/reference.py)
+            (tmp / "reference" / ref.lang).mkdir(parents=True)
+            for name in REGISTRY["files"]:
+                shutil.copyfile(ref.folder / name, tmp / "reference" / ref.lang / name)
         (tmp / "manifest.json").write_text(json.dumps(counts, indent=2) + "\n")
 
     if out.resolve() == src.folder.resolve():
@@ -65,6 +75,29 @@ def cmd_source(args, params) -> None:
     else:
         write_folder_atomically(out, fill)
     print(f"source ok: {len(src.queries)} queries, {len(src.corpus)} corpus titles, {len(src.qrels)} qrels -> {args.out}")
+
+
+def _references(src, params: dict, download: bool = False, base_url: str | None = None) -> list:
+    """The given translations of the params.yaml languages on the reference route, read and checked (downloaded
+    at the pinned commit with ``--download``). One not found is said, not hidden: that language's translate stage
+    will stop with the same message until it is there."""
+    from builder.reference import download_reference, load_reference, reference_folder
+    from builder.source import user_cache_dir
+
+    out = []
+    for code in params.get("languages", []):
+        lang = language_for(params, code)
+        if route_for(params, lang) != "reference":
+            continue
+        folder = reference_folder(src.folder, lang.code)
+        if not folder.is_dir() and (download or Path(src.folder).resolve() == user_cache_dir().resolve()):
+            download_reference(folder, lang, base_url or params["source"].get("base_url"))
+        if not folder.is_dir():
+            print(f"note: {lang.code}: the dataset's own translations are not at {folder}; the reference route of "
+                  f"{lang.code} needs them (`python -m builder source --download`, or --route mt)", file=sys.stderr)
+            continue
+        out.append(load_reference(src, lang, base_url or params["source"].get("base_url")))
+    return out
 
 
 def _stage_source(args, params):
@@ -78,8 +111,8 @@ def cmd_translate(args, params) -> None:
 
     language = language_for(params, args.lang)
     src = _stage_source(args, params)
-    run_translate(src, language, _translator_for(params, language, args.translator), Path(args.out),
-                  Path(args.cache or DEFAULT_CACHE_DIR), params, args.libre_url, progress=not args.quiet)
+    run_translate(src, language, _translator_for(params, language, args.translator, args.route), Path(args.out),
+                  Path(args.cache or DEFAULT_CACHE_DIR), params, args.libre_url, progress=not args.quiet, route=args.route)
 
 
 def cmd_postprocess(args, params) -> None:
@@ -103,8 +136,9 @@ def cmd_build(args, params) -> None:
     from builder.summary import describe, format_table, table1_rows
 
     language = language_for(params, args.lang)
-    stats = build_language(_load(_source_dir(args, params), params), language, _translator_for(params, language, args.translator),
-                           args.out, args.corrections, args.cache, params, args.libre_url, progress=not args.quiet)
+    stats = build_language(_load(_source_dir(args, params), params), language,
+                           _translator_for(params, language, args.translator, args.route), args.out, args.corrections,
+                           args.cache, params, args.libre_url, progress=not args.quiet, route=args.route)
     if not args.quiet:
         print(format_table(table1_rows([stats], [language])))
     print(describe(stats, Path(args.out) / args.lang))
@@ -124,7 +158,13 @@ def cmd_defaults(args, params) -> None:
     declared = [language_for(params, code) for code in params.get("languages", [])]
     for lang in declared:
         name = translator_for(params, lang)
-        if not name or not offline_available(name, lang.code):
+        available = bool(name) and offline_available(name, lang.code)
+        if route_for(params, lang) == "reference":
+            # The given translations need no translator; an offline one takes the ids the alignment leaves.
+            built.append(build_language(src, lang, name if available else None, args.out, None, args.cache, params,
+                                        progress=not args.quiet))
+            continue
+        if not available:
             skipped.append(f"{lang.code} ({name or 'no translator'} not installed)")
             continue
         built.append(build_language(src, lang, name, args.out, None, args.cache, params, progress=not args.quiet))
@@ -138,7 +178,7 @@ def cmd_defaults(args, params) -> None:
     built_codes = {st["lang"] for st in built}
     for code in languages.available(params.get("language_packs") or None):
         pack = languages.load(code, params.get("language_packs") or None)
-        if pack.paper_table1 and code not in built_codes and not pack.translator:
+        if pack.paper_table1 and code not in built_codes and not pack.translator and pack.route == "mt":
             print(f"{code}: paper Table 1 {'/'.join(map(str, pack.paper_table1))} (queries M/F, N, T; corpus M/F, N, T); "
                   f"not built offline: {pack.notes}")
 
@@ -194,6 +234,10 @@ def main(argv: list[str] | None = None) -> int:
                            help=f"one of {', '.join(TRANSLATORS)} or a chain such as bergamot>apertium; "
                                 "default: build.translator.<lang>")
             p.add_argument("--libre-url", default=None, help="LibreTranslate URL for --translator libre")
+            p.add_argument("--route", choices=("mt", "reference"), default=None,
+                           help="mt: translate the English titles with the templates; reference: start from the "
+                                "source dataset's own translations (builder/reference.py); default: build.route.<lang>, "
+                                "else the language pack's route")
         p.add_argument("--cache", default=None,
                        help="cache folder: translations.sqlite, lexicon.sqlite (default: cache)")
         if func is not cmd_translate:

@@ -13,7 +13,8 @@ from builder.cache import TranslationCache
 from builder.corrections import read_corrections
 from builder.errors import BuildError
 from builder.forms import add_forms, forms_settings
-from builder.params import language_for, load_params, strip_pattern_for, templates_for
+from builder.params import language_for, load_params, route_for, strip_pattern_for, templates_for
+from builder.reference import ALIGNMENT_FILE, ALIGNMENT_SCHEMA
 from builder.postprocess import (
     NEEDS_REVIEW, REVIEW_FLAGS, gender_layer_info, SELF_MATCH_POLICIES, TRANSLATIONS_COLUMNS, derive_qrels, build_items, process_translations,
 )
@@ -24,6 +25,7 @@ from eval.testset import TestSet, table1_counts, write_folder_atomically, write_
 from languages import Language
 
 RAW_FILE = "raw_translations.parquet"
+ALIGNMENT_SUMMARY = "alignment.json"  # the reference route's alignment figures (builder/reference.py)
 DEFAULT_CACHE_DIR = Path("cache")
 
 
@@ -42,30 +44,66 @@ def web_settings(build: dict, libre_url: str | None = None) -> WebSettings:
     )
 
 
-def run_translate(source: EnglishSource, lang: Language | str, translator_name: str, out: Path, cache_dir: Path,
-                  params: dict, libre_url: str | None = None, progress: bool = True) -> pl.DataFrame:
-    """lang: the declaration (a code is resolved here, once)."""
+def run_translate(source: EnglishSource, lang: Language | str, translator_name: str | None, out: Path, cache_dir: Path,
+                  params: dict, libre_url: str | None = None, progress: bool = True, route: str | None = None) -> pl.DataFrame:
+    """lang: the declaration (a code is resolved here, once). route: ``mt`` | ``reference`` (default: params.yaml
+    build.route, else the pack's). On the reference route the translator (None: none) takes the ids the
+    alignment does not cover confidently."""
     lang = language_for(params, lang)
+    route = route_for(params, lang, route)
+    if route == "mt" and not translator_name:
+        raise BuildError(f"no translator for {lang.code!r} on the MT route: pass --translator, set translator: in "
+                         f"{lang.path} or build.translator.{lang.code} in params.yaml")
     build = params["build"]
-    translator = make_translator(translator_name, lang, web_settings(build, libre_url))
-    templates = templates_for(build, lang, translator_name)
-    batch = int(build.get("batch_size", {}).get(translator_name, 32))
-    if hasattr(translator, "steps"):
-        translator.batch_sizes = dict(build.get("batch_size", {}))  # each step of a chain keeps its own batch size
-    cache = TranslationCache(Path(cache_dir) / "translations.sqlite")
-    try:
-        raw = translate_source(source, translator, templates, cache, batch_size=batch, progress=progress)
-    finally:
-        cache.close()
+    extra: dict[str, pl.DataFrame] = {}
+    summary: dict = {}
+    templates = templates_for(build, lang, translator_name) if translator_name else {}
+    if route == "reference":
+        from builder.reference import align_reference, alignment_frame, alignment_summary, \
+            fallback_ids, load_reference, reference_raw, sub_source
+
+        reference = load_reference(source, lang, params["source"].get("base_url"))
+        alignment = align_reference(source, reference, cache_dir, progress=progress)
+        rest = fallback_ids(alignment, source)
+        mt_raw = _translate(sub_source(source, rest), lang, translator_name, templates, cache_dir, build, libre_url,
+                            progress) if translator_name and rest else None
+        raw = reference_raw(source, reference, alignment, mt_raw)
+        extra[ALIGNMENT_FILE] = alignment_frame(alignment, source, reference)
+        summary = {"route": "reference"} | alignment_summary(alignment) | {
+            "reference": str(reference.folder), "translated_by": reference.translated_by, "sha256": reference.sha256,
+            "fallback_ids": len(rest), "fallback": translator_name or None}
+    else:
+        raw = _translate(source, lang, translator_name, templates, cache_dir, build, libre_url, progress)
+        # The same files on every route, so a pipeline stage declares one set of outputs.
+        extra[ALIGNMENT_FILE] = pl.DataFrame(schema=ALIGNMENT_SCHEMA)
+        summary = {"route": "mt"}
 
     def fill(tmp: Path) -> None:
         # The folder is replaced whole: a test set made from the previous translations does not survive
         # beside new ones (postprocess writes the next one).
         raw.write_parquet(tmp / RAW_FILE)
+        for name, frame in extra.items():
+            frame.write_parquet(tmp / name)
+        if summary:
+            (tmp / ALIGNMENT_SUMMARY).write_text(json.dumps(summary, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
         (tmp / "templates.json").write_text(json.dumps(templates, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
 
     write_folder_atomically(Path(out) / lang.code, fill)
     return raw
+
+
+def _translate(source: EnglishSource, lang: Language, translator_name: str, templates: dict, cache_dir: Path,
+               build: dict, libre_url: str | None, progress: bool) -> pl.DataFrame:
+    """The MT route: every title of ``source`` with both templates, through the translation cache."""
+    translator = make_translator(translator_name, lang, web_settings(build, libre_url))
+    batch = int(build.get("batch_size", {}).get(translator_name, 32))
+    if hasattr(translator, "steps"):
+        translator.batch_sizes = dict(build.get("batch_size", {}))  # each step of a chain keeps its own batch size
+    cache = TranslationCache(Path(cache_dir) / "translations.sqlite")
+    try:
+        return translate_source(source, translator, templates, cache, batch_size=batch, progress=progress)
+    finally:
+        cache.close()
 
 
 def run_postprocess(source: EnglishSource, language: Language | str, out: Path, params: dict,
@@ -92,8 +130,15 @@ def run_postprocess(source: EnglishSource, language: Language | str, out: Path, 
     corrections = read_corrections(corrections_path, lang)
     processed = process_translations(raw, language, strip_pattern_for(build, language), corrections,
                                      lexicon_cache=Path(cache_dir) / "lexicon.sqlite")
-    translator, version = raw["translator"][0], raw["translator_version"][0]
-    provenance = f"{translator}:{version}"
+    routes = dict(sorted(raw["route"].value_counts().iter_rows())) if "route" in raw.columns else {"mt": raw.height}
+    route = "reference" if "reference" in routes else "mt"
+    mt_rows = raw.filter(pl.col("route") == "mt") if "route" in raw.columns else raw
+    translator, version = (mt_rows["translator"][0], mt_rows["translator_version"][0]) if mt_rows.height else (None, None)
+    provenance = f"{translator}:{version}" if route == "mt" else f"reference:{lang}"
+    # Each source's own route names its items' origin: reference:<lang> or the MT translator and version.
+    processed = processed.with_columns(provenance=pl.when(pl.col("translator").str.starts_with("reference:"))
+                                       .then(pl.col("translator"))
+                                       .otherwise(pl.col("translator") + ":" + pl.col("translator_version")))
     queries = build_items(processed, "queries", provenance)
     corpus = build_items(processed, "corpus", provenance)
     queries, corpus = add_forms(queries, corpus, processed, language, forms_settings(params), provenance)
@@ -102,6 +147,9 @@ def run_postprocess(source: EnglishSource, language: Language | str, out: Path, 
     flags = processed.select(pl.col("flags").explode().drop_nulls()).to_series().value_counts()
     stats = {
         "lang": lang,
+        "route": route,
+        "routes": routes,  # English ids per route: reference (the given title), mt (MT fallback), none (no item)
+        "alignment": _alignment_summary(folder) if route == "reference" else None,
         "translator": translator,
         "translator_version": version,
         "templates": templates,
@@ -142,16 +190,26 @@ def run_postprocess(source: EnglishSource, language: Language | str, out: Path, 
     }
     def working_files(tmp: Path) -> None:
         processed.select(TRANSLATIONS_COLUMNS).write_parquet(tmp / "translations.parquet")
-        for name in (RAW_FILE, "templates.json"):  # the translate stage's files move with the set
-            shutil.copyfile(folder / name, tmp / name)
+        for name in (RAW_FILE, "templates.json", ALIGNMENT_FILE, ALIGNMENT_SUMMARY):  # the translate stage's files
+            if (folder / name).is_file():                                              # move with the set
+                shutil.copyfile(folder / name, tmp / name)
 
     write_testset(TestSet(lang=lang, queries=queries, corpus=corpus, qrels=qrels, stats=stats), out, working_files)
     return stats
 
 
+def _alignment_summary(folder: Path) -> dict | None:
+    path = folder / ALIGNMENT_SUMMARY
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise BuildError(f"{path}: unreadable alignment summary ({exc}); rerun `python -m builder translate`") from None
+
+
 def build_language(source: str | Path | EnglishSource | None, lang: Language | str, translator: str, out: str | Path,
                    corrections: str | Path | None = None, cache: str | Path | None = None,
-                   params: dict | None = None, libre_url: str | None = None, progress: bool = True) -> dict:
+                   params: dict | None = None, libre_url: str | None = None, progress: bool = True,
+                   route: str | None = None) -> dict:
     """Every step for one language; writes ``<out>/<lang>/`` and returns its stats.json content.
     corrections=None uses ``corrections/<lang>.jsonl`` when that file exists."""
     params = params or load_params()
@@ -165,7 +223,8 @@ def build_language(source: str | Path | EnglishSource | None, lang: Language | s
     # write removes a killed run's leftovers).
     staging = Path(out) / f".{lang}.translate-{os.getpid()}-staging"
     try:
-        run_translate(src, language, translator, staging, Path(cache) if cache else DEFAULT_CACHE_DIR, params, libre_url, progress)
+        run_translate(src, language, translator, staging, Path(cache) if cache else DEFAULT_CACHE_DIR, params, libre_url,
+                      progress, route=route)
         return run_postprocess(src, language, Path(out), params, corrections_path, translations_dir=staging / lang,
                                cache_dir=Path(cache) if cache else DEFAULT_CACHE_DIR)
     finally:

@@ -32,10 +32,9 @@ import polars as pl
 import config
 from builder.errors import BuildError
 from builder.params import FormsParams as FormsSettings
+from builder.postprocess import PAIR_VERDICTS
 from eval.testset import DOUBLET, EXTRA_FORMS, INCLUSIVE, ITEM_SCHEMA, NEOMORPHEME
 from languages import FORM_STYLES, DoubletRules, Language, NeomorphemeRules
-
-PAIR_VERDICTS = ("gendered", "reinflected")
 
 
 def forms_settings(params: dict, where: str = "params.yaml") -> FormsSettings:

@@ -15,7 +15,7 @@ from builder.errors import BuildError
 from builder.postprocess import SELF_MATCH_POLICIES
 from builder.translators import TRANSLATORS, WebSettings, is_translator_name
 from eval.testset import EXTRA_FORMS
-from languages import Language, LanguageError, load, resolve
+from languages import ROUTES, Language, LanguageError, load, resolve
 
 REPO_ROOT = config.REPO_ROOT
 URL = re.compile(r"https?://")
@@ -82,6 +82,7 @@ class BuildParams:
     """``build:``: overrides of the language packs per language, and how translators are run."""
 
     translator: dict[str, str] = field(default_factory=dict)  # {lang: translator or chain}
+    route: dict[str, str] = field(default_factory=dict)  # {lang: mt | reference}: overrides the pack's route
     templates: dict[str, dict[str, dict]] = field(default_factory=lambda: dict(DEFAULT_TEMPLATES))
     strip: dict[str, str] = field(default_factory=dict)  # {lang: pattern with (?P<title>...)}
     self_match_policy: str = "keep_derived"
@@ -94,6 +95,9 @@ class BuildParams:
             if not is_translator_name(name):
                 raise ValueError(f"build.translator.{lang} is {name!r}; expected one of {', '.join(TRANSLATORS)} "
                                  "or a chain such as bergamot>apertium")
+        for lang, route in self.route.items():
+            if route not in ROUTES:
+                raise ValueError(f"build.route.{lang} is {route!r}; expected one of {', '.join(ROUTES)}")
         for name, size in self.batch_size.items():
             if size < 1:
                 raise ValueError(f"build.batch_size.{name} is {size!r}; expected an integer >= 1")
@@ -158,6 +162,14 @@ def language_for(params: dict, code: "str | Language") -> Language:
 def translator_for(params: dict, lang: Language) -> str | None:
     """params.yaml build.translator.<code>, else the pack's default translator."""
     return (params.get("build", {}).get("translator") or {}).get(lang.code) or lang.translator
+
+
+def route_for(params: dict, lang: Language, given: str | None = None) -> str:
+    """--route, else params.yaml build.route.<code>, else the pack's route (``mt`` | ``reference``)."""
+    route = given or (params.get("build", {}).get("route") or {}).get(lang.code) or lang.route
+    if route not in ROUTES:
+        raise BuildError(f"route {route!r} for {lang.code}; expected one of {', '.join(ROUTES)}")
+    return route
 
 
 def templates_for(build: dict, lang: "Language | str", translator: str) -> dict:

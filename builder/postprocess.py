@@ -24,14 +24,14 @@ import re
 import unicodedata
 from collections import defaultdict
 from pathlib import Path
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import polars as pl
 
 from builder.corrections import Corrections
 from builder.errors import BuildError
 from builder.gender import F, M, N, U, check_many
-from builder.inflection import GenderLayer
+from builder.inflection import Decision, GenderLayer
 from eval.testset import ITEM_SCHEMA
 from languages import Language, resolve
 
@@ -54,8 +54,17 @@ VERDICTS = {
     "head exists, flag no_masculine_form): the feminine item alone",
     "reinflected": "the lexicon made one form from the other because the translator's form was not its inflection "
     "(flag reinflected_feminine / reinflected_masculine; the translator's forms stay in mt_masculine/mt_feminine): two items",
+    "inflected": "reference route: the given title is one form (flag masculine_base / feminine_base / inclusive_base) "
+    "and the gender layer made the other: two items",
+    "unverified": "the gender layer cannot vouch for the title (a word the lexicon and the word list do not know, or "
+    "English left untranslated): never neutral; kept as a masculine item only (needs review)",
+    "not_a_person": "the title names a thing, not a person (flag not_a_person_noun): no item (needs review)",
+    "unaligned": "reference route: no confident alignment to the given translation and no MT route for the "
+    "language: no item (counted in stats.json alignment)",
 }
-NEEDS_REVIEW = {"uninflected_feminine", "masculine_is_feminine", "unverified_identical", "wrong_gender_form", "one_form_failed", "failed"}
+NEEDS_REVIEW = {"uninflected_feminine", "masculine_is_feminine", "unverified_identical", "wrong_gender_form", "one_form_failed",
+                "failed", "unverified", "not_a_person", "unaligned"}
+PAIR_VERDICTS = ("gendered", "reinflected", "inflected")  # two items: a masculine and a feminine
 # Flags of the lexicon gender layer that leave a decision unconfirmed (check_gender unknown, check_ok false).
 REVIEW_FLAGS = {"unknown_word", "untranslated", "unknown_head", "not_a_person_noun", "no_feminine_form", "no_masculine_form"}
 UNCHECKED_FLAGS = {"unknown_word", "untranslated", "unknown_head", "not_a_person_noun"}
@@ -76,11 +85,18 @@ def _is_edge(ch: str) -> bool:
         ch in " \t" or unicodedata.category(ch).startswith(("P", "Z", "S")))
 
 
+_CLOSING = {")": "(", "]": "["}
+
+
 def strip_edges(text: str) -> str:
+    """Trim punctuation and spaces at both ends, but a closing bracket whose opening is in the title stays
+    (*accompagnateur (musique)*)."""
     start, end = 0, len(text)
     while start < end and _is_edge(text[start]):
         start += 1
     while end > start and _is_edge(text[end - 1]):
+        if text[end - 1] in _CLOSING and _CLOSING[text[end - 1]] in text[start:end - 1]:
+            break
         end -= 1
     return text[start:end]
 _SPACES = re.compile(r"\s+")
@@ -170,15 +186,60 @@ def decide(m_title, f_title, m_check, f_check, m_failed, f_failed) -> str:
     return "gendered"
 
 
+def earned(d: Decision) -> Decision:
+    """Neutral and single-form items must be earned (issue 21): a title the layer cannot vouch for is never
+    neutral nor a single form (``unverified``: a masculine item for review), and a thing is not a title."""
+    unsure = any(x in UNCHECKED_FLAGS for x in d.flags)
+    if d.verdict == "feminine_only" and "not_a_person_noun" in d.flags:
+        return replace(d, verdict="not_a_person", masculine=None, feminine=None)
+    if d.verdict == "neutral" and unsure:
+        return replace(d, verdict="unverified", masculine=d.neutral, feminine=None, neutral=None,
+                       reason=f"{d.reason}: not neutral without a lexicon's or word list's word")
+    if d.verdict in ("reinflected", "inflected") and "unknown_word" in d.flags:
+        # the layer made the other form around a head it does not know (vp dello sviluppo -> vp della sviluppa)
+        from_feminine = {"reinflected_masculine", "feminine_base"} & set(d.flags)
+        return replace(d, verdict="unverified", **({"masculine": None} if from_feminine else {"feminine": None}),
+                       reason="the head is a word neither the lexicon nor the word list knows: no other form made")
+    if d.verdict == "masculine_only" and "unknown_head" in d.flags:
+        return replace(d, verdict="unverified", reason="the head is a word neither the lexicon nor the word list knows")
+    return d
+
+
+def decision_titles(d: Decision) -> tuple[str | None, str | None]:
+    return (d.neutral, d.neutral) if d.verdict == "neutral" else (d.masculine, d.feminine)
+
+
 def process_translations(raw: pl.DataFrame, lang: Language | str, pattern: str, corrections: Corrections | None = None,
                          lexicon_cache: Path | None = None) -> pl.DataFrame:
     """One row per English id: stripped titles, checks, verdict (the builder's translations.parquet).
 
-    Languages whose pack declares a ``lexicon`` are decided by the lexicon-grounded gender layer; the others
-    by the ending rules of builder.gender, and check_method says which. lang: the declaration (a code is
-    resolved here, once)."""
+    Each row is decided by its route's strategy (column ``route``; a raw file without it is all MT): the MT
+    route's pair of template outputs here, the given translation's single base title in builder/reference.py.
+    lang: the declaration (a code is resolved here, once)."""
     lang = resolve(lang)
     corrections = corrections or Corrections()
+    if "route" not in raw.columns:
+        return _process_mt(raw, lang, pattern, corrections, lexicon_cache)
+    from builder.reference import process_reference
+
+    order = raw.select("source_id").with_row_index("_order")
+    parts = []
+    mt = raw.filter(pl.col("route") == "mt")
+    if mt.height:
+        parts.append(_process_mt(mt, lang, pattern, corrections, lexicon_cache))
+    given = raw.filter(pl.col("route") != "mt")
+    if given.height:
+        parts.append(process_reference(given, lang, corrections, lexicon_cache))
+    out = pl.concat(parts, how="diagonal_relaxed")
+    return order.join(out, on="source_id", how="left").sort("_order").drop("_order")
+
+
+def _process_mt(raw: pl.DataFrame, lang: Language, pattern: str, corrections: Corrections,
+                lexicon_cache: Path | None = None) -> pl.DataFrame:
+    """The MT route: the two template outputs of each English title.
+
+    Languages whose pack declares a ``lexicon`` are decided by the lexicon-grounded gender layer; the others
+    by the ending rules of builder.gender, and check_method says which."""
     rx = compile_pattern(pattern, lang.code)
     rows = raw.to_dicts()
     stripped = {}
@@ -233,12 +294,12 @@ def process_translations(raw: pl.DataFrame, lang: Language | str, pattern: str, 
         flags = [f"masculine:{x}" for x in sm.flags] + [f"feminine:{x}" for x in sf.flags]
         status, reason = "machine", ""
         if c is None and layer is not None:
-            d = layer.decide(m_title, f_title, r["source_text"])
+            d = earned(layer.decide(m_title, f_title, r["source_text"]))
             verdict, reason = d.verdict, d.reason
             flags += [x for x in d.flags if x not in flags]
             method = methods.get(d.method) or methods.setdefault(d.method, layer_method(layer, d.method))
             unsure = any(x in UNCHECKED_FLAGS for x in d.flags)
-            m_title, f_title = (d.neutral, d.neutral) if verdict == "neutral" else (d.masculine, d.feminine)
+            m_title, f_title = decision_titles(d)
             gender = {"neutral": N}.get(verdict)
             mc = U if unsure else (gender or (M if m_title else U))
             fc = U if unsure else (gender or (F if f_title else U))
@@ -247,26 +308,14 @@ def process_translations(raw: pl.DataFrame, lang: Language | str, pattern: str, 
             verdict = decide(m_title, f_title, mc, fc, m_title is None, f_title is None)
         else:
             status = "corrected"
-            has_text = bool(c.masculine or c.feminine)
-            if c.flag in ("not_a_job_title", "untranslatable") and not has_text:
-                verdict = "dropped_by_annotator"
-            elif c.gender_marking == "neutral":
-                m_title = f_title = m_title or f_title
-                verdict = "neutral" if m_title else "failed"
-            elif c.gender_marking in ("masculine_only", "feminine_only"):
-                kept = m_title if c.gender_marking == "masculine_only" else f_title
-                verdict = c.gender_marking if kept else "failed"
-            elif m_title and f_title and m_title != f_title:
-                verdict = "gendered"
-            else:
-                verdict = decide(m_title, f_title, mc, fc, m_title is None, f_title is None)
+            verdict, m_title, f_title = corrected_verdict(c, m_title, f_title, mc, fc)
             if c.flag:
                 flags.append(c.flag)
         if verdict == "uninflected_feminine":
             flags.append("uninflected_feminine")
         elif verdict == "masculine_is_feminine":
             flags.append("masculine_is_feminine")
-        if verdict in ("gendered", "reinflected") and _different_words(lang, layer, m_title, f_title):
+        if verdict in PAIR_VERDICTS and _different_words(lang, layer, m_title, f_title):
             flags.append("different_words")
         out.append({
             "mt_masculine": sm.title,
@@ -291,8 +340,30 @@ def process_translations(raw: pl.DataFrame, lang: Language | str, pattern: str, 
     return raw.hstack(pl.DataFrame({name: [row[name] for row in out] for name in (out[0] if out else {})}))
 
 
+def corrected_verdict(c, m_title: str | None, f_title: str | None, mc: str, fc: str) -> tuple[str, str | None, str | None]:
+    """The verdict a person's correction gives (their gender marking decides), with the titles it keeps."""
+    has_text = bool(c.masculine or c.feminine)
+    if c.flag in ("not_a_job_title", "untranslatable") and not has_text:
+        return "dropped_by_annotator", m_title, f_title
+    if c.gender_marking == "neutral":
+        m_title = f_title = m_title or f_title
+        return ("neutral" if m_title else "failed"), m_title, f_title
+    if c.gender_marking in ("masculine_only", "feminine_only"):
+        kept = m_title if c.gender_marking == "masculine_only" else f_title
+        return (c.gender_marking if kept else "failed"), m_title, f_title
+    if m_title and f_title and m_title != f_title:
+        return "gendered", m_title, f_title
+    return decide(m_title, f_title, mc, fc, m_title is None, f_title is None), m_title, f_title
+
+
 def gender_layer_info(lang: Language) -> dict:
     """What decides the gender of this language's titles, for stats.json and the build summary."""
+    if lang.gender_layer == "german":
+        from builder.german import GermanGenderLayer
+
+        layer = GermanGenderLayer(lang)
+        return {"method": "lexicon", "lexicon": layer.lexicon_name, "word_list": layer.wordlist_name,
+                "module": "builder/german.py"}
     if lang.lexicon:
         layer = GenderLayer(lang)
         return {"method": "lexicon", "lexicon": layer.lexicon.name, "word_list": layer.wordlist.name,
@@ -321,7 +392,7 @@ def forms_of(row: dict) -> list[tuple[str, str, str, str]]:
     v = row["verdict"]
     m = (M, row["title_masculine"], row["check_masculine"], row["check_method_masculine"])
     f = (F, row["title_feminine"], row["check_feminine"], row["check_method_feminine"])
-    if v in ("gendered", "reinflected"):
+    if v in PAIR_VERDICTS:
         return [m, f]
     if v == "neutral":
         if row["status"] == "corrected":
@@ -329,6 +400,8 @@ def forms_of(row: dict) -> list[tuple[str, str, str, str]]:
         return [(N, row["title_masculine"], row["check_masculine"], row["check_method_masculine"])]
     if v in ("uninflected_feminine", "unverified_identical"):
         return [m]
+    if v == "unverified":  # the one form the source gave, never a made one
+        return [x for x in (m, f) if x[1]][:1]
     if v == "masculine_is_feminine":
         return [f]
     human = row["status"] == "corrected"
@@ -359,6 +432,7 @@ class _Item:
     flags: set[str] = field(default_factory=set)
     annotators: set[str] = field(default_factory=set)
     corrected: bool = False
+    origins: set[str] = field(default_factory=set)  # provenance of the sources (one unless routes mix)
 
 
 def item_id(gender: str, text: str) -> str:
@@ -381,13 +455,15 @@ def build_items(processed: pl.DataFrame, role: str, provenance: str) -> pl.DataF
     flag_col = "in_queries" if role == "queries" else "in_corpus"
     by_text: dict[str, dict[str, _Item]] = defaultdict(dict)  # text -> gender -> item
     texts_of: dict[str, str] = {}
+    by_row = "provenance" in processed.columns  # each source's own route (builder/build.py); else one for all
     # Only the columns read here: rows as dicts cost by the column.
-    for row in processed.filter(pl.col(flag_col)).select(ROW_COLUMNS).iter_rows(named=True):
+    for row in processed.filter(pl.col(flag_col)).select(ROW_COLUMNS + ["provenance"] * by_row).iter_rows(named=True):
         for gender, text, cg, cm in forms_of(row):
             item = by_text[text].get(gender)
             if item is None:
                 item = by_text[text][gender] = _Item(gender, text, cg, cm)
             item.source_ids.append(row["source_id"])
+            item.origins.add(row["provenance"] if by_row else provenance)
             texts_of[row["source_id"]] = row["source_text"]
             if gender == M:
                 item.flags.update([x for x in row["flags"] if not x.startswith("feminine:")])
@@ -412,6 +488,7 @@ def build_items(processed: pl.DataFrame, role: str, provenance: str) -> pl.DataF
                 merged.flags |= it.flags
                 merged.annotators |= it.annotators
                 merged.corrected |= it.corrected
+                merged.origins |= it.origins
         items.append(merged)
     pair_of = _pair_ids(items)
     rows = []
@@ -431,7 +508,8 @@ def build_items(processed: pl.DataFrame, role: str, provenance: str) -> pl.DataF
             "check_ok": check_ok,
             "flags": sorted(it.flags),
             "status": "corrected" if it.corrected else "machine",
-            "provenance": f"human:{','.join(sorted(it.annotators)) or 'unknown'}" if it.corrected else provenance,
+            "provenance": f"human:{','.join(sorted(it.annotators)) or 'unknown'}" if it.corrected
+            else "+".join(sorted(it.origins)) or provenance,
         })
     df = pl.DataFrame({c: string_lists([r[c] for r in rows]) if ITEM_SCHEMA[c] == pl.List(pl.String)
                        else pl.Series(c, [r[c] for r in rows], dtype=ITEM_SCHEMA[c]) for c in ITEM_SCHEMA})

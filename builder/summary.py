@@ -19,7 +19,10 @@ def table1_rows(all_stats: list[dict], languages: list[Language]) -> list[list[s
         if paper_rows.get(lang):
             rows.append([lang.upper(), "paper (Google)", *map(str, paper_rows[lang]), "", "", "", "", ""])
         q, c = st["queries"], st["corpus"]
-        rows.append([lang.upper(), f"this build ({st['translator']})", str(q["pairs"]), str(q["neutral"]), str(q["titles"]),
+        source = (f"given translation ({(st.get('alignment') or {}).get('translated_by', '?')})"
+                  + (f" + {st['translator']}" if st.get("translator") else "")
+                  if st.get("route") == "reference" else st["translator"])
+        rows.append([lang.upper(), f"this build ({source})", str(q["pairs"]), str(q["neutral"]), str(q["titles"]),
                      str(c["pairs"]), str(c["neutral"]), str(c["titles"]), str(c.get("masculine_only", "")),
                      str(c.get("feminine_only", "")), str(c.get("reinflected", "")), str(st["qrels"]),
                      str(st["needs_review"])])
@@ -40,6 +43,13 @@ def describe(st: dict, out) -> str:
     how = (f"gender by {layer['lexicon']} + {layer['word_list']}" if layer.get("method") == "lexicon"
            else f"gender by {layer.get('method', 'rules')} (no lexicon declared for {st['lang']})")
     c = st["corpus"]
+    a = st.get("alignment")
+    if a:
+        how += (f"; given translation ({a['translated_by']}) for {st['routes'].get('reference', 0)} English ids, "
+                f"{a['corpus']['aligned']}/{a['corpus']['total']} corpus and {a['queries']['aligned']}/"
+                f"{a['queries']['total']} queries aligned confidently, relevance edges preserved "
+                f"{a['edges_preserved']}/{a['edges_checked']}; MT route {st['routes'].get('mt', 0)}, no item "
+                f"{st['routes'].get('none', 0)}")
     return (f"{st['lang']}: {how}; corpus {c.get('reinflected', 0)} reinflected items, {c.get('masculine_only', 0)} "
             f"masculine-only and {c.get('feminine_only', 0)} feminine-only occupations; {st['needs_review']} sources "
             f"need review; written to {out}")

@@ -27,6 +27,8 @@ BUILTIN_DIR = Path(__file__).resolve().parent / "packs"
 PACKS_ENV = "GJT_LANGUAGE_PACKS"
 GENDERS = {"m": "masculine", "f": "feminine", "n": "neutral"}
 CODE = re.compile(r"^[a-z]{2,3}(?:-[a-z0-9]{2,8})*$")
+ROUTES = ("mt", "reference")  # builder: translate the English titles, or start from the dataset's own translations
+GENDER_LAYERS = ("lexicon", "german", "rules")
 
 
 class LanguageError(Exception):
@@ -126,6 +128,14 @@ class FormsRules:
 
 
 @dataclass(frozen=True)
+class ReferenceRules:
+    """The source dataset's own translation of the English titles (builder/reference.py, the reference route)."""
+
+    translated_by: str  # people | machine
+    files: dict[str, tuple[str, int]]  # file name -> (SHA-256 at the pinned commit, rows)
+
+
+@dataclass(frozen=True)
 class Language:
     code: str
     name: str
@@ -148,6 +158,13 @@ class Language:
     path: Path  # the pack file it was read from
     # Doublet and neomorpheme forms made from the gender layer's pairs (builder/forms.py); None: no forms declared.
     forms: FormsRules | None = None
+    # The default route (params.yaml build.route.<code> overrides): ``mt`` translates the English titles with the
+    # templates; ``reference`` starts from the source dataset's own translations (builder/reference.py).
+    route: str = "mt"
+    # What decides gender: ``lexicon`` (builder/inflection.py, the ``lexicon:`` section), ``german``
+    # (builder/german.py: Wiktionary nouns and Hunspell), or ``rules`` (builder/gender.py's ending rules).
+    gender_layer: str = "rules"
+    reference: ReferenceRules | None = None
 
     @property
     def experimental(self) -> bool:
@@ -269,7 +286,8 @@ class _Reader:
     def language(self, data) -> Language:
         d = self.mapping(data, "the pack")
         top = {"code", "name", "notes", "translator", "web_codes", "templates", "strip", "paper_table1",
-               "paper_table2_ao", "paper_table4_map", "gender_rules", "lexicon", "mitigation", "quality", "forms"}
+               "paper_table2_ao", "paper_table4_map", "gender_rules", "lexicon", "mitigation", "quality", "forms",
+               "route", "gender_layer", "reference"}
         self.unknown(d, top, "")
         code = self.string(self.get(d, "code", ""), "code")
         if code != self.path.stem:
@@ -296,6 +314,18 @@ class _Reader:
         if row is not None and (not isinstance(row, list) or len(row) != 6 or any(
                 not isinstance(n, int) or isinstance(n, bool) for n in row)):
             self.fail("paper_table1", f"is {row!r}; expected six integers or null")
+        route = self.get(d, "route", "", "mt")
+        if route not in ROUTES:
+            self.fail("route", f"is {route!r}; expected one of {', '.join(ROUTES)}")
+        reference = self.reference(self.mapping(self.get(d, "reference", "", None), "reference", optional=True))
+        if route == "reference" and reference is None:
+            self.fail("route", "is 'reference' but the pack has no reference: section (the translated files' checksums)")
+        lexicon = self.lexicon(self.mapping(self.get(d, "lexicon", "", None), "lexicon", optional=True))
+        layer = self.get(d, "gender_layer", "", "lexicon" if lexicon else "rules")
+        if layer not in GENDER_LAYERS:
+            self.fail("gender_layer", f"is {layer!r}; expected one of {', '.join(GENDER_LAYERS)}")
+        if layer == "lexicon" and lexicon is None:
+            self.fail("gender_layer", "is 'lexicon' but the pack has no lexicon: section")
         return Language(
             code=code,
             name=self.string(self.get(d, "name", ""), "name"),
@@ -308,12 +338,40 @@ class _Reader:
             paper_table2_ao=self.figures(self.get(d, "paper_table2_ao", "", {}) or {}, "paper_table2_ao", 1),
             paper_table4_map=self.figures(self.get(d, "paper_table4_map", "", {}) or {}, "paper_table4_map", 2),
             gender_rules=self.gender_rules(self.mapping(self.get(d, "gender_rules", ""), "gender_rules")),
-            lexicon=self.lexicon(self.mapping(self.get(d, "lexicon", "", None), "lexicon", optional=True)),
+            lexicon=lexicon,
             mitigation=self.mitigation(self.mapping(self.get(d, "mitigation", "", None), "mitigation", optional=True)),
             quality=self.quality(self.get(d, "quality", "", {}) or {}),
             path=self.path,
             forms=self.forms(self.mapping(self.get(d, "forms", "", None), "forms", optional=True)),
+            route=route,
+            gender_layer=layer,
+            reference=reference,
         )
+
+    def reference(self, d: dict | None) -> ReferenceRules | None:
+        if d is None:
+            return None
+        p = "reference."
+        self.unknown(d, {"translated_by", "files"}, p)
+        by = self.get(d, "translated_by", p)
+        if by not in ("people", "machine"):
+            self.fail(p + "translated_by", f"is {by!r}; expected people or machine")
+        files = self.mapping(self.get(d, "files", p), p + "files")
+        wanted = {"queries.tsv", "corpus_documents.tsv", "annotations.tsv"}
+        if set(files) != wanted:
+            self.fail(p + "files", f"names {sorted(files)}; expected {sorted(wanted)}")
+        out = {}
+        for name, entry in files.items():
+            key = f"{p}files.{name}"
+            entry = self.mapping(entry, key)
+            self.unknown(entry, {"sha256", "rows"}, key + ".")
+            sha, rows = entry.get("sha256"), entry.get("rows")
+            if not isinstance(sha, str) or not re.fullmatch(r"[0-9a-f]{64}", sha):
+                self.fail(key + ".sha256", "expected 64 lowercase hexadecimal digits")
+            if not isinstance(rows, int) or isinstance(rows, bool) or rows < 1:
+                self.fail(key + ".rows", "expected a positive integer")
+            out[name] = (sha, rows)
+        return ReferenceRules(translated_by=by, files=out)
 
     def forms(self, d: dict | None) -> FormsRules | None:
         if d is None:

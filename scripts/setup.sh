@@ -31,6 +31,10 @@ command -v hunspell >/dev/null || need_apt+=(hunspell)
 [ -d /usr/share/apertium/apertium-spa-ita ] || need_apt+=(apertium-spa-ita)
 [ -f /usr/share/hunspell/fr_FR.dic ] || need_apt+=(hunspell-fr)
 [ -f /usr/share/hunspell/it_IT.dic ] || need_apt+=(hunspell-it)
+# German (languages/packs/de.yaml, builder/german.py): the de word list, and the en one that tells an English title
+# German ads keep as it is (Officer, Associate) from an untranslated word.
+[ -f /usr/share/hunspell/de_DE.dic ] || need_apt+=(hunspell-de-de)
+[ -f /usr/share/hunspell/en_US.dic ] || need_apt+=(hunspell-en-us)
 command -v redis-server >/dev/null || need_apt+=(redis-server)
 # the eval report's test renders the site in headless Chromium
 command -v chromium >/dev/null || need_apt+=(chromium)

@@ -22,7 +22,7 @@ ENGLISH = find_english()  # None when missing: the tests needing it skip, or fai
 def pt_build(tmp_path_factory):
     english = english_or_skip()
     out = tmp_path_factory.mktemp("out")
-    stats = build_language(english, "pt", "bergamot", out, cache=out / "cache", progress=False)
+    stats = build_language(english, "pt", "bergamot", out, cache=out / "cache", progress=False, route="mt")
     return out, stats
 
 
@@ -76,7 +76,7 @@ def test_full_portuguese_build(pt_build):
 @pytest.mark.slow
 def test_rebuild_from_cache_is_identical(pt_build, tmp_path):
     out, stats = pt_build
-    again = build_language(ENGLISH, "pt", "bergamot", tmp_path, cache=out / "cache", progress=False)
+    again = build_language(ENGLISH, "pt", "bergamot", tmp_path, cache=out / "cache", progress=False, route="mt")
     assert again == stats
     for name in ("queries.parquet", "corpus.parquet", "qrels.tsv"):
         assert (tmp_path / "pt" / name).read_bytes() == (out / "pt" / name).read_bytes()
@@ -102,7 +102,7 @@ def test_tiny_spanish_build_with_apertium_and_corrections(tmp_path, capsys):
         "kind": "translation", "lang": "es", "source_id": "Waiter", "record_id": "es-translation-Waiter",
         "masculine": "Camarero", "feminine": "Camarera", "gender_marking": "gendered", "flag": None,
         "annotators": ["ana"], "submitted_at": "2026-11-29T15:00:00Z"}) + "\n")
-    rc = main(["build", "--source", str(src), "--lang", "es", "--translator", "apertium", "--out", str(tmp_path / "out"),
+    rc = main(["build", "--source", str(src), "--lang", "es", "--route", "mt", "--translator", "apertium", "--out", str(tmp_path / "out"),
                "--cache", str(tmp_path / "cache"), "--corrections", str(corrections), "--quiet"])
     assert rc == 0
     ts = read_testset(tmp_path / "out", "es")
@@ -121,14 +121,14 @@ def test_build_cli_reports_bad_corrections_file(tmp_path, capsys):
     src = tiny_source(tmp_path / "en")
     bad = tmp_path / "es.jsonl"
     bad.write_text('{"kind": "translation", "lang": "es", "source_id": "Waiter"\n')
-    rc = main(["build", "--source", str(src), "--lang", "es", "--translator", "apertium", "--out", str(tmp_path / "out"),
+    rc = main(["build", "--source", str(src), "--lang", "es", "--route", "mt", "--translator", "apertium", "--out", str(tmp_path / "out"),
                "--cache", str(tmp_path / "cache"), "--corrections", str(bad), "--quiet"])
     assert rc == 2 and f"error: {bad}:1: not valid JSON" in capsys.readouterr().err
 
 
 def test_unknown_translator_pair_is_a_clear_error(tmp_path, capsys):
     src = tiny_source(tmp_path / "en")
-    rc = main(["build", "--source", str(src), "--lang", "de", "--translator", "bergamot", "--out", str(tmp_path / "out"), "--quiet"])
+    rc = main(["build", "--source", str(src), "--lang", "de", "--route", "mt", "--translator", "bergamot", "--out", str(tmp_path / "out"), "--quiet"])
     assert rc == 2 and "bergamot: no offline model for en->de" in capsys.readouterr().err
 
 
@@ -137,11 +137,12 @@ def test_translate_and_postprocess_standalone_equal_build(tmp_path, monkeypatch)
         pytest.skip("apertium-eng-spa not installed")
     src = tiny_source(tmp_path / "en")
     monkeypatch.chdir(tmp_path)  # no corrections/ folder, no data/source here
-    assert main(["build", "--source", str(src), "--lang", "es", "--out", "built", "--cache", "c1", "--quiet"]) == 0
+    assert main(["build", "--source", str(src), "--lang", "es", "--route", "mt", "--out", "built", "--cache", "c1", "--quiet"]) == 0
     # Standalone stages: the English folder comes from $JOBTITLES_SOURCE_DIR.
     monkeypatch.setenv("JOBTITLES_SOURCE_DIR", str(src))
-    assert main(["translate", "--lang", "es", "--out", "staged", "--cache", "c2", "--quiet"]) == 0
-    assert sorted(p.name for p in (tmp_path / "staged" / "es").iterdir()) == ["raw_translations.parquet", "templates.json"]
+    assert main(["translate", "--lang", "es", "--route", "mt", "--out", "staged", "--cache", "c2", "--quiet"]) == 0
+    assert sorted(p.name for p in (tmp_path / "staged" / "es").iterdir()) == ["alignment.json", "alignment.parquet",
+                                                                           "raw_translations.parquet", "templates.json"]
     assert main(["postprocess", "--lang", "es", "--out", "staged", "--quiet"]) == 0
     for name in ("queries.parquet", "corpus.parquet", "qrels.tsv", "stats.json"):
         assert (tmp_path / "staged" / "es" / name).read_bytes() == (tmp_path / "built" / "es" / name).read_bytes()

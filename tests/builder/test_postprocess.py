@@ -287,7 +287,7 @@ def test_agreement_aware_gender_check(lang, title, article, gender, method):
     ("pt", "Ele é um banqueiro privado.", "Ela é uma banqueiro privada.", "reinflected"),
     ("es", "Es un terapeuta educativo .", "Es una terapeuta educativa .", "gendered"),
     ("es", "Es un guía turístico .", "Es una guía turístico .", "reinflected"),
-    ("es", "Es un 3D Artista .", "Es una 3D Artista .", "neutral"),
+    ("es", "Es un 3D Artista .", "Es una 3D Artista .", "unverified"),  # head "3d" is no word: never neutral (issue 21)
     ("it", "Lui è un terapeuta specializzato.", "Lei è una terapeuta specializzata.", "gendered"),
     ("it", "Lui è un pilota professionista.", "Lei è una pilota professionista.", "neutral"),
     ("fr", "Il est pilote professionnel.", "Elle est pilote professionnelle.", "gendered"),

@@ -77,6 +77,9 @@ def served(tmp_path):
     folder.mkdir(parents=True)
     for name in REGISTRY["files"]:
         shutil.copyfile(english / name, folder / name)
+    for lang in ("pt", "es", "fr", "it", "de"):  # the dataset's own translations beside it (the reference route)
+        if (english.parent / lang).is_dir():
+            shutil.copytree(english.parent / lang, folder.parent / lang)
     handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(root))
     handler.log_message = lambda *a, **k: None
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)

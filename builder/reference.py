@@ -1,0 +1,343 @@
+"""The given-translation route: titles the source dataset's own translators wrote, aligned to the English ids.
+
+The job-title similarity dataset publishes its own translations of the same titles (``dataset/<lang>/`` beside
+``dataset/en/``, same pinned commit, Apache-2.0): de and fr by people, es, it, pt, nl and pl by machine (by the
+dataset's authors). They are un-gendered (mostly the generic masculine, sometimes a feminine or an inclusive
+spelling) and keyed by their own text, so each English id's title is found by ``builder.align`` first. An
+English id whose alignment is not confident takes the MT route (the pack's translator, with its templates)
+where the language has one, and is counted; without one it gives no item (``unaligned``).
+
+What this module adds to the build: ``load_reference`` (the translated folder, read and refused like the English
+one), ``align_reference`` (the alignment, with the multilingual encoder's vectors kept in the embedding cache),
+and ``reference_raw`` (the translate stage's ``raw_translations.parquet`` for this route: one row per English id,
+``route`` = ``reference`` | ``mt`` | ``none``). ``builder.postprocess`` decides each row by its route.
+
+Where the folder is read: ``<english>/reference/<lang>`` (the copy ``python -m builder source`` makes), else the
+English folder's sibling ``<english>/../<lang>`` (the dataset's layout: ``../shared/...``,
+``$JOBTITLES_SOURCE_DIR/../<lang>``, the user cache), downloaded there at the pinned commit when the English
+folder is the user cache.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import sys
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+from builder.align import Alignment, Relevance, align
+from builder.errors import SourceError, scrub
+from builder.source import FILES, REGISTRY, EnglishSource, _read_qrels, _read_titles, user_cache_dir
+from builder.translate import RAW_SCHEMA
+from eval.testset import sha256_of
+from languages import Language
+
+ROUTE = "reference"
+# The multilingual encoder whose cosine is half the alignment's text similarity (builder/align.py).
+ALIGN_ENCODER = "m-use"
+# Columns the route adds to raw_translations.parquet (null on the MT route's rows of an MT build).
+ROUTE_SCHEMA = {
+    "route": pl.String,  # reference | mt | none
+    "reference_id": pl.String,  # the translated dataset's id of the aligned title
+    "alignment_score": pl.Float64,
+    "alignment_margin": pl.Float64,
+    "alignment_confident": pl.Boolean,
+    "alignment_reason": pl.String,
+}
+ALIGNMENT_FILE = "alignment.parquet"  # one row per English id and role (empty on the MT route)
+ALIGNMENT_SCHEMA = {"source_id": pl.String, "role": pl.String, "source_text": pl.String, "reference_id": pl.String,
+                    "reference_text": pl.String, "score": pl.Float64, "margin": pl.Float64, "confident": pl.Boolean,
+                    "reason": pl.String}
+
+
+@dataclass(frozen=True)
+class ReferenceSet:
+    lang: str
+    folder: Path
+    translated_by: str  # people | machine
+    relevance: Relevance
+    sha256: dict[str, str]  # per file
+
+
+def reference_folder(english_folder: Path, lang: str) -> Path:
+    """``<english>/reference/<lang>`` (the source stage's copy), else, when the English folder is the dataset's
+    ``dataset/en``, its sibling ``dataset/<lang>``."""
+    copy = Path(english_folder) / "reference" / lang
+    if copy.is_dir() or Path(english_folder).name != Path(REGISTRY["path"]).name:  # dataset/en
+        return copy
+    return Path(english_folder).parent / lang
+
+
+def load_reference(source: EnglishSource, lang: Language, base_url: str | None = None) -> ReferenceSet:
+    """The translated folder for ``lang`` (its pack's ``reference:``), validated like the English one; every
+    problem is one SourceError naming the file and line (or the file and what to do). The SHA-256s are checked
+    when the folder is downloaded; a local folder may be another version (``stats.json`` records its own)."""
+    rules = lang.reference
+    if rules is None:
+        raise SourceError(f"{lang.path}: no reference: section (the source dataset's own translation of {lang.code} "
+                          "and its checksums); build it with an MT translator: --route mt")
+    folder = reference_folder(source.folder, lang.code)
+    if not folder.is_dir() and Path(source.folder).resolve() == user_cache_dir().resolve():
+        download_reference(folder, lang, base_url)
+    if not folder.is_dir():
+        raise SourceError(f"{folder}: the dataset's {lang.code} translations are not there (the English folder "
+                          f"{source.folder} needs them in reference/{lang.code}/, or as its sibling {lang.code}/ when it is "
+                          f"the dataset's dataset/en); rerun `python -m builder source` with {lang.code} in params.yaml "
+                          f"languages, copy the dataset's dataset/{lang.code}/ folder there, or build {lang.code} with --route mt")
+    lines: dict[str, int] = {}
+    queries = _read_titles(folder / "queries.tsv")
+    corpus = _read_titles(folder / "corpus_documents.tsv", lines)
+    for tid, title in corpus.items():
+        if tid in queries and queries[tid] != title:
+            raise SourceError(f"{folder / 'corpus_documents.tsv'}:{lines[tid]}: id {tid!r} has title {title!r}, but "
+                              f"queries.tsv gives it {queries[tid]!r}; one id must name one title")
+    qrels = _read_qrels(folder / "annotations.tsv", queries, corpus)
+    used = {q for q, _ in qrels}
+    lonely = [q for q in queries if q not in used]
+    if len(lonely) > len(queries) // 2:
+        raise SourceError(f"{folder / 'annotations.tsv'}: {len(lonely)} of {len(queries)} queries have no relevant "
+                          "title; the relevance labels do not match these titles (another version of the folder?)")
+    return ReferenceSet(lang.code, folder, rules.translated_by, Relevance(queries, corpus, qrels),
+                        {name: sha256_of(folder / name) for name in FILES})
+
+
+def download_reference(dest: Path, lang: Language, base_url: str | None = None, timeout_s: float = 60.0) -> Path:
+    """The pinned commit's translated folder, each file checked against its SHA-256 before it is kept."""
+    import urllib.error
+    import urllib.request
+
+    dest.mkdir(parents=True, exist_ok=True)
+    base = (base_url or REGISTRY["base_url"]).rstrip("/")
+    print(f"{lang.code} translations not found locally: downloading {REGISTRY['repository']}@{REGISTRY['commit'][:12]} "
+          f"dataset/{lang.code} into {dest}", file=sys.stderr)
+    for name, (sha, _rows) in lang.reference.files.items():
+        target = dest / name
+        if target.is_file() and sha256_of(target) == sha:
+            continue
+        url = f"{base}/{REGISTRY['commit']}/dataset/{lang.code}/{name}"
+        try:
+            with urllib.request.urlopen(url, timeout=timeout_s) as resp:
+                data = resp.read(64 << 20)
+        except (urllib.error.URLError, OSError) as exc:
+            raise SourceError(f"{scrub(url)}: download failed ({scrub(exc)}); check the network, or copy the "
+                              f"dataset's dataset/{lang.code}/ folder to {dest}") from None
+        got = hashlib.sha256(data).hexdigest()
+        if got != sha:
+            raise SourceError(f"{scrub(url)}: SHA-256 {got} does not match the pinned {sha}; refusing the file")
+        tmp = target.with_suffix(f".part{os.getpid()}")
+        tmp.write_bytes(data)
+        tmp.replace(target)
+    return dest
+
+
+def align_reference(source: EnglishSource, reference: ReferenceSet, cache_dir: Path | None,
+                    progress: bool = False) -> Alignment:
+    """builder.align over the English source and the translated set, the encoder's vectors through the
+    embedding cache (``<cache_dir>/embeddings``, the one eval uses) so a rebuild encodes nothing."""
+    from eval.models import EmbeddingCache, load_model
+
+    model = load_model(ALIGN_ENCODER)
+    store = EmbeddingCache(Path(cache_dir) / "embeddings") if cache_dir else None
+
+    def encode(texts):
+        if store is None:
+            vectors = np.asarray(model.encode(list(texts)), dtype=np.float32)
+            return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+        return store.encode(model, list(texts), "passage", progress=progress)[0]
+
+    english = Relevance(source.queries, source.corpus, source.qrels)
+    return align(english, reference.relevance, encode)
+
+
+def alignment_frame(alignment: Alignment, source: EnglishSource, reference: ReferenceSet) -> pl.DataFrame:
+    """One row per English id and role: what ``alignment.parquet`` holds (read by the hand-check and the card)."""
+    rows = []
+    for role, table, titles, targets in (("query", alignment.queries, source.queries, reference.relevance.queries),
+                                         ("corpus", alignment.corpus, source.corpus, reference.relevance.corpus)):
+        for sid, a in table.items():
+            rows.append({"source_id": sid, "role": role, "source_text": titles[sid], "reference_id": a.target_id,
+                         "reference_text": targets[a.target_id], "score": a.score, "margin": a.margin,
+                         "confident": a.confident, "reason": a.reason})
+    return pl.DataFrame(rows, schema=ALIGNMENT_SCHEMA)
+
+
+def alignment_summary(alignment: Alignment) -> dict:
+    """For stats.json: how many ids aligned confidently, and the relevance graph's edges preserved."""
+    def count(table: dict) -> dict:
+        return {"aligned": sum(a.confident for a in table.values()), "total": len(table)}
+
+    return {"encoder": ALIGN_ENCODER, "queries": count(alignment.queries), "corpus": count(alignment.corpus),
+            "edges_preserved": alignment.edges_preserved, "edges_checked": alignment.edges_checked,
+            "edges_total": alignment.edges_total}
+
+
+def fallback_ids(alignment: Alignment, source: EnglishSource) -> list[str]:
+    """English ids the given translation does not cover confidently (a title that is a query and a corpus title
+    needs both alignments)."""
+    out = []
+    for sid in source.titles():
+        parts = [t[sid] for t in (alignment.queries, alignment.corpus) if sid in t]
+        if not all(a.confident for a in parts) or len({a.target_id for a in parts}) > 1:
+            out.append(sid)
+    return out
+
+
+def sub_source(source: EnglishSource, ids: list[str]) -> EnglishSource:
+    keep = set(ids)
+    return EnglishSource(source.folder, {k: v for k, v in source.queries.items() if k in keep},
+                         {k: v for k, v in source.corpus.items() if k in keep},
+                         [(q, d) for q, d in source.qrels if q in keep and d in keep])
+
+
+def reference_raw(source: EnglishSource, reference: ReferenceSet, alignment: Alignment,
+                  mt_raw: pl.DataFrame | None) -> pl.DataFrame:
+    """The route's raw translations: the aligned title for every confident id, the MT route's outputs for the
+    rest (``mt_raw``, translated from ``sub_source(fallback_ids)``), else no output (route ``none``)."""
+    fallback = set(fallback_ids(alignment, source))
+    mt_rows = {r["source_id"]: r for r in mt_raw.iter_rows(named=True)} if mt_raw is not None else {}
+    version = f"{REGISTRY['repository']}@{REGISTRY['commit'][:12]}:{reference.lang}"
+    titles = reference.relevance.queries | reference.relevance.corpus
+    rows = []
+    for sid, title in source.titles().items():
+        a = alignment.target_of(sid)
+        row = {"source_id": sid, "source_text": title, "in_queries": sid in source.queries,
+               "in_corpus": sid in source.corpus, "reference_id": a.target_id, "alignment_score": a.score,
+               "alignment_margin": a.margin, "alignment_confident": sid not in fallback, "alignment_reason": a.reason}
+        if sid not in fallback:
+            row |= {"route": ROUTE, "sentence_masculine": "", "sentence_feminine": "", "output_masculine": titles[a.target_id],
+                    "output_feminine": None, "translator": f"{ROUTE}:{reference.lang}", "translator_version": version}
+        elif sid in mt_rows:
+            m = mt_rows[sid]
+            row |= {"route": "mt", **{k: m[k] for k in ("sentence_masculine", "sentence_feminine", "output_masculine",
+                                                         "output_feminine", "translator", "translator_version")}}
+        else:
+            row |= {"route": "none", "sentence_masculine": "", "sentence_feminine": "", "output_masculine": None,
+                    "output_feminine": None, "translator": f"{ROUTE}:{reference.lang}", "translator_version": version}
+        rows.append(row)
+    return pl.DataFrame(rows, schema=RAW_SCHEMA | ROUTE_SCHEMA)
+
+
+# Inclusive spellings of the given titles (fr *Caissier·ère*, *Consultant·e*; de *Avioniker/in*, *Ingenieur:in*,
+# *Ingenieur\*in*, *IngenieurIn*, *Ingenieur(in)*): the marker is removed and the title read as its masculine;
+# the gender layer makes the feminine (flag inclusive_base).
+_INCLUSIVE = re.compile(r"(?<=[^\W\d_])(?:[·•](?:[^\W\d_]+)(?:[·•]s)?|\((?:e|in|a)\)|[/:*](?:-?in(?:nen)?|e|a)(?![^\W\d_])"
+                        r"|In(?![^\W\d_]))")
+
+
+def split_inclusive(title: str) -> tuple[str, bool]:
+    """(the title with inclusive markers removed, whether there were any)."""
+    plain = _INCLUSIVE.sub("", title)
+    return plain, plain != title
+
+
+def gender_layer_for(lang, cache: Path | None):
+    """The gender layer the pack declares (``gender_layer``): lexicon (builder/inflection.py) or german
+    (builder/german.py). The reference route needs one: the given title's other form is made, never guessed."""
+    from builder.errors import BuildError
+
+    if lang.gender_layer == "lexicon":
+        from builder.inflection import GenderLayer
+
+        return GenderLayer(lang, cache)
+    if lang.gender_layer == "german":
+        from builder.german import GermanGenderLayer
+
+        return GermanGenderLayer(lang, cache)
+    raise BuildError(f"{lang.path}: the reference route needs a gender layer (gender_layer: lexicon with a lexicon: "
+                     "section, or german); this pack decides gender by ending rules only")
+
+
+def layer_names(layer) -> dict[str, str]:
+    """The names of the resources a layer's ``method`` parts stand for (check_method strings)."""
+    if hasattr(layer, "lexicon_name"):
+        return {"lexicon": layer.lexicon_name, "rule": f"rule:{layer.lang.code}-endings", "wordlist": layer.wordlist_name}
+    return {"lexicon": f"lexicon:{layer.lexicon.name.split(':', 1)[1]}", "rule": f"rule:{layer.lang.code}-endings",
+            "wordlist": layer.wordlist.name}
+
+
+def decide_given(layer, title: str, english: str, keeps_case: bool):
+    """The decision for one given title: read as the masculine base unless the layer finds it feminine; the
+    verdicts of the MT route's pair logic renamed for a single base (``inflected``: the other form made)."""
+    from builder.inflection import Decision
+    from builder.postprocess import earned, normalise
+
+    plain, inclusive = split_inclusive(title)
+    d: Decision = layer.decide(plain if keeps_case else normalise(plain), None, english)
+    flags = [f for f in d.flags if f not in ("masculine_is_feminine", "reinflected_feminine", "reinflected_masculine",
+                                             "feminine_output_read", "from_feminine_output")]
+    if inclusive:
+        flags.append("inclusive_base")
+    if d.verdict == "unknown":  # builder/german.py's word for a title it cannot vouch for
+        d = replace(d, verdict="unverified", masculine=d.masculine or normalise(plain), feminine=None, neutral=None)
+    if d.verdict == "reinflected":
+        base = "feminine_base" if "reinflected_masculine" in d.flags else "masculine_base"
+        d = replace(d, verdict="inflected", flags=flags + [base],
+                    reason="the given title is feminine; the masculine made by the gender layer" if base == "feminine_base"
+                    else "the given title is masculine; the feminine made by the gender layer")
+    else:
+        d = replace(d, flags=flags)
+    d = earned(d)
+    if keeps_case:  # the texts of the set are lowercase, as the MT route's (the paper's step 3)
+        d = replace(d, **{k: normalise(getattr(d, k)) if getattr(d, k) else getattr(d, k)
+                          for k in ("masculine", "feminine", "neutral")})
+    return d
+
+
+def process_reference(raw: pl.DataFrame, lang, corrections, lexicon_cache: Path | None) -> pl.DataFrame:
+    """The reference strategy: one decision per given title (route ``reference``), no item for route ``none``;
+    a person's correction overrides the decision as on the MT route. The output has the MT route's columns."""
+    from builder.gender import F, M, N, U
+    from builder.postprocess import PAIR_VERDICTS, UNCHECKED_FLAGS, corrected_verdict, decision_titles, normalise
+
+    rows = raw.to_dicts()
+    given = [r for r in rows if r["route"] == ROUTE]
+    layer = gender_layer_for(lang, lexicon_cache) if given else None
+    keeps_case = lang.gender_layer == "german"  # German tells nouns from adjectives by their capital
+    if layer is not None:
+        layer.prepare([r["output_masculine"] if keeps_case else normalise(r["output_masculine"]) for r in given])
+        names = layer_names(layer)
+    out = []
+    for r in rows:
+        sid = r["source_id"]
+        c = corrections.translations.get(sid)
+        given_title = normalise(r["output_masculine"]) if r["output_masculine"] else None
+        if r["route"] != ROUTE:
+            verdict, m_title, f_title, flags, reason, method = "unaligned", None, None, ["unaligned"], \
+                "no confident alignment and no MT route", "none"
+            mc = fc = U
+        else:
+            d = decide_given(layer, r["output_masculine"], r["source_text"], keeps_case)
+            verdict, reason, flags = d.verdict, d.reason, list(d.flags)
+            method = "+".join(names[p] for p in d.method.split("+") if p in names) or "none"
+            m_title, f_title = decision_titles(d)
+            unsure = any(x in UNCHECKED_FLAGS for x in d.flags)
+            gender = {"neutral": N}.get(verdict)
+            mc = U if unsure else (gender or (M if m_title else U))
+            fc = U if unsure else (gender or (F if f_title else U))
+        status = "machine"
+        if c is not None:
+            status = "corrected"
+            m_title = normalise(c.masculine) if c.masculine else m_title
+            f_title = normalise(c.feminine) if c.feminine else f_title
+            verdict, m_title, f_title = corrected_verdict(c, m_title, f_title, mc, fc)
+            if c.flag:
+                flags.append(c.flag)
+        out.append({
+            "mt_masculine": given_title, "mt_feminine": None, "title_masculine": m_title, "title_feminine": f_title,
+            "article_masculine": None, "article_feminine": None, "check_masculine": mc, "check_feminine": fc,
+            "check_method_masculine": method, "check_method_feminine": method, "check_method": method,
+            "verdict": verdict if verdict in PAIR_VERDICTS or m_title or f_title or verdict in (
+                "unaligned", "not_a_person", "dropped_by_annotator", "failed") else "failed",
+            "reason": reason, "flags": flags, "status": status, "annotators": list(c.annotators) if c else [],
+        })
+    schema = {"mt_masculine": pl.String, "mt_feminine": pl.String, "title_masculine": pl.String,
+              "title_feminine": pl.String, "article_masculine": pl.String, "article_feminine": pl.String,
+              "check_masculine": pl.String, "check_feminine": pl.String, "check_method_masculine": pl.String,
+              "check_method_feminine": pl.String, "check_method": pl.String, "verdict": pl.String, "reason": pl.String,
+              "flags": pl.List(pl.String), "status": pl.String, "annotators": pl.List(pl.String)}
+    return raw.hstack(pl.DataFrame({k: [o[k] for o in out] for k in schema}, schema=schema))
