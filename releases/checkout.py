@@ -59,6 +59,10 @@ def checkout_release(repo: Path, name: str, pull: bool = True) -> Checkout:
             raise ReleaseError(f"git checkout {resolved.commit[:12]} (release {resolved.version}) failed: {why}")
     result = Checkout(resolved.version, resolved.commit, resolved.how, entry["folder"], moved)
     if pull:
-        _dvc(repo, "pull", "-q", entry["folder"])
-        result.verified = verify_against(repo / entry["folder"], name, repo)
+        try:
+            _dvc(repo, "pull", "-q", entry["folder"])
+            result.verified = verify_against(repo / entry["folder"], name, repo)
+        except ReleaseError as exc:
+            done = "checked out" if moved else "at"
+            raise ReleaseError(f"{done} commit {resolved.commit[:12]} (release {resolved.version}), then: {exc}") from None
     return result
