@@ -1,5 +1,6 @@
-"""python -m releases make | verify | publish: package a versioned benchmark release, check a copy of one
-(against the digests git records with --against), or publish one to the project's DVC remote.
+"""python -m releases make | verify | publish | checkout: package a versioned benchmark release, check a copy
+of one (against the digests git records with --against), publish one to the project's DVC remote, or get a
+published one by its version alone (no tag needed).
 
 Defaults come from the `release:` section of params.yaml; flags override them.
 """
@@ -38,10 +39,18 @@ def _parser(defaults: ReleaseParams) -> argparse.ArgumentParser:
 
     verify = sub.add_parser("verify", help="check every checksum and row count of a release folder")
     verify.add_argument("release_dir", type=Path)
-    verify.add_argument("--against", metavar="REV",
-                        help="also check the folder against the digests git records at this tag or commit "
-                             "(published.json, dvc.lock), e.g. testset@v0.1.0; without it the folder is only "
-                             "checked against its own manifest")
+    verify.add_argument("--against", metavar="VERSION",
+                        help="also check the folder against the digests git records (published.json, dvc.lock) "
+                             "for this published version, e.g. 0.3.1 (found through its tag testset@v0.3.1 when "
+                             "the clone has it, otherwise through the history of published.json), or at this "
+                             "commit; without it the folder is only checked against its own manifest")
+
+    checkout = sub.add_parser("checkout", help="check out the commit that published a version, pull its release "
+                                               "folder and verify it; no tag needed")
+    checkout.add_argument("version", help="a published version, e.g. 0.3.1 (README.md lists them)")
+    checkout.add_argument("--no-pull", action="store_true",
+                          help="only the git checkout; then `dvc pull release` and `python -m releases verify "
+                               "release --against COMMIT` by hand")
 
     publish = sub.add_parser("publish", help="push a made release to the DVC remote and record its digests "
                                              "in published.json")
@@ -64,6 +73,15 @@ def _push(release_dir: Path, repo_id: str, revision: str, dry_run: bool) -> None
         print(json.dumps({"dry_run": True, **plan.describe()}, indent=2))
         return
     print(f"pushed to the Hub: {push_to_hub(plan)}")
+
+
+def _print_anchored(release_dir, anchored) -> None:
+    print(f"{release_dir}: release {anchored.version} verified against {anchored.rev} "
+          f"(commit {anchored.commit[:12]}):")
+    if anchored.how != "commit":
+        print(f"  found: {anchored.rev} = commit {anchored.commit[:12]}, {anchored.how}")
+    for line in anchored.checked:
+        print(f"  checked: {line}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -101,12 +119,20 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"  {command}")
             if args.push_to_hub:
                 _push(Path(args.release), args.push_to_hub, args.hub_revision, args.dry_run)
+        elif args.command == "checkout":
+            from .checkout import checkout_release  # not a dependency of the `release` stage (dvc.yaml)
+
+            done = checkout_release(git_root(Path.cwd()), args.version, pull=not args.no_pull)
+            where = ("checked out" if done.moved else "already at") + f" commit {done.commit[:12]}"
+            print(f"release {done.version}: {where}, {done.how} (a detached HEAD: `git switch -` goes back)")
+            if done.verified is None:
+                print(f"  next: dvc pull {done.folder} && python -m releases verify {done.folder} --against "
+                      f"{done.commit}")
+            else:
+                print(f"  pulled: {done.folder}/ (dvc pull {done.folder})")
+                _print_anchored(done.folder, done.verified)
         elif args.against:
-            anchored = verify_against(args.release_dir, args.against, git_root(Path.cwd()))
-            print(f"{args.release_dir}: release {anchored.version} verified against {anchored.rev} "
-                  f"(commit {anchored.commit[:12]}):")
-            for line in anchored.checked:
-                print(f"  checked: {line}")
+            _print_anchored(args.release_dir, verify_against(args.release_dir, args.against, git_root(Path.cwd())))
         else:
             result = verify_release(args.release_dir)
             for problem in result.problems:
@@ -115,8 +141,8 @@ def main(argv: list[str] | None = None) -> int:
                 raise ReleaseError(f"{args.release_dir}: release {result.version} failed verification "
                                    f"({len(result.problems)} problem(s) listed above)")
             print(f"{args.release_dir}: release {result.version} verified, {result.checked} files match the manifest "
-                  "(checked against the manifest in the same folder only; add --against testset@v"
-                  f"{result.version} to check it against the digest recorded in git)")
+                  "(checked against the manifest in the same folder only; add --against "
+                  f"{result.version} to check it against the digests recorded in git)")
     except ReleaseError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

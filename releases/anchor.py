@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -24,6 +25,9 @@ from .manifest import MANIFEST_NAME, ReleaseError, read_json, read_manifest, sha
 
 PUBLISHED_NAME = "published.json"
 PUBLISHED_FORMAT = "gendered-job-titles-published/1"
+TAG_PREFIX = "testset@v"
+# A release named by its version: 0.3.1, v0.3.1 or testset@v0.3.1 (its tag, which a clone may not have).
+VERSION_NAME_RE = re.compile(r"^(?:testset@v|v)?((?:0|[1-9]\d*)\.(?:0|[1-9]\d*)\.(?:0|[1-9]\d*))$")
 
 
 def md5_of(path: Path) -> str:
@@ -168,14 +172,90 @@ def read_published(repo: Path, rev: str | None = None) -> list[dict]:
 def write_published(repo: Path, entries: list[dict]) -> None:
     doc = {"format": PUBLISHED_FORMAT,
            "about": "Published releases: each version's tag, release folder, the SHA-256 of its manifest.json "
-                    "and DVC's md5 of the folder. `python -m releases verify DIR --against testset@vX.Y.Z` "
-                    "checks a folder against the entry recorded at that tag. Written by `python -m releases "
+                    "and DVC's md5 of the folder. `python -m releases verify DIR --against X.Y.Z` checks a folder "
+                    "against the entry recorded by the commit that published X.Y.Z (its tag, or the commit that "
+                    "added it here). Written by `python -m releases "
                     "publish`; docs/releases.md.",
            "releases": entries}
     path = repo / PUBLISHED_NAME
     tmp = path.with_name(f".{PUBLISHED_NAME}.partial-{os.getpid()}")
     tmp.write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     tmp.replace(path)
+
+
+# --- a published version, named by its version alone ----------------------------------------------------
+
+@dataclass(frozen=True)
+class ResolvedRelease:
+    """What a name given on the command line (a version, a tag, a commit) stands for."""
+    name: str
+    version: str | None  # None for a plain commit or other git revision
+    commit: str
+    how: str             # how the commit was found, for the messages
+
+
+def _versions_at(repo: Path, commit: str) -> set[str]:
+    """Versions published.json records at commit; an unreadable file there records none."""
+    try:
+        return {e["version"] for e in read_published(repo, commit)}
+    except ReleaseError:
+        return set()
+
+
+def publishing_commit(repo: Path, version: str) -> str | None:
+    """The commit that added version to published.json: the oldest commit touching published.json whose copy
+    records it, on HEAD's history first, then on every branch and remote branch. Needs no tag."""
+    for scope in (["HEAD"], ["--branches", "--remotes"]):
+        done = subprocess.run(["git", "-C", str(repo), "log", "--reverse", "--topo-order", "--format=%H", *scope,
+                               "--", PUBLISHED_NAME], capture_output=True, text=True)
+        for commit in done.stdout.split() if done.returncode == 0 else []:
+            if version in _versions_at(repo, commit):
+                return commit
+    return None
+
+
+def resolve_release(repo: Path, name: str) -> ResolvedRelease:
+    """A version (0.3.1, v0.3.1, testset@v0.3.1) is its tag when this clone has it, else the commit that added
+    it to published.json (tags do not travel with a clone); anything else is a git revision (a commit)."""
+    match = VERSION_NAME_RE.match(name.strip())
+    if match is None:
+        done = subprocess.run(["git", "-C", str(repo), "rev-parse", "--verify", "-q", f"{name}^{{commit}}"],
+                              capture_output=True, text=True)
+        if done.returncode != 0:
+            raise ReleaseError(f"{name}: neither a version (X.Y.Z, as README.md lists them) nor a commit of {repo}; "
+                               f"{PUBLISHED_NAME} records {_known(repo)}")
+        return ResolvedRelease(name, None, done.stdout.strip(), "commit")
+    version = match.group(1)
+    tag = f"{TAG_PREFIX}{version}"
+    done = subprocess.run(["git", "-C", str(repo), "rev-parse", "--verify", "-q", f"refs/tags/{tag}^{{commit}}"],
+                          capture_output=True, text=True)
+    if done.returncode == 0:
+        return ResolvedRelease(name, version, done.stdout.strip(), f"tag {tag}")
+    shallow = git(repo, "rev-parse", "--is-shallow-repository").strip() == "true"
+    if shallow:
+        raise ReleaseError(f"{name}: this clone is shallow (git clone --depth), so its history may not reach the "
+                           f"commit that published {version}; run `git fetch --unshallow` and retry")
+    commit = publishing_commit(repo, version)
+    if commit is None:
+        raise ReleaseError(f"{name}: no published release {version} in the history of {PUBLISHED_NAME} "
+                           f"(it records {_known(repo)}) and no tag {tag}; `git pull` if it is newer than this clone")
+    return ResolvedRelease(name, version, commit, f"the commit that added {version} to {PUBLISHED_NAME}")
+
+
+def _known(repo: Path) -> str:
+    try:
+        versions = [e["version"] for e in read_published(repo)]
+    except ReleaseError:
+        versions = []
+    return ", ".join(versions) if versions else "no version"
+
+
+def published_entry(repo: Path, resolved: ResolvedRelease) -> dict | None:
+    """The published.json entry of resolved's version at its commit (None for a plain commit)."""
+    if resolved.version is None:
+        return None
+    entries = [e for e in read_published(repo, resolved.commit) if e["version"] == resolved.version]
+    return entries[-1] if entries else None
 
 
 # --- verification against git ------------------------------------------------------------------------
@@ -187,22 +267,21 @@ class AnchoredVerification:
     commit: str
     checked: list[str]
     files: int
+    how: str = "commit"
 
 
 def verify_against(release_dir: Path, rev: str, repo: Path) -> AnchoredVerification:
-    """Verify release_dir against the digests git records at rev; raise ReleaseError on any mismatch."""
+    """Verify release_dir against the digests git records at rev (a version such as 0.3.1, its tag, or a
+    commit; see resolve_release); raise ReleaseError on any mismatch."""
     release_dir = Path(release_dir)
-    done = subprocess.run(["git", "-C", str(repo), "rev-parse", "--verify", "-q", f"{rev}^{{commit}}"],
-                          capture_output=True, text=True)
-    if done.returncode != 0:
-        raise ReleaseError(f"--against {rev}: no such tag or commit in {repo}; `git tag -l 'testset@*'` lists "
-                           "the published versions (git fetch --tags if the list is empty)")
-    commit = done.stdout.strip()
+    resolved = resolve_release(repo, rev)
+    commit = resolved.commit
     manifest = read_manifest(release_dir)
     version = manifest["version"]
-    if rev.startswith("testset@v") and rev != f"testset@v{version}":
-        raise ReleaseError(f"{release_dir}: the manifest says version {version}, but {rev} is another release; "
-                           f"verify against testset@v{version} or get {rev} with `git checkout {rev} && dvc pull`")
+    if resolved.version is not None and resolved.version != version:
+        raise ReleaseError(f"{release_dir}: the manifest says version {version}, but {rev} is release "
+                           f"{resolved.version}; verify against {version}, or get {resolved.version} with "
+                           f"`python -m releases checkout {resolved.version}`")
     at = f"{rev} ({commit[:12]})"
     checked = []
     published = [e for e in read_published(repo, commit) if e["version"] == version]
@@ -225,9 +304,10 @@ def verify_against(release_dir: Path, rev: str, repo: Path) -> AnchoredVerificat
         checked.append(f"folder md5 {digest} = {recorded.source}, output {folder_rel}, at {at}")
     if not checked:
         raise ReleaseError(f"{rev} records no digest of release {version} ({PUBLISHED_NAME} has no entry for it and "
-                           f"dvc.lock no output {folder_rel or release_dir}); pass the tag of a published release")
+                           f"dvc.lock no output {folder_rel or release_dir}); pass a published version (X.Y.Z)")
     result = verify_release(release_dir)
     if not result.ok:
         raise ReleaseError(f"{release_dir}: " + "; ".join(result.problems))
     checked.append(f"{result.checked} files: sha256 and rows = manifest.json")
-    return AnchoredVerification(version=version, rev=rev, commit=commit, checked=checked, files=result.checked)
+    return AnchoredVerification(version=version, rev=rev, commit=commit, checked=checked, files=result.checked,
+                                how=resolved.how)

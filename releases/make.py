@@ -14,7 +14,7 @@ import polars as pl
 from eval.testset import FEMININE, MASCULINE, TestSet, TestSetError, list_languages, read_testset, table1_counts
 from languages import LanguageError, load
 
-from .anchor import (folder_md5, git, git_root, md5_of, read_published, recorded_md5, recorded_outs,
+from .anchor import (folder_md5, git, git_root, md5_of, read_published, recorded_md5, recorded_outs, resolve_release,
                      relative_to_repo)
 from .card import render_card
 from .manifest import MANIFEST_NAME, ReleaseError, read_json, read_manifest, write_manifest
@@ -34,8 +34,9 @@ def release_tag(version: str) -> str:
 
 
 def check_version(repo: Path, version: str, out: Path) -> str | None:
-    """Refuse a malformed version and an --out that cannot take it. A version already tagged may only be made
-    again to reproduce it: returns the DVC md5 its tag records for the folder, which the new bytes must match."""
+    """Refuse a malformed version and an --out that cannot take it. A version already published (tagged, or
+    recorded in published.json's history) may only be made again to reproduce it: returns the DVC md5 its
+    commit records for the folder, which the new bytes must match."""
     if not VERSION_RE.match(version):
         raise ReleaseError(f"version {version!r} is not of the form X.Y.Z (e.g. 0.1.0)")
     if out.exists() and not out.is_dir():
@@ -47,17 +48,16 @@ def check_version(repo: Path, version: str, out: Path) -> str | None:
                                "(or delete the folder if that release was never published)")
     elif out.exists() and any(out.iterdir()):
         raise ReleaseError(f"{out} exists and is not a release folder; choose another --out")
-    tag = release_tag(version)
-    done = subprocess.run(["git", "-C", str(repo), "rev-parse", "-q", "--verify", f"refs/tags/{tag}^{{commit}}"],
-                          capture_output=True, text=True)
-    if done.returncode != 0:
+    try:  # its tag, or without one the commit that added it to published.json (tags do not travel with clones)
+        resolved = resolve_release(repo, version)
+    except ReleaseError:
         return None
-    commit = done.stdout.strip()
+    commit = resolved.commit
     recorded = [e["dvc_md5"] for e in read_published(repo, commit) if e["version"] == version]
     out_rel = relative_to_repo(out, repo)
     recorded += [o.md5 for o in recorded_outs(repo, commit) if o.path == out_rel]
     if not recorded:
-        raise ReleaseError(f"version {version} was already released (git tag {tag} exists at {commit[:12]}) and "
+        raise ReleaseError(f"version {version} was already released ({resolved.how}, {commit[:12]}) and "
                            "that commit records no digest of it to reproduce; choose a new version number")
     return recorded[0]
 
@@ -224,7 +224,7 @@ def make_release(data: str | Path, version: str, out: str | Path, params_path: s
         })
         if published_md5 is not None and folder_md5(staging) != published_md5:
             # `dvc repro` on a checkout of a published version remakes it; it must give the published bytes.
-            raise ReleaseError(f"version {version} was already released (git tag {release_tag(version)}, DVC md5 "
+            raise ReleaseError(f"version {version} was already released (published with DVC md5 "
                                f"{published_md5}) and these inputs make other bytes ({folder_md5(staging)}); "
                                "choose a new version number")
         if out.exists():

@@ -1,8 +1,9 @@
 """Publish a made release: push its bytes to the DVC remote and record its digests in published.json.
 
 The maintainer then commits dvc.lock, published.json and (for the in-repository remote) the storage folder
-together and tags that commit, so that a clone of the tag holds everything `dvc pull release` and
-`releases verify --against` need.
+together: that commit, the one that adds the version to published.json, holds everything `dvc pull release`
+and `releases verify --against X.Y.Z` need, and `releases checkout X.Y.Z` finds it in any clone. A tag on it
+is a convenience (clones need not carry tags).
 """
 
 from __future__ import annotations
@@ -76,7 +77,8 @@ def publish_release(release_dir: Path, remote: str | None = None) -> tuple[dict,
     storage = _remote_folder(repo, remote)
     commands = [f"git add dvc.lock {PUBLISHED_NAME}" + (f" {storage}" if storage else ""),
                 f'git commit -m "testset v{version}"',
-                f'git tag -a {tag} -m "gendered job titles {version}"',
-                f"# README.md, Releases: add the row | {version} | `{tag}` | `$(git rev-parse {tag}^{{commit}})` |, "
-                "commit it, then git push origin main " + tag]
+                f'git tag -a {tag} -m "gendered job titles {version}"   # optional: clones may carry no tags, '
+                f"and `--against {version}` finds the commit above through {PUBLISHED_NAME} without one",
+                f"# README.md, Releases: add the row | {version} | `{tag}` | `$(git rev-parse HEAD)` | (the commit "
+                f"above), put {version} in the researcher commands, commit, then git push origin main (and the tag)"]
     return entry, commands

@@ -156,7 +156,7 @@ def test_refuses_a_deleted_tracked_input(project):
 
 def test_refuses_a_version_that_has_a_tag(project):
     git(project.root, "tag", "testset@v0.1.0")
-    with pytest.raises(ReleaseError, match=r"version 0\.1\.0 was already released \(git tag testset@v0\.1\.0"):
+    with pytest.raises(ReleaseError, match=r"version 0\.1\.0 was already released \(tag testset@v0\.1\.0"):
         make(project)
 
 

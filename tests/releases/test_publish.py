@@ -78,9 +78,9 @@ def test_verify_against_a_commit_without_a_record_or_another_version_is_refused(
     assert "records no digest of release 0.1.0" in capsys.readouterr().err
     git(made.root, "tag", "testset@v0.0.9")
     assert main(["verify", "release", "--against", "testset@v0.0.9"]) == 2
-    assert "the manifest says version 0.1.0, but testset@v0.0.9 is another release" in capsys.readouterr().err
+    assert "the manifest says version 0.1.0, but testset@v0.0.9 is release 0.0.9" in capsys.readouterr().err
     assert main(["verify", "release", "--against", "no-such-tag"]) == 2
-    assert "--against no-such-tag: no such tag or commit" in capsys.readouterr().err
+    assert "no-such-tag: neither a version (X.Y.Z" in capsys.readouterr().err
 
 
 def test_publish_refuses_a_folder_that_is_not_the_recorded_output(made, capsys):
@@ -144,7 +144,87 @@ def test_a_published_version_can_be_made_again_only_byte_for_byte(made, capsys):
     stats = made.data / "es" / "stats.json"
     stats.write_text(stats.read_text().replace('"lang": "es"', '"lang": "es", "note": "rebuilt"'))
     record_data(made)
-    with pytest.raises(ReleaseError, match=r"version 0\.1\.0 was already released \(git tag testset@v0\.1\.0, DVC md5 "
+    with pytest.raises(ReleaseError, match=r"version 0\.1\.0 was already released \(published with DVC md5 "
                                            r"[0-9a-f]{32}\.dir\) and these inputs make other bytes"):
         make_release(made.data, "0.1.0", made.root / "release", made.params)
     assert not (made.root / "release").exists()
+
+
+# --- a version named alone, without a tag (tags do not travel with every clone) -------------------------
+
+def publish_untagged(project, capsys) -> str:
+    """Publish 0.1.0 and commit it, without the tag; returns the commit that added 0.1.0 to published.json."""
+    assert main(["publish", "--release", "release"]) == 0
+    capsys.readouterr()
+    git(project.root, "add", "published.json", "release.dvc")
+    project.commit("testset v0.1.0")
+    return git(project.root, "rev-parse", "HEAD").strip()
+
+
+@pytest.mark.parametrize("name", ["0.1.0", "v0.1.0", "testset@v0.1.0"])
+def test_verify_against_a_version_without_its_tag_uses_the_commit_that_published_it(made, capsys, name):
+    published = publish_untagged(made, capsys)
+    (made.root / "NOTES.md").write_text("a later commit\n")
+    made.commit("later work")
+    assert main(["verify", "release", "--against", name]) == 0
+    out = capsys.readouterr().out
+    assert f"release 0.1.0 verified against {name} (commit {published[:12]})" in out
+    assert f"found: {name} = commit {published[:12]}, the commit that added 0.1.0 to published.json" in out
+    assert re.search(r"checked: manifest\.json sha256 [0-9a-f]{16}… = published\.json \(release 0\.1\.0\)", out)
+    assert main(["verify", "release", "--against", "0.0.9"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: 0.0.9: no published release 0.0.9") and "records 0.1.0" in err
+    assert err.count("\n") == 1
+
+
+def test_a_published_version_without_a_tag_is_made_again_only_byte_for_byte(made, capsys):
+    import shutil
+
+    from releases import ReleaseError
+
+    from .conftest import record_data
+
+    publish_untagged(made, capsys)
+    shutil.rmtree(made.root / "release")
+    stats = made.data / "es" / "stats.json"
+    stats.write_text(stats.read_text().replace('"lang": "es"', '"lang": "es", "note": "rebuilt"'))
+    record_data(made)
+    with pytest.raises(ReleaseError, match=r"version 0\.1\.0 was already released \(published with DVC md5"):
+        make_release(made.data, "0.1.0", made.root / "release", made.params)
+
+
+def test_checkout_a_version_goes_to_the_commit_that_published_it_pulls_and_verifies(made, capsys):
+    import shutil
+
+    published = publish_untagged(made, capsys)
+    (made.root / "NOTES.md").write_text("a later commit\n")
+    made.commit("later work")
+    shutil.rmtree(made.root / "release")
+    assert main(["checkout", "0.1.0"]) == 0
+    out = capsys.readouterr().out
+    assert git(made.root, "rev-parse", "HEAD").strip() == published
+    assert out.startswith(f"release 0.1.0: checked out commit {published[:12]}, the commit that added 0.1.0 to "
+                          "published.json")
+    assert "pulled: release/" in out and "release: release 0.1.0 verified against 0.1.0" in out
+    assert (made.root / "release" / "manifest.json").is_file()
+    assert git(made.root, "status", "--porcelain") == ""
+    assert main(["checkout", "0.1.0"]) == 0  # again: nothing to move
+    assert f"release 0.1.0: already at commit {published[:12]}" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("spoil, message", [
+    (lambda root: (root / "params.yaml").write_text("languages: [pt]\n"),
+     r"the work tree has uncommitted changes \(1 file\(s\): params\.yaml\); commit or stash them"),
+    (None, r"9\.9\.9: no published release 9\.9\.9 in the history of published\.json \(it records 0\.1\.0\)"),
+], ids=["dirty-tree", "unknown-version"])
+def test_checkout_refuses_with_one_error_line(made, capsys, spoil, message):
+    publish_untagged(made, capsys)
+    head = git(made.root, "rev-parse", "HEAD")
+    if spoil:
+        spoil(made.root)
+    assert main(["checkout", "0.1.0" if spoil else "9.9.9"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and err.count("\n") == 1 and re.search(message, err), err
+    assert git(made.root, "rev-parse", "HEAD") == head
+    assert main(["checkout", "HEAD"]) == 2
+    assert "checkout takes a published version X.Y.Z" in capsys.readouterr().err

@@ -3,8 +3,11 @@
 - a maintainer clone runs a small pipeline built from this repository's own `release` and `eval` stages,
   `dvc repro` on a fresh clone of it leaves the tree clean, and `python -m releases publish` puts the
   release into the committed `dvc-storage/` and `published.json`;
-- the README's researcher commands, verbatim, on a fresh clone of that maintainer repository;
-- the same commands on a fresh clone of this repository itself, for the release it publishes.
+- the README's researcher commands on a fresh clone of that maintainer repository, published without a tag
+  (the install lines left out: the project's .venv runs them);
+- the README's researcher block verbatim, light install included (a new venv, `pip install
+  '.[researcher]'`, about a minute with a warm pip cache), on a clone of this repository made without tags,
+  for the newest release it publishes.
 
 The repository under test is only read (cloned); nothing is written into its storage folder.
 """
@@ -23,7 +26,7 @@ import pytest
 import yaml
 
 from eval.testset import write_testset
-from releases.anchor import PUBLISHED_NAME, folder_md5, read_published
+from releases.anchor import PUBLISHED_NAME, folder_md5, publishing_commit, read_published
 
 from .conftest import small_testset
 
@@ -32,6 +35,8 @@ pytestmark = [pytest.mark.slow]
 PROJECT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 TAG_RE = r"testset@v\d+\.\d+\.\d+"
+VERSION_RE = r"\b\d+\.\d+\.\d+\b"
+INSTALL_LINES = ("python3 -m venv ", "pip install ")  # the light install of the researcher block
 
 
 def env() -> dict:
@@ -62,18 +67,23 @@ def readme_block(marker: str) -> str:
 
 
 def researcher_commands() -> tuple[str, str]:
-    """The README's researcher block and the release tag it names."""
+    """The README's researcher block and the one release version it names."""
     block = readme_block("# researcher")
-    tags = set(re.findall(TAG_RE, block))
-    assert len(tags) == 1, f"the researcher block names one release tag, not {sorted(tags)}"
-    return block, tags.pop()
+    versions = set(re.findall(VERSION_RE, block))
+    assert len(versions) == 1, f"the researcher block names one release version, not {sorted(versions)}"
+    assert re.search(r"^python -m releases checkout \d", block, flags=re.M), "the block checks out a version"
+    return block, versions.pop()
 
 
-def run_researcher_path(repo_url: str, workdir: Path, tag: str) -> tuple[Path, str]:
-    block, readme_tag = researcher_commands()
+def run_researcher_path(repo_url: str, workdir: Path, version: str, install: bool = True) -> tuple[Path, str]:
+    """Run the README's researcher block with <repo> and its version replaced; without install, its venv and
+    pip lines are left out and the project's .venv (first on PATH) runs the rest."""
+    block, readme_version = researcher_commands()
     assert "<repo>" in block
     clone_dir = re.search(r"git clone <repo> (\S+)", block).group(1)
-    out = sh(workdir, block.replace("<repo>", repo_url).replace(readme_tag, tag))
+    if not install:
+        block = "\n".join(line for line in block.splitlines() if not line.startswith(INSTALL_LINES))
+    out = sh(workdir, block.replace("<repo>", repo_url).replace(readme_version, version))
     return workdir / clone_dir, out
 
 
@@ -139,8 +149,10 @@ def test_publish_then_the_readme_researcher_path_on_a_fresh_clone(maintainer, tm
     out = sh(maintainer, "python -m releases publish")
     printed = [line.strip() for line in out.splitlines() if line.startswith("  git ")]
     assert printed[0] == f"git add dvc.lock {PUBLISHED_NAME} dvc-storage", out
-    sh(maintainer, "\n".join(printed[:3]))
+    assert printed[2].startswith("git tag -a testset@v9.9.0") and "optional" in printed[2]
+    sh(maintainer, "\n".join(printed[:2]))  # add and commit; no tag: the version alone names the release
     clean(maintainer)
+    assert not tags_in(maintainer)
     [entry] = [e for e in read_published(maintainer) if e["version"] == "9.9.0"]
     assert entry["tag"] == "testset@v9.9.0" and entry["dvc_md5"] == folder_md5(maintainer / "release")
 
@@ -153,8 +165,10 @@ def test_publish_then_the_readme_researcher_path_on_a_fresh_clone(maintainer, tm
     others = {md5 for md5 in stored - wanted if not _in_project_storage(md5)}  # besides the project's releases
     assert not others, f"dvc-storage/ holds objects of no published release: {sorted(others)[:5]}"
 
-    clone, out = run_researcher_path(str(maintainer), tmp_path, "testset@v9.9.0")
-    assert "release 9.9.0 verified against testset@v9.9.0" in out
+    clone, out = run_researcher_path(str(maintainer), tmp_path, "9.9.0", install=False)
+    published = sh(maintainer, "git rev-parse HEAD").strip()
+    assert f"release 9.9.0: already at commit {published[:12]}, the commit that added 9.9.0 to published.json" in out
+    assert "release: release 9.9.0 verified against 9.9.0" in out
     assert f"manifest.json sha256 {entry['manifest_sha256'][:16]}… = {PUBLISHED_NAME} (release 9.9.0)" in out
     assert f"folder md5 {entry['dvc_md5']} = dvc.lock (stage release)" in out
     for rel in (p.relative_to(maintainer / "release") for p in (maintainer / "release").rglob("*") if p.is_file()):
@@ -198,7 +212,10 @@ def test_the_readme_lists_every_published_version_with_its_tag_commit():
     readme = (PROJECT / "README.md").read_text(encoding="utf-8")
     rows = re.findall(rf"^\| `?(\d+\.\d+\.\d+)`? \| `({TAG_RE})` \| `([0-9a-f]{{40}})` \|", readme, flags=re.M)
     assert [(e["version"], e["tag"]) for e in published] == [(v, t) for v, t, _ in rows]
-    for _version, tag, commit in rows:
+    for version, tag, commit in rows:
+        # Without tags, the version resolves through published.json's history to the commit the README gives.
+        assert publishing_commit(PROJECT, version) == commit, \
+            f"README gives {version} commit {commit}, the commit that added it to published.json is another"
         # The commit is part of this history and holds the release's published.json entry, tags or not.
         assert subprocess.run(["git", "-C", str(PROJECT), "merge-base", "--is-ancestor", commit, "HEAD"]).returncode == 0, \
             f"README gives {tag} commit {commit}, which is not in this branch's history"
@@ -213,24 +230,34 @@ def test_the_readme_lists_every_published_version_with_its_tag_commit():
         assert done.stdout.strip() == commit, f"README gives {tag} commit {commit}, the tag is on {done.stdout}"
 
 
-def test_the_readme_researcher_path_on_a_fresh_clone_of_this_repository(tmp_path):
+def test_the_readme_researcher_block_verbatim_on_a_clone_without_tags(tmp_path):
+    """Done means (issue 23): a clone that carries no tag runs the README's researcher block as written, its
+    light install included (a new .venv in the clone and `pip install '.[researcher]'` from the package index,
+    not the project's .venv), for the newest published version; `pip install .` leaves no build/ behind."""
     published = read_published(PROJECT)
     assert published, ("no release is published in this repository (published.json lists none): publish one "
                        "with the maintainer commands of docs/releases.md")
-    block, tag = researcher_commands()
-    assert tag == published[-1]["tag"], f"the README's researcher commands name {tag}, the newest release is " \
-                                        f"{published[-1]['tag']}"
-    source = str(PROJECT)
-    if not tags_in(PROJECT):
-        # This checkout came without tags (a CI clone): give a copy of it the tag at the commit the README names.
-        commit = dict((t, c) for _, t, c in re.findall(
-            rf"^\| `?(\d+\.\d+\.\d+)`? \| `({TAG_RE})` \| `([0-9a-f]{{40}})` \|",
-            (PROJECT / "README.md").read_text(encoding="utf-8"), flags=re.M))[tag]
-        source = str(tmp_path / "origin")
-        subprocess.run(["git", "clone", "-q", str(PROJECT), source], check=True)
-        subprocess.run(["git", "-C", source, "tag", tag, commit], check=True)
-        (tmp_path / "work").mkdir()
-        tmp_path = tmp_path / "work"
-    clone, out = run_researcher_path(source, tmp_path, tag)
-    assert f"verified against {tag}" in out and "= published.json" in out and "= dvc.lock (stage release)" in out
+    block, version = researcher_commands()
+    assert version == published[-1]["version"], (f"the README's researcher commands name {version}, the newest "
+                                                 f"release is {published[-1]['version']}")
+    origin = tmp_path / "origin.git"  # what a host serves when tags are not pushed or not fetched
+    subprocess.run(["git", "clone", "-q", "--bare", "--no-tags", str(PROJECT), str(origin)], check=True)
+    for tag in filter(None, sh(origin, "git tag -l").split()):
+        sh(origin, f"git tag -d {tag} >/dev/null")
+    (tmp_path / "work").mkdir()
+    # the block, with the project's .venv off PATH: every command runs from the light install it creates
+    path = os.pathsep.join(p for p in os.environ["PATH"].split(os.pathsep) if Path(p) != BIN)
+    done = subprocess.run(["bash", "-c", "set -euo pipefail\n" + block.replace("<repo>", str(origin))],
+                          cwd=tmp_path / "work", env={**env(), "PATH": path, "PIP_DISABLE_PIP_VERSION_CHECK": "1"},
+                          capture_output=True, text=True, timeout=1200)
+    out = done.stdout + done.stderr
+    assert done.returncode == 0, f"the researcher block failed:\n{block}\n--- output\n{out[-6000:]}"
+    clone = tmp_path / "work" / re.search(r"git clone <repo> (\S+)", block).group(1)
+    assert sh(clone, "git tag -l").strip() == "", "the clone carries tags; the test must run without"
+    commit = publishing_commit(clone, version)
+    assert f"release {version}: checked out commit {commit[:12]}, the commit that added {version}" in out, out
+    assert f"verified against {version}" in out and "= published.json" in out and "= dvc.lock (stage release)" in out
+    assert sh(clone, "git rev-parse HEAD").strip() == commit
+    assert not (clone / "build").exists(), "pip install . left build/ in the work tree"
+    assert sh(clone, "git status --porcelain --untracked-files=all") == "", "the block left the tree unclean"
     assert list((clone / "results").rglob("tfidf-char__*.json"))
