@@ -97,6 +97,8 @@ def run_settings(args: argparse.Namespace):
         overrides["models"] = tuple(args.model)
     if args.lang:
         overrides["languages"] = tuple(args.lang)
+    for lang in overrides.get("languages") or settings.languages or ():
+        checked_code(lang, "--lang" if args.lang else f"{args.params}: eval.languages entry")
     if args.self_match:
         overrides["self_match"] = args.self_match
     if args.cache:
@@ -112,6 +114,16 @@ def run_settings(args: argparse.Namespace):
         if not any(m.startswith("RBO(") for m in settings.measures):
             overrides["measures"] += (f"RBO(p={args.rbo_p:g})",)
     return replace(settings, **overrides)
+
+
+def checked_code(lang, what: str) -> str:
+    """``lang`` when it is a language code (``languages.check_code``, the check of every CLI), else an EvalError."""
+    from languages import LanguageError, check_code
+
+    try:
+        return check_code(lang, what)
+    except LanguageError as exc:
+        raise EvalError(str(exc)) from None
 
 
 def without_timing_result(result):
@@ -308,6 +320,8 @@ def cmd_audit(args: argparse.Namespace) -> int:
     data = Path(args.data)
     if not data.is_dir():
         raise EvalError(f"{data}: no such folder; build a test set first (python -m builder ...) or dvc pull a release")
+    for lang in args.lang or settings.languages or ():
+        checked_code(lang, "--lang" if args.lang else f"{args.params}: audit.languages entry")
     available = list_languages(data)
     langs = args.lang or settings.languages or available
     missing = [lang for lang in langs if lang not in available]
