@@ -25,7 +25,7 @@ from .params import read_release_params
 # material (schema owned by the builder), not part of the benchmark contract.
 SHIPPED_FILES = ("queries.parquet", "corpus.parquet", "qrels.tsv", "stats.json")
 COUNT_KEYS = ("pairs", "neutral", "titles", MASCULINE, FEMININE)
-VERSION_RE = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)$")
+VERSION_RE = re.compile(r"(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)")  # matched whole (fullmatch)
 TOOLKIT = "gendered-job-titles"
 
 
@@ -36,7 +36,7 @@ def release_tag(version: str) -> str:
 def check_version(repo: Path, version: str, out: Path) -> str | None:
     """Refuse a malformed version and an --out that cannot take it. A version already tagged may only be made
     again to reproduce it: returns the DVC md5 its tag records for the folder, which the new bytes must match."""
-    if not VERSION_RE.match(version):
+    if not VERSION_RE.fullmatch(version):
         raise ReleaseError(f"version {version!r} is not of the form X.Y.Z (e.g. 0.1.0)")
     if out.exists() and not out.is_dir():
         raise ReleaseError(f"{out} exists and is a file, not a folder; choose another --out")
