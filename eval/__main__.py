@@ -126,6 +126,18 @@ def checked_code(lang, what: str) -> str:
         raise EvalError(str(exc)) from None
 
 
+def languages_under(data: Path) -> list[str]:
+    """The languages under ``data`` (``eval.testset.list_languages``), each folder name a language code."""
+    from languages import LanguageError, languages_under as checked
+
+    from eval.testset import list_languages
+
+    try:
+        return checked(data, list_languages)
+    except LanguageError as exc:
+        raise EvalError(f"{exc}; rename the folder to its code or move it out of {data}") from None
+
+
 def without_timing_result(result):
     """A stored language result without its run-to-run timing (see ``without_timing``)."""
     from dataclasses import replace
@@ -140,7 +152,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from eval.results import RunResult, find_stored
     import polars as pl
 
-    from eval.testset import INCLUSIVE, list_languages, read_testset
+    from eval.testset import INCLUSIVE, read_testset
 
     fix_mmap_threshold()  # peak memory bounded by a block of queries, not by how many blocks (eval/memory.py)
 
@@ -149,7 +161,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if not data.is_dir():
         problem = "not a folder" if data.exists() else "no such folder"
         raise EvalError(f"{data}: {problem}; give the test-set root (build one with python -m builder, or dvc pull a release)")
-    available = list_languages(data)
+    available = languages_under(data)
     langs = list(settings.languages or available)
     missing = [lang for lang in langs if lang not in available]
     if missing:
@@ -313,7 +325,6 @@ def cmd_audit(args: argparse.Namespace) -> int:
     from eval.audit_report import audit_markdown, write_audit_plots
     from eval.models import EmbeddingCache, model_slug
     from eval.params import read_audit_settings, read_eval_settings
-    from eval.testset import list_languages
 
     eval_settings = read_eval_settings(args.params)
     settings = read_audit_settings(args.params, eval_settings)
@@ -322,7 +333,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
         raise EvalError(f"{data}: no such folder; build a test set first (python -m builder ...) or dvc pull a release")
     for lang in args.lang or settings.languages or ():
         checked_code(lang, "--lang" if args.lang else f"{args.params}: audit.languages entry")
-    available = list_languages(data)
+    available = languages_under(data)
     langs = args.lang or settings.languages or available
     missing = [lang for lang in langs if lang not in available]
     if not data.is_dir() or missing or not langs:

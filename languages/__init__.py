@@ -49,6 +49,18 @@ def check_code(text: object, what: str = "--lang") -> str:
     return text
 
 
+def languages_under(root, list_languages) -> list[str]:
+    """``list_languages(root)`` (the format's listing, passed in: this package imports none of eval) with every
+    folder name checked by ``check_code``: a folder like ``x<img src=x onerror=...>`` holding a test set is
+    refused, naming it, before its name reaches a file name, a dataset name or a page."""
+    from pathlib import Path
+
+    found = list_languages(root)
+    for name in found:
+        check_code(name, f"{Path(root) / name}: a test-set folder whose name")
+    return found
+
+
 @dataclass(frozen=True)
 class SpacyPipeline:
     name: str

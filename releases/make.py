@@ -12,7 +12,7 @@ from pathlib import Path
 import polars as pl
 
 from eval.testset import FEMININE, MASCULINE, TestSet, TestSetError, list_languages, read_testset, table1_counts
-from languages import LanguageError, load
+from languages import LanguageError, check_code, load
 
 from .anchor import (folder_md5, git, git_root, md5_of, read_published, recorded_md5, recorded_outs,
                      relative_to_repo)
@@ -147,6 +147,11 @@ def check_stats_file(path: Path) -> None:
 
 
 def read_languages(data: Path, languages: list[str]) -> list[TestSet]:
+    for lang in languages:  # the one language-code check of every CLI, before a name becomes a path
+        try:
+            check_code(lang, "params 'languages' entry")
+        except LanguageError as exc:
+            raise ReleaseError(str(exc)) from None
     built = list_languages(data)
     missing = [lang for lang in languages if lang not in built]
     if missing:

@@ -418,14 +418,15 @@ def test_report_refuses_a_language_that_is_not_a_code_and_a_string_where_a_numbe
 
 
 def test_a_test_set_folder_that_is_not_a_language_code_is_refused(tmp_path):
-    from eval.testset import TestSetError, list_languages, write_testset
+    from eval.testset import list_languages, write_testset
+    from languages import LanguageError, languages_under
     from tests.eval.conftest import make_testset
 
     data = tmp_path / "data"
     write_testset(make_testset("pt"), data)
     (data / "pt").rename(data / HOSTILE)
-    with pytest.raises(TestSetError, match="is not a language code"):
-        list_languages(data)
+    with pytest.raises(LanguageError, match="a test-set folder whose name .* is not a language code"):
+        languages_under(data, list_languages)
     r = run_cli("run", "--data", str(data), "--model", "tfidf-char", "--out", str(tmp_path / "runs"), "--quiet")
     assert r.returncode == 2 and r.stderr.startswith("error: ") and "is not a language code" in r.stderr, r.stderr
     assert len(r.stderr.splitlines()) == 1 and not (tmp_path / "runs").exists()
