@@ -16,6 +16,7 @@ from annotation.pull import (
 from annotation.push import PushReport, get_or_create_dataset, sync_records
 from annotation.serve import DEFAULT_PORT, serve
 from annotation.server import connect, ensure_workspace, server_errors
+from config.secrets import scrub
 from eval.errors import EvalError
 from eval.testset import TestSetError, read_testset
 from languages import LanguageError, check_code
@@ -152,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             serve(args.port)
         except AnnotationError as exc:
-            print(f"error: {exc}", file=sys.stderr)
+            print(f"error: {scrub(exc)}", file=sys.stderr)
             return 2
         return 0
     try:
@@ -169,7 +170,7 @@ def main(argv: list[str] | None = None) -> int:
         else:
             _print_pull(pull(args.lang, params, args.out))
     except (AnnotationError, TestSetError, LanguageError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {scrub(exc)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("interrupted: records already sent or pulled are kept; run the command again", file=sys.stderr)

@@ -19,6 +19,7 @@ import sqlite3
 import sys
 from pathlib import Path
 
+from config.secrets import scrub
 from eval.errors import EvalError
 from eval.testset import TestSetError
 
@@ -448,16 +449,16 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.func(args)
     except (EvalError, TestSetError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {scrub(exc)}", file=sys.stderr)
         return 2
     except sqlite3.DatabaseError as exc:  # only the embedding cache is SQLite
         cache = getattr(args, "cache", None) or "the embedding cache (params eval.cache)"
-        print(f"error: {cache}: the embedding cache is corrupt or locked ({exc}); delete it (embeddings are "
+        print(f"error: {cache}: the embedding cache is corrupt or locked ({scrub(exc)}); delete it (embeddings are "
               "recomputed) or pass another --cache", file=sys.stderr)
         return 2
     except OSError as exc:  # an --out that is a file, no permission, a full disk: the user's to fix
         where = f"{exc.filename}: " if exc.filename else ""
-        print(f"error: {where}{exc.strerror or exc}; check the paths given (--out, --cache, --data, --plots) "
+        print(f"error: {scrub(where)}{scrub(exc.strerror or exc)}; check the paths given (--out, --cache, --data, --plots) "
               "and the free space", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
