@@ -434,10 +434,26 @@ def check_integrity(folder: Path, stats: dict, skip: tuple[str, ...] = ()) -> di
         raise TestSetError(f"{folder / 'stats.json'}: {INTEGRITY_KEY} does not list {', '.join(REQUIRED_FILES)}; "
                            "rebuild the language or re-pull the release")
     for name, digest in sorted(digests.items()):
-        path = folder / name
+        path = _confined(folder, name)
         if name not in skip and path.is_file() and sha256_of(path) != digest:
             raise TestSetError(_mixed_builds(path, integrity.get("build_id")))
     return dict(digests)
+
+
+def _confined(folder: Path, name: str) -> Path:
+    """``folder / name`` when ``name`` (a file name listed in stats.json's set_integrity) is a file of the folder
+    itself: no absolute path, no ``..`` or sub-path, no symlink leading out of the folder; else a TestSetError.
+    A crafted stats.json must not make a reader hash /etc/hostname or an 8 GiB file elsewhere."""
+    where = f"{folder / 'stats.json'}: {INTEGRITY_KEY} lists {str(name)[:80]!r}"
+    if not isinstance(name, str) or name in ("", ".", "..") or "/" in name or "\\" in name or "\0" in name \
+            or Path(name).name != name:
+        raise TestSetError(f"{where}, which is not a file name of the folder (an absolute path or one with .. or /); "
+                           "rebuild the language or re-pull the release")
+    path = folder / name
+    if path.is_symlink() and path.resolve().parent != folder.resolve():
+        raise TestSetError(f"{where}, a symlink to {path.resolve()} outside the folder; replace it with the file "
+                           "itself, or rebuild the language or re-pull the release")
+    return path
 
 
 def _mixed_builds(path: Path, build_id: str | None) -> str:
