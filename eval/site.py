@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import html
 import json
-import os
-import shutil
+import re
 from pathlib import Path
 
 from eval.audit_report import write_audit_plots
 from eval.errors import EvalError
+from eval.testset import write_folder_atomically
 from languages import is_code
 from eval.report import (
     CORPUS_TITLES,
@@ -116,22 +116,45 @@ def build_site(paths: list[str | Path], out: str | Path) -> Path:
                 raise EvalError(f"{path}: language {lang[:60]!r} is not a language code (a lowercase ISO 639 code such as pt); "
                                 "give files written by python -m eval run / audit")
     out = Path(out)
-    figures = out / "figures"
-    if figures.exists():  # pictures of an earlier report must not linger beside this one
-        shutil.rmtree(figures)
-    eval_figures = write_plots(docs, figures)
-    audit_figures = write_audit_plots(audit, figures) if audit else []
-    try:
-        page = render_page(docs, [p.name for p in result_paths], audit, audit_paths[0].name if audit else None,
-                           [p.name for p in eval_figures], [p.name for p in audit_figures])
-    except NotANumber as exc:
-        raise EvalError(f"{', '.join(map(str, result_paths + audit_paths))}: {exc}; give files written by python -m eval "
-                        "run / audit") from None
-    index = out / "index.html"
-    tmp = out / "index.html.tmp"
-    tmp.write_text(page, encoding="utf-8")
-    os.replace(tmp, index)  # a reader never sees half a page
-    return index
+    check_site_folder(out)
+
+    def fill(tmp: Path) -> None:
+        eval_figures = write_plots(docs, tmp / "figures")
+        audit_figures = write_audit_plots(audit, tmp / "figures") if audit else []
+        try:
+            page = render_page(docs, [p.name for p in result_paths], audit, audit_paths[0].name if audit else None,
+                               [p.name for p in eval_figures], [p.name for p in audit_figures])
+        except NotANumber as exc:
+            raise EvalError(f"{', '.join(map(str, result_paths + audit_paths))}: {exc}; give files written by python -m "
+                            "eval run / audit") from None
+        (tmp / "index.html").write_text(page, encoding="utf-8")
+
+    # The whole site is written into a hidden sibling and swapped in (the test sets' writer): a failed or killed
+    # report leaves the previous site as it was, and pictures of an earlier report do not linger.
+    write_folder_atomically(out, fill)
+    return out / "index.html"
+
+
+# What eval report writes into --out (and index.html.tmp, which earlier versions left behind): nothing else
+# may be there, since the site is replaced whole.
+SITE_FILE = re.compile(r"index\.html(\.tmp)?|figures|figures/(symmetry|map|gap|forms|(correlation|exclusion|mitigation)_"
+                       r"[a-z]{2,3}(-[a-z0-9]{2,8})*)\.png")
+
+
+def check_site_folder(out: Path) -> None:
+    """Refuse an --out holding anything eval report did not write: the site is replaced whole, and a user's own
+    files in it (or in its figures/) must not be deleted."""
+    if out.exists() and not out.is_dir():
+        raise EvalError(f"{out}: --out is a file; give a folder for the site")
+    if not out.is_dir():
+        return
+    foreign = sorted(p.relative_to(out).as_posix() for p in out.rglob("*")
+                     if not SITE_FILE.fullmatch(p.relative_to(out).as_posix())
+                     or (p.is_symlink() or (p.is_dir() != (p.name == "figures" and p.parent == out))))
+    if foreign:
+        shown = ", ".join(foreign[:5]) + (f" and {len(foreign) - 5} more" if len(foreign) > 5 else "")
+        raise EvalError(f"{out}: holds files eval report did not write ({shown}); the site is replaced whole, so give "
+                        "a new or empty --out, or move those files out")
 
 
 def _e(text) -> str:

@@ -508,9 +508,10 @@ def write_folder_atomically(folder: Path, fill: Callable[[Path], None]) -> Path:
     tmp.mkdir()
     try:
         fill(tmp)
-        for path in tmp.iterdir():  # on disk before the swap, so a crash cannot show a swapped, empty file
-            with open(path, "rb") as fh:
-                os.fsync(fh.fileno())
+        for path in sorted(tmp.rglob("*")):  # on disk before the swap, so a crash cannot show a swapped, empty file
+            if path.is_file() and not path.is_symlink():
+                with open(path, "rb") as fh:
+                    os.fsync(fh.fileno())
         if not folder.exists():
             tmp.rename(folder)
         elif _exchange(tmp, folder):

@@ -433,3 +433,54 @@ def test_a_test_set_folder_that_is_not_a_language_code_is_refused(tmp_path):
     for bad in ("pt\n", "../pt", HOSTILE):
         r = run_cli("run", "--data", str(data), "--lang", bad, "--model", "tfidf-char", "--out", str(tmp_path / "runs"))
         assert r.returncode == 2 and "--lang " in r.stderr and "is not a language code" in r.stderr, (bad, r.stderr)
+
+
+def _snapshot(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_report_never_deletes_files_it_did_not_write(results, tmp_path):
+    site = tmp_path / "site"
+    (site / "figures").mkdir(parents=True)
+    mine = site / "figures" / "my-drawing.svg"
+    mine.write_text("<svg/>", encoding="utf-8")
+    r = run_cli("report", str(results / "runs"), "--out", str(site))
+    assert r.returncode == 2 and len(r.stderr.splitlines()) == 1, r.stderr
+    assert r.stderr.startswith(f"error: {site}: holds files eval report did not write (figures/my-drawing.svg)")
+    assert _snapshot(site) == {"figures/my-drawing.svg": b"<svg/>"}
+
+
+def test_a_failed_report_leaves_the_previous_site_as_it_was(results, tmp_path):
+    site = tmp_path / "site"
+    assert run_cli("report", str(results / "runs"), str(results / "audit"), "--out", str(site)).returncode == 0
+    before = _snapshot(site)
+    doc = json.loads(next((results / "audit").glob("audit__*.json")).read_text(encoding="utf-8"))
+    doc["languages"]["es"]["corpora"]["masculine"]["exclusion"]["pairs_scored"] = "many"  # fails after the plots
+    bad = tmp_path / "audit.json"
+    bad.write_text(json.dumps(doc), encoding="utf-8")
+    one_model = str(next((results / "runs").glob("m-use__*.json")))  # other figures than the site's: a mix would show
+    r = run_cli("report", one_model, str(bad), "--out", str(site))
+    assert r.returncode == 2 and "pairs_scored is 'many' where a number belongs" in r.stderr, r.stderr
+    assert _snapshot(site) == before
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".site")) == []  # no leftover
+
+
+def test_a_kill_while_plotting_leaves_the_previous_pngs(results, tmp_path, monkeypatch):
+    """eval run and compare write their PNGs whole or not at all: a kill in savefig leaves the old picture."""
+    import matplotlib.figure
+
+    from eval.report import load_results, write_plots
+
+    docs = load_results(sorted((results / "runs").glob("*__*.json")))
+    plots = tmp_path / "plots"
+    write_plots(docs, plots)
+    before = _snapshot(plots)
+
+    def killed(self, fname, *args, **kwargs):
+        fname.write(b"\x89PNG half")  # a part of the picture, then the kill
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(matplotlib.figure.Figure, "savefig", killed)
+    with pytest.raises(KeyboardInterrupt):
+        write_plots(docs, plots)
+    assert _snapshot(plots) == before and all(len(b) > 1000 for b in before.values())
