@@ -16,8 +16,10 @@ from annotation.pull import (
 from annotation.push import PushReport, get_or_create_dataset, sync_records
 from annotation.serve import DEFAULT_PORT, serve
 from annotation.server import connect, ensure_workspace, server_errors
+from config.secrets import scrub
 from eval.errors import EvalError
 from eval.testset import TestSetError, read_testset
+from languages import LanguageError, check_code
 
 
 def push_translations(data: str | Path, lang: str, params: AnnotationParams) -> PushReport:
@@ -151,10 +153,12 @@ def main(argv: list[str] | None = None) -> int:
         try:
             serve(args.port)
         except AnnotationError as exc:
-            print(f"error: {exc}", file=sys.stderr)
+            print(f"error: {scrub(exc)}", file=sys.stderr)
             return 2
         return 0
     try:
+        if getattr(args, "lang", None) is not None:
+            check_code(args.lang)  # before it names a file or an Argilla dataset (languages.check_code: every CLI's check)
         params = load_params(args.params)
         depth = args.depth if args.command == "push" and args.what == "relevance" else None
         params = with_overrides(params, args.params, pool_depth=depth, workspace=args.workspace or None,
@@ -165,8 +169,8 @@ def main(argv: list[str] | None = None) -> int:
             print(push_relevance(args.data, args.lang, list(args.models or params.relevance.models), params))
         else:
             _print_pull(pull(args.lang, params, args.out))
-    except (AnnotationError, TestSetError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+    except (AnnotationError, TestSetError, LanguageError) as exc:
+        print(f"error: {scrub(exc)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("interrupted: records already sent or pulled are kept; run the command again", file=sys.stderr)

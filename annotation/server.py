@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import httpx
 
 from annotation import AnnotationError
+from config.secrets import scrub
 
 URL_VAR = "ARGILLA_API_URL"
 KEY_VAR = "ARGILLA_API_KEY"
@@ -27,6 +28,7 @@ def server_errors(api_url: str) -> Iterator[None]:
     """Turn transport and API failures into an AnnotationError that names the server and what to do."""
     from argilla._exceptions import ArgillaAPIError, ArgillaCredentialsError
 
+    api_url = scrub(api_url)  # never the password of a http://user:password@host URL
     try:
         yield
     except ArgillaCredentialsError:
@@ -76,7 +78,7 @@ def connect(api_url: str | None = None, api_key: str | None = None) -> Server:
         raise AnnotationError(f"{KEY_VAR} is not set; export your Argilla API key (never put it in a file)")
     rg = _rg()
     with server_errors(api_url):
-        return Server(rg.Argilla(api_url=api_url, api_key=api_key, retries=1), api_url.rstrip("/"))
+        return Server(rg.Argilla(api_url=api_url, api_key=api_key, retries=1), scrub(api_url.rstrip("/")))
 
 
 def ensure_workspace(server: Server, name: str):

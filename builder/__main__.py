@@ -16,6 +16,7 @@ from builder.errors import BuildError, scrub
 from builder.params import language_for, load_params, route_for, translator_for
 from builder.translators import TRANSLATORS, is_translator_name, offline_available
 from eval.testset import TestSetError, write_folder_atomically
+from languages import LanguageError, check_code
 
 # Each command imports the modules it runs when it runs: `corrections` and `source` then load neither polars
 # nor the gender layer, and each dvc.yaml stage lists the code its command imports (no more).
@@ -254,12 +255,14 @@ def main(argv: list[str] | None = None) -> int:
     p.set_defaults(func=cmd_defaults)
     args = ap.parse_args(argv)
     try:
+        if getattr(args, "lang", None) is not None:
+            check_code(args.lang)  # before any path or pack is made of it (languages.check_code: every CLI's check)
         out = Path(getattr(args, "out", None) or ".")
         if out.exists() and not out.is_dir():
             raise BuildError(f"{out}: --out is a file; give a folder (it is created when missing)")
         params = load_params(args.params)
         args.func(args, params)
-    except (BuildError, TestSetError) as exc:
+    except (BuildError, TestSetError, LanguageError) as exc:
         print(f"error: {scrub(exc)}", file=sys.stderr)
         return 2
     except OSError as exc:  # a path that is a file, a full disk, no permission: the user's to fix

@@ -19,6 +19,7 @@ import sqlite3
 import sys
 from pathlib import Path
 
+from config.secrets import scrub
 from eval.errors import EvalError
 from eval.testset import TestSetError
 
@@ -97,6 +98,8 @@ def run_settings(args: argparse.Namespace):
         overrides["models"] = tuple(args.model)
     if args.lang:
         overrides["languages"] = tuple(args.lang)
+    for lang in overrides.get("languages") or settings.languages or ():
+        checked_code(lang, "--lang" if args.lang else f"{args.params}: eval.languages entry")
     if args.self_match:
         overrides["self_match"] = args.self_match
     if args.cache:
@@ -114,6 +117,28 @@ def run_settings(args: argparse.Namespace):
     return replace(settings, **overrides)
 
 
+def checked_code(lang, what: str) -> str:
+    """``lang`` when it is a language code (``languages.check_code``, the check of every CLI), else an EvalError."""
+    from languages import LanguageError, check_code
+
+    try:
+        return check_code(lang, what)
+    except LanguageError as exc:
+        raise EvalError(str(exc)) from None
+
+
+def languages_under(data: Path) -> list[str]:
+    """The languages under ``data`` (``eval.testset.list_languages``), each folder name a language code."""
+    from languages import LanguageError, languages_under as checked
+
+    from eval.testset import list_languages
+
+    try:
+        return checked(data, list_languages)
+    except LanguageError as exc:
+        raise EvalError(f"{exc}; rename the folder to its code or move it out of {data}") from None
+
+
 def without_timing_result(result):
     """A stored language result without its run-to-run timing (see ``without_timing``)."""
     from dataclasses import replace
@@ -128,7 +153,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from eval.results import RunResult, find_stored
     import polars as pl
 
-    from eval.testset import INCLUSIVE, list_languages, read_testset
+    from eval.testset import INCLUSIVE, read_testset
 
     fix_mmap_threshold()  # peak memory bounded by a block of queries, not by how many blocks (eval/memory.py)
 
@@ -137,7 +162,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if not data.is_dir():
         problem = "not a folder" if data.exists() else "no such folder"
         raise EvalError(f"{data}: {problem}; give the test-set root (build one with python -m builder, or dvc pull a release)")
-    available = list_languages(data)
+    available = languages_under(data)
     langs = list(settings.languages or available)
     missing = [lang for lang in langs if lang not in available]
     if missing:
@@ -301,14 +326,15 @@ def cmd_audit(args: argparse.Namespace) -> int:
     from eval.audit_report import audit_markdown, write_audit_plots
     from eval.models import EmbeddingCache, model_slug
     from eval.params import read_audit_settings, read_eval_settings
-    from eval.testset import list_languages
 
     eval_settings = read_eval_settings(args.params)
     settings = read_audit_settings(args.params, eval_settings)
     data = Path(args.data)
     if not data.is_dir():
         raise EvalError(f"{data}: no such folder; build a test set first (python -m builder ...) or dvc pull a release")
-    available = list_languages(data)
+    for lang in args.lang or settings.languages or ():
+        checked_code(lang, "--lang" if args.lang else f"{args.params}: audit.languages entry")
+    available = languages_under(data)
     langs = args.lang or settings.languages or available
     missing = [lang for lang in langs if lang not in available]
     if not data.is_dir() or missing or not langs:
@@ -423,16 +449,16 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.func(args)
     except (EvalError, TestSetError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {scrub(exc)}", file=sys.stderr)
         return 2
     except sqlite3.DatabaseError as exc:  # only the embedding cache is SQLite
         cache = getattr(args, "cache", None) or "the embedding cache (params eval.cache)"
-        print(f"error: {cache}: the embedding cache is corrupt or locked ({exc}); delete it (embeddings are "
+        print(f"error: {cache}: the embedding cache is corrupt or locked ({scrub(exc)}); delete it (embeddings are "
               "recomputed) or pass another --cache", file=sys.stderr)
         return 2
     except OSError as exc:  # an --out that is a file, no permission, a full disk: the user's to fix
         where = f"{exc.filename}: " if exc.filename else ""
-        print(f"error: {where}{exc.strerror or exc}; check the paths given (--out, --cache, --data, --plots) "
+        print(f"error: {scrub(where)}{scrub(exc.strerror or exc)}; check the paths given (--out, --cache, --data, --plots) "
               "and the free space", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from eval.report import CORPUS_TITLES, _fmt_ci, model_styles, text_colour_on, zoomed_limits
+from eval.report import CORPUS_TITLES, _fmt_ci, model_styles, save_png, text_colour_on, zoomed_limits
 
 
 def _corr(c: dict) -> str:
@@ -205,8 +205,10 @@ def write_audit_plots(doc: dict, folder: str | Path) -> list[Path]:
         fig.suptitle(f"{lang.upper()}: correlation of per-pair vectors between models (upper: Pearson, lower: Spearman; "
                      f"n = {block['corpora'][corpora[0]]['pairs']} pairs; independent of k, ρ, τ)", fontsize=10)
         path = folder / f"correlation_{lang}.png"
-        fig.savefig(path, dpi=110)
-        plt.close(fig)
+        try:
+            save_png(fig, path)  # whole or not at all
+        finally:
+            plt.close(fig)
         written.append(path)
 
         fig, axes = plt.subplots(len(corpora), 2, figsize=(9, 3.6 * len(corpora)), squeeze=False)
@@ -234,16 +236,20 @@ def write_audit_plots(doc: dict, folder: str | Path) -> list[Path]:
                      f"ρ = {s['rho']:g}, τ = {s['tau']} outlined)", fontsize=10)
         fig.tight_layout()
         path = folder / f"exclusion_{lang}.png"
-        fig.savefig(path, dpi=110)
-        plt.close(fig)
+        try:
+            save_png(fig, path)  # whole or not at all
+        finally:
+            plt.close(fig)
         written.append(path)
 
         if "mitigation" not in block:
             continue
         fig = mitigation_figure(lang, block["mitigation"], models, f"RBO(p={doc['eval_settings']['rbo_p']:g})")
         path = folder / f"mitigation_{lang}.png"
-        fig.savefig(path, dpi=110)
-        plt.close(fig)
+        try:
+            save_png(fig, path)  # whole or not at all
+        finally:
+            plt.close(fig)
         written.append(path)
     return written
 

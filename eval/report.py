@@ -650,9 +650,28 @@ def write_forms_plot(docs: list[dict], folder: Path, styles: dict, langs: list[s
 def _save(fig, path: Path) -> Path:
     import matplotlib.pyplot as plt
 
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    try:
+        save_png(fig, path)
+    finally:
+        plt.close(fig)
     return path
+
+
+def save_png(fig, path: Path) -> None:
+    """``fig`` as the PNG ``path``, whole or not at all: drawn into a hidden file beside it, flushed to disk and
+    renamed over ``path``, so a kill or a full disk during plotting leaves the previous picture, never 0 bytes."""
+    import os
+
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.partial-{os.getpid()}")
+    try:
+        with open(tmp, "wb") as fh:
+            fig.savefig(fh, format="png", dpi=110)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 def _save_with_legend(fig, legend_of, title: str, title_size: int, legend_room: float, path: Path) -> Path:

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import html
 import json
-import os
-import shutil
+import re
 from pathlib import Path
 
 from eval.audit_report import write_audit_plots
 from eval.errors import EvalError
+from eval.testset import write_folder_atomically
+from languages import is_code
 from eval.report import (
     CORPUS_TITLES,
     Table,
@@ -105,38 +106,100 @@ def build_site(paths: list[str | Path], out: str | Path) -> Path:
             raise EvalError(f"{path}: {key[0]} on test set {key[1]} is also in {seen[key]}; give one results file per model and test set")
         seen[key] = path
     audit = json.loads(audit_paths[0].read_text(encoding="utf-8")) if audit_paths else None
+    # Language keys name figure files and page anchors: only language codes (the check of every CLI's --lang).
+    for path, doc in [*zip(result_paths, docs), *zip(audit_paths, [audit] if audit else [])]:
+        languages = doc.get("languages")
+        if not isinstance(languages, dict):
+            raise EvalError(f"{path}: 'languages' is not a mapping of language codes; give files written by python -m eval")
+        for lang in languages:
+            if not is_code(lang):
+                raise EvalError(f"{path}: language {lang[:60]!r} is not a language code (a lowercase ISO 639 code such as pt); "
+                                "give files written by python -m eval run / audit")
     out = Path(out)
-    figures = out / "figures"
-    if figures.exists():  # pictures of an earlier report must not linger beside this one
-        shutil.rmtree(figures)
-    eval_figures = write_plots(docs, figures)
-    audit_figures = write_audit_plots(audit, figures) if audit else []
-    page = render_page(docs, [p.name for p in result_paths], audit, audit_paths[0].name if audit else None,
-                       [p.name for p in eval_figures], [p.name for p in audit_figures])
-    index = out / "index.html"
-    tmp = out / "index.html.tmp"
-    tmp.write_text(page, encoding="utf-8")
-    os.replace(tmp, index)  # a reader never sees half a page
-    return index
+    check_site_folder(out)
+
+    def fill(tmp: Path) -> None:
+        eval_figures = write_plots(docs, tmp / "figures")
+        audit_figures = write_audit_plots(audit, tmp / "figures") if audit else []
+        try:
+            page = render_page(docs, [p.name for p in result_paths], audit, audit_paths[0].name if audit else None,
+                               [p.name for p in eval_figures], [p.name for p in audit_figures])
+        except NotANumber as exc:
+            raise EvalError(f"{', '.join(map(str, result_paths + audit_paths))}: {exc}; give files written by python -m "
+                            "eval run / audit") from None
+        (tmp / "index.html").write_text(page, encoding="utf-8")
+
+    # The whole site is written into a hidden sibling and swapped in (the test sets' writer): a failed or killed
+    # report leaves the previous site as it was, and pictures of an earlier report do not linger.
+    write_folder_atomically(out, fill)
+    return out / "index.html"
+
+
+# What eval report writes into --out (and index.html.tmp, which earlier versions left behind): nothing else
+# may be there, since the site is replaced whole.
+SITE_FILE = re.compile(r"index\.html(\.tmp)?|figures|figures/(symmetry|map|gap|forms|(correlation|exclusion|mitigation)_"
+                       r"[a-z]{2,3}(-[a-z0-9]{2,8})*)\.png")
+
+
+def check_site_folder(out: Path) -> None:
+    """Refuse an --out holding anything eval report did not write: the site is replaced whole, and a user's own
+    files in it (or in its figures/) must not be deleted."""
+    if out.exists() and not out.is_dir():
+        raise EvalError(f"{out}: --out is a file; give a folder for the site")
+    if not out.is_dir():
+        return
+    foreign = sorted(p.relative_to(out).as_posix() for p in out.rglob("*")
+                     if not SITE_FILE.fullmatch(p.relative_to(out).as_posix())
+                     or (p.is_symlink() or (p.is_dir() != (p.name == "figures" and p.parent == out))))
+    if foreign:
+        shown = ", ".join(foreign[:5]) + (f" and {len(foreign) - 5} more" if len(foreign) > 5 else "")
+        raise EvalError(f"{out}: holds files eval report did not write ({shown}); the site is replaced whole, so give "
+                        "a new or empty --out, or move those files out")
 
 
 def _e(text) -> str:
+    """Every value that reaches the page goes through here (or ``_n``): text escaped, quotes included, so a
+    folder, model or title name like ``x<img src=x onerror=...>`` is shown as text and never runs."""
     return html.escape(str(text), quote=True)
 
 
+class NotANumber(EvalError):
+    """A results or audit file holds something else where a number belongs (a crafted or damaged file)."""
+
+
+def _number(value, field: str = "a figure") -> int | float:
+    """``value`` when it is a number; anything else (a string, a list, a boolean) is refused, never written."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:57] + "..."
+        raise NotANumber(f"{field} is {shown} where a number belongs")
+    return value
+
+
+def _n(value, spec: str = "", field: str = "a figure") -> str:
+    """A number formatted with ``spec`` (``_number``'s check first)."""
+    return format(_number(value, field), spec)
+
+
 def _figure_html(fig: dict | None, digits: int = 3) -> str:
-    if not fig or fig.get("value") is None:
+    if not fig or not isinstance(fig, dict) or fig.get("value") is None:
         return "–"
-    lo, hi = fig["ci95"]
-    ci = "" if lo is None else f'<span class="ci">[{lo:.{digits}f}, {hi:.{digits}f}]</span>'
-    return f"{fig['value']:.{digits}f}{ci}"
+    ci95 = fig.get("ci95")
+    if not isinstance(ci95, (list, tuple)) or len(ci95) != 2:
+        raise NotANumber(f"a figure's ci95 is {ci95!r:.60} where a pair of numbers belongs")
+    lo, hi = ci95
+    ci = "" if lo is None or hi is None else \
+        f'<span class="ci">[{_n(lo, f".{digits}f", "ci95")}, {_n(hi, f".{digits}f", "ci95")}]</span>'
+    return f"{_n(fig['value'], f'.{digits}f', 'value')}{ci}"
 
 
 def _p_html(fig: dict | None) -> str:
-    p = (fig or {}).get("p_value")
-    if p is None or p != p:
+    p = (fig or {}).get("p_value") if isinstance(fig, dict) or fig is None else None
+    if p is None:
         return "–"
-    return f'<span class="sig">{p:.3f}</span>' if p < 0.05 else f"{p:.3f}"
+    shown = _n(p, ".3f", "p_value")
+    if p != p:
+        return "–"
+    return f'<span class="sig">{shown}</span>' if p < 0.05 else shown
 
 
 def _cell_html(cell) -> str:
@@ -153,7 +216,7 @@ def table_html(table: Table, styles: dict) -> str:
     for kind, label, cells in table.rows:
         swatch = f'<span class="swatch" style="background:{styles[label]["color"]}"></span>' if kind == "model" and label in styles else ""
         rows.append(f'<tr class="{kind}"><td>{swatch}{_e(label)}</td>' + "".join(f'<td class="num">{_cell_html(c)}</td>' for c in cells) + "</tr>")
-    return (f'<table id="{table.anchor}"><caption>{_e(table.title)}</caption><thead><tr>{head}</tr></thead>'
+    return (f'<table id="{_e(table.anchor)}"><caption>{_e(table.title)}</caption><thead><tr>{head}</tr></thead>'
             f'<tbody>{"".join(rows)}</tbody></table><p class="note">{_e(table.note)}</p>\n')
 
 
@@ -170,13 +233,13 @@ def worst_pairs_html(doc: dict, open_first: bool) -> str:
         for corpus, pairs in block["worst_pairs"].items():
             attr = " open" if first else ""
             first = False
-            out.append(f"<details{attr}><summary>{_e(doc['model']['name'])} · {lang.upper()} · {_e(CORPUS_TITLES[corpus])}: "
+            out.append(f"<details{attr}><summary>{_e(doc['model']['name'])} · {_e(lang.upper())} · {_e(_corpus(corpus))}: "
                        f"{len(pairs)} least symmetric pairs by {_e(rbo)}</summary>")
             for p in pairs:
                 fem, masc = p["top_feminine"], p["top_masculine"]
                 in_f, in_m = {x["text"] for x in fem}, {x["text"] for x in masc}
-                aps = "".join(f", AP {g} {p[k]:.3f}" for g, k in (("F", "AP_F"), ("M", "AP_M")) if p.get(k) is not None)
-                values = ", ".join(f"{name} {p[name]:.3f}" for name in pair_measure_names(doc) if name in p)
+                aps = "".join(f", AP {g} {_n(p[k], '.3f', k)}" for g, k in (("F", "AP_F"), ("M", "AP_M")) if p.get(k) is not None)
+                values = ", ".join(f"{name} {_n(p[name], '.3f', name)}" for name in pair_measure_names(doc) if name in p)
                 out.append(f"<h4>{_e(p['feminine'])} / {_e(p['masculine'])} — {_e(values)}{_e(aps)}</h4>")
                 out.append(f'<table class="lists"><thead><tr><th>rank</th><th>{_e(p["feminine"])} (F)</th>'
                            f'<th>{_e(p["masculine"])} (M)</th></tr></thead><tbody>')
@@ -201,21 +264,30 @@ def _list_item(item: dict, other: set[str]) -> str:
 
 
 def _pct_html(fig: dict) -> str:
-    if not fig or fig.get("value") is None:
+    if not fig or not isinstance(fig, dict) or fig.get("value") is None:
         return "–"
-    lo, hi = fig["ci95"]
-    return f'{100 * fig["value"]:.1f}%<span class="ci">[{100 * lo:.1f}, {100 * hi:.1f}] ({fig["count"]}/{fig["n"]})</span>'
+    ci95 = fig.get("ci95")
+    if not isinstance(ci95, (list, tuple)) or len(ci95) != 2:
+        raise NotANumber(f"a share's ci95 is {ci95!r:.60} where a pair of numbers belongs")
+    value, lo, hi = _number(fig["value"], "value"), _number(ci95[0], "ci95"), _number(ci95[1], "ci95")
+    return (f'{100 * value:.1f}%<span class="ci">[{100 * lo:.1f}, {100 * hi:.1f}] '
+            f'({_n(fig.get("count"), "", "count")}/{_n(fig.get("n"), "", "n")})</span>')
+
+
+def _corpus(corpus) -> str:
+    return CORPUS_TITLES.get(corpus, str(corpus))
 
 
 def audit_html(doc: dict, source: str, figure_names: list[str]) -> str:
     s, es = doc["audit_settings"], doc["eval_settings"]
     models = [m["name"] for m in doc["models"]]
-    rbo = f"RBO(p={es['rbo_p']:g})"
+    rbo = f"RBO(p={_n(es['rbo_p'], 'g', 'eval_settings.rbo_p')})"
+    k, rho, tau = (_n(s[key], spec, f"audit_settings.{key}") for key, spec in (("k", ""), ("rho", "g"), ("tau", "")))
     out = [f'<h2 id="audit">Audit across models</h2><p class="note">From {_e(source)}: models {_e(", ".join(models))}; test set '
            f"{_e(doc['testset']['version'])}; self-match {_e(es['self_match'])}; intervals: {_e(s['interval'])}. "
-           f"<b>Served</b> (k = {s['k']}, ρ = {s['rho']:g}, τ = {s['tau']}): {_e(s['served'])}</p>\n"]
+           f"<b>Served</b> (k = {k}, ρ = {rho}, τ = {tau}): {_e(s['served'])}</p>\n"]
     for lang, block in sorted(doc["languages"].items()):
-        out.append(f'<h3 id="audit-{lang}">{lang.upper()}: do the models fail on the same occupations?</h3>')
+        out.append(f'<h3 id="audit-{_e(lang)}">{_e(lang.upper())}: do the models fail on the same occupations?</h3>')
         if f"correlation_{lang}.png" in figure_names:
             out.append(_img(f"correlation_{lang}.png", f"{lang} correlation matrices",
                             "Correlation of the per-pair asymmetry vectors between models (upper triangle Pearson, lower Spearman)."))
@@ -223,26 +295,27 @@ def audit_html(doc: dict, source: str, figure_names: list[str]) -> str:
         for corpus, c in block["corpora"].items():
             for measure, entries in c["correlation"].items():
                 for e in entries:
-                    cells = [_e(CORPUS_TITLES[corpus]), _e(measure), _e(f"{e['a']} × {e['b']}")]
+                    cells = [_e(_corpus(corpus)), _e(measure), _e(f"{e['a']} × {e['b']}")]
                     for kind in ("pearson", "spearman"):
                         cells.append(f"NaN ({_e(e[kind]['reason'])})" if e[kind].get("reason") else _figure_html(e[kind]))
-                    cells.append(str(e["pearson"]["n"]))
+                    cells.append(_n(e["pearson"]["n"], "", "pearson.n"))
                     rows.append("<tr>" + "".join(f'<td class="num">{x}</td>' for x in cells) + "</tr>")
-        out.append(f"<table><caption>{lang.upper()}: correlation of per-pair vectors, with bootstrap 95% intervals</caption>"
+        out.append(f"<table><caption>{_e(lang.upper())}: correlation of per-pair vectors, with bootstrap 95% intervals</caption>"
                    "<thead><tr><th>corpus</th><th>measure</th><th>models</th><th>Pearson r</th><th>Spearman ρ</th><th>n pairs</th>"
                    f"</tr></thead><tbody>{''.join(rows)}</tbody></table>")
-        out.append(f'<h3 id="exclusion-{lang}">{lang.upper()}: systemic exclusion</h3>')
+        out.append(f'<h3 id="exclusion-{_e(lang)}">{_e(lang.upper())}: systemic exclusion</h3>')
         if f"exclusion_{lang}.png" in figure_names:
             out.append(_img(f"exclusion_{lang}.png", f"{lang} exclusion heatmaps",
                             f"Share of pairs one form of which is failed while the other is served, by at least τ models, over ρ × τ "
-                            f"(k = {s['k']}); the reported setting outlined."))
+                            f"(k = {k}); the reported setting outlined."))
         rows = []
         for corpus, c in block["corpora"].items():
             ex = c["exclusion"]
-            rows.append(f'<tr><td>{_e(CORPUS_TITLES[corpus])}</td><td class="num">{_pct_html(ex["feminine_excluded"])}</td>'
+            rows.append(f'<tr><td>{_e(_corpus(corpus))}</td><td class="num">{_pct_html(ex["feminine_excluded"])}</td>'
                         f'<td class="num">{_pct_html(ex["masculine_excluded"])}</td><td class="num">{_figure_html(ex["difference_F-M"])}</td>'
-                        f'<td class="num">{_pct_html(ex["both_failed"])}</td><td class="num">{ex["pairs_scored"]} / {ex["pairs_left_out"]}</td></tr>')
-        out.append(f"<table><caption>{lang.upper()}: systemic exclusion at k = {s['k']}, ρ = {s['rho']:g}, τ = {s['tau']}</caption>"
+                        f'<td class="num">{_pct_html(ex["both_failed"])}</td><td class="num">{_n(ex["pairs_scored"], "", "pairs_scored")} / '
+                        f'{_n(ex["pairs_left_out"], "", "pairs_left_out")}</td></tr>')
+        out.append(f"<table><caption>{_e(lang.upper())}: systemic exclusion at k = {k}, ρ = {rho}, τ = {tau}</caption>"
                    "<thead><tr><th>corpus</th><th>feminine excluded</th><th>masculine excluded</th><th>difference F − M</th>"
                    "<th>both failed</th><th>pairs scored / left out</th></tr></thead>"
                    f"<tbody>{''.join(rows)}</tbody></table>")
@@ -250,22 +323,24 @@ def audit_html(doc: dict, source: str, figure_names: list[str]) -> str:
         for corpus, c in block["corpora"].items():
             for form, sides in (c.get("forms") or {}).items():
                 for side, f in sides.items():
-                    rows.append(f'<tr><td>{_e(CORPUS_TITLES[corpus])}</td><td>{_e(form)}</td><td>{_e(side[3:])}</td>'
+                    rows.append(f'<tr><td>{_e(_corpus(corpus))}</td><td>{_e(form)}</td><td>{_e(side[3:])}</td>'
                                 f'<td class="num">{_pct_html(f["form_excluded"])}</td><td class="num">{_pct_html(f["reference_excluded"])}</td>'
-                                f'<td class="num">{_pct_html(f["both_failed"])}</td><td class="num">{f["pairs_scored"]} / {f["pairs_left_out"]}</td></tr>')
+                                f'<td class="num">{_pct_html(f["both_failed"])}</td><td class="num">{_n(f["pairs_scored"], "", "pairs_scored")} / '
+                                f'{_n(f["pairs_left_out"], "", "pairs_left_out")}</td></tr>')
         if rows:
-            out.append(f"<table><caption>{lang.upper()}: pairs the extra query forms exclude (the form failed, its masculine / "
-                       f"feminine query served, by ≥ τ models; reference excluded: the reverse), k = {s['k']}, ρ = {s['rho']:g}, "
-                       f"τ = {s['tau']}</caption><thead><tr><th>corpus</th><th>form</th><th>vs</th><th>form excluded</th>"
+            out.append(f"<table><caption>{_e(lang.upper())}: pairs the extra query forms exclude (the form failed, its masculine / "
+                       f"feminine query served, by ≥ τ models; reference excluded: the reverse), k = {k}, ρ = {rho}, "
+                       f"τ = {tau}</caption><thead><tr><th>corpus</th><th>form</th><th>vs</th><th>form excluded</th>"
                        "<th>reference excluded</th><th>both failed</th><th>pairs scored / left out</th></tr></thead>"
                        f"<tbody>{''.join(rows)}</tbody></table>")
         mit = block.get("mitigation")
         if not mit:
             continue
-        out.append(f'<h3 id="mitigation-{lang}">{lang.upper()}: mitigation by normalisation (rules {_e(mit["rules"])})</h3>')
-        out.append(f'<p class="note"><b>{mit["pairs_identical_after"]} of {mit["pairs"]} query pairs became identical strings</b>: '
+        out.append(f'<h3 id="mitigation-{_e(lang)}">{_e(lang.upper())}: mitigation by normalisation (rules {_e(mit["rules"])})</h3>')
+        identical, pairs = _n(mit["pairs_identical_after"], "", "pairs_identical_after"), _n(mit["pairs"], "", "pairs")
+        out.append(f'<p class="note"><b>{identical} of {pairs} query pairs became identical strings</b>: '
                    "their symmetry after normalisation is 1.0 by construction (a tautology, not an effect), so they are left "
-                   f"out; only the {mit['pairs'] - mit['pairs_identical_after']} pairs that still differ measure the mitigation.</p>")
+                   f"out; only the {_n(mit['pairs'] - mit['pairs_identical_after'])} pairs that still differ measure the mitigation.</p>")
         if f"mitigation_{lang}.png" in figure_names:
             out.append(_img(f"mitigation_{lang}.png", f"{lang} mitigation before and after",
                             "Before (plain) and after (hatched) normalisation, on the pairs that still differ."))
@@ -273,13 +348,13 @@ def audit_html(doc: dict, source: str, figure_names: list[str]) -> str:
         for name, per_corpus in mit["models"].items():
             for corpus in ("masculine", "feminine"):
                 diff = per_corpus[corpus]["still_different"]
-                cells = [_e(name), _e(CORPUS_TITLES[corpus]), str(diff["n"])]
+                cells = [_e(name), _e(_corpus(corpus)), _n(diff["n"], "", "still_different.n")]
                 for key in ("AO", rbo, "AP_M-AP_F"):  # the gap has no change figure: before and after say it
                     cells += [_figure_html(diff[key][phase]) for phase in ("before", "after", "change") if phase in diff[key]]
                 rows.append("<tr>" + "".join(f'<td class="num">{x}</td>' for x in cells) + "</tr>")
         head = "".join(f"<th>{_e(k)} {phase}</th>" for k in ("AO", rbo) for phase in ("before", "after", "change"))
         head += "<th>AP_M − AP_F before</th><th>AP_M − AP_F after</th>"
-        out.append(f"<table><caption>{lang.upper()}: pairs that still differ, before → after</caption><thead><tr><th>model</th>"
+        out.append(f"<table><caption>{_e(lang.upper())}: pairs that still differ, before → after</caption><thead><tr><th>model</th>"
                    f"<th>corpus</th><th>n pairs</th>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>")
     return "".join(out)
 
@@ -297,8 +372,8 @@ def render_page(docs: list[dict], sources: list[str], audit: dict | None, audit_
     legend = "".join(f'<span><span class="swatch" style="background:{styles[m]["color"]}"></span>{_e(m)}</span>' for m in models)
     body = [
         "<h1>Gender bias in job-title matching: evaluation report</h1>",
-        f'<p class="note">{_e(settings_line(docs))} Resamples: bootstrap {settings.get("bootstrap_resamples", "–")}, '
-        f'permutation {settings.get("permutation_resamples", "–")}, seed {settings.get("seed", "–")}. '
+        f'<p class="note">{_e(settings_line(docs))} Resamples: bootstrap {_e(settings.get("bootstrap_resamples", "–"))}, '
+        f'permutation {_e(settings.get("permutation_resamples", "–"))}, seed {_e(settings.get("seed", "–"))}. '
         f"Inputs: {_e(', '.join(sources + ([audit_source] if audit_source else [])))}.</p>",
         f'<p class="legend">Models: {legend}</p>',
         "<nav>" + "".join(f'<a href="#{a}">{_e(t)}</a>' for a, t in nav) + "</nav>",

@@ -434,10 +434,26 @@ def check_integrity(folder: Path, stats: dict, skip: tuple[str, ...] = ()) -> di
         raise TestSetError(f"{folder / 'stats.json'}: {INTEGRITY_KEY} does not list {', '.join(REQUIRED_FILES)}; "
                            "rebuild the language or re-pull the release")
     for name, digest in sorted(digests.items()):
-        path = folder / name
+        path = _confined(folder, name)
         if name not in skip and path.is_file() and sha256_of(path) != digest:
             raise TestSetError(_mixed_builds(path, integrity.get("build_id")))
     return dict(digests)
+
+
+def _confined(folder: Path, name: str) -> Path:
+    """``folder / name`` when ``name`` (a file name listed in stats.json's set_integrity) is a file of the folder
+    itself: no absolute path, no ``..`` or sub-path, no symlink leading out of the folder; else a TestSetError.
+    A crafted stats.json must not make a reader hash /etc/hostname or an 8 GiB file elsewhere."""
+    where = f"{folder / 'stats.json'}: {INTEGRITY_KEY} lists {str(name)[:80]!r}"
+    if not isinstance(name, str) or name in ("", ".", "..") or "/" in name or "\\" in name or "\0" in name \
+            or Path(name).name != name:
+        raise TestSetError(f"{where}, which is not a file name of the folder (an absolute path or one with .. or /); "
+                           "rebuild the language or re-pull the release")
+    path = folder / name
+    if path.is_symlink() and path.resolve().parent != folder.resolve():
+        raise TestSetError(f"{where}, a symlink to {path.resolve()} outside the folder; replace it with the file "
+                           "itself, or rebuild the language or re-pull the release")
+    return path
 
 
 def _mixed_builds(path: Path, build_id: str | None) -> str:
@@ -492,8 +508,8 @@ def write_folder_atomically(folder: Path, fill: Callable[[Path], None]) -> Path:
     tmp.mkdir()
     try:
         fill(tmp)
-        for path in tmp.rglob("*"):  # on disk before the swap, so a crash cannot show a swapped, empty file
-            if path.is_file():
+        for path in sorted(tmp.rglob("*")):  # on disk before the swap, so a crash cannot show a swapped, empty file
+            if path.is_file() and not path.is_symlink():
                 with open(path, "rb") as fh:
                     os.fsync(fh.fileno())
         if not folder.exists():
@@ -538,7 +554,9 @@ def write_testset(ts: TestSet, root: str | Path, extra: Callable[[Path], None] |
 
 
 def list_languages(root: str | Path) -> list[str]:
-    """Languages present under root (folders holding a queries.parquet; hidden folders are a writer's temporaries)."""
+    """Languages present under root (folders holding a queries.parquet; hidden folders are a writer's temporaries).
+    The format imports no project package: callers check the names with ``languages.check_code`` (the eval
+    CLI's and release's ``languages_under``) before a name reaches a file name, a dataset name or HTML."""
     root = Path(root)
     return sorted(p.name for p in root.iterdir()
                   if not p.name.startswith(".") and (p / "queries.parquet").is_file()) if root.is_dir() else []

@@ -26,13 +26,41 @@ import yaml
 BUILTIN_DIR = Path(__file__).resolve().parent / "packs"
 PACKS_ENV = "GJT_LANGUAGE_PACKS"
 GENDERS = {"m": "masculine", "f": "feminine", "n": "neutral"}
-CODE = re.compile(r"^[a-z]{2,3}(?:-[a-z0-9]{2,8})*$")
+# A language code: lowercase ISO 639 with optional subtags (pt, pt-br). Always matched whole (``is_code``:
+# fullmatch), never with ``match`` and ``$``, which accepts a trailing newline ("pt\n").
+CODE = re.compile(r"[a-z]{2,3}(?:-[a-z0-9]{2,8})*")
 ROUTES = ("mt", "reference")  # builder: translate the English titles, or start from the dataset's own translations
 GENDER_LAYERS = ("lexicon", "german", "rules")
 
 
 class LanguageError(Exception):
     """A language pack that is missing or wrong; the message names the file and the key."""
+
+
+def is_code(text: object) -> bool:
+    """Whether ``text`` is a language code as a whole (no path separator, no markup, no trailing newline)."""
+    return isinstance(text, str) and CODE.fullmatch(text) is not None
+
+
+def check_code(text: object, what: str = "--lang") -> str:
+    """``text`` when it is a language code, else a ``LanguageError`` naming ``what`` (the option or file that
+    gave it). The one check of every entry point: the CLIs' ``--lang``, test-set folder names, results keys."""
+    if not is_code(text):
+        shown = repr(text) if len(repr(text)) <= 60 else repr(text)[:57] + "..."
+        raise LanguageError(f"{what} {shown} is not a language code (a lowercase ISO 639 code such as pt, or pt-br)")
+    return text
+
+
+def languages_under(root, list_languages) -> list[str]:
+    """``list_languages(root)`` (the format's listing, passed in: this package imports none of eval) with every
+    folder name checked by ``check_code``: a folder like ``x<img src=x onerror=...>`` holding a test set is
+    refused, naming it, before its name reaches a file name, a dataset name or a page."""
+    from pathlib import Path
+
+    found = list_languages(root)
+    for name in found:
+        check_code(name, f"{Path(root) / name}: a test-set folder whose name")
+    return found
 
 
 @dataclass(frozen=True)
@@ -181,7 +209,7 @@ def pack_dirs(extra_dirs=None) -> list[Path]:
 
 
 def find_pack(code: str, extra_dirs=None) -> Path:
-    if not isinstance(code, str) or not CODE.match(code):
+    if not is_code(code):
         raise LanguageError(f"{code!r} is not a language code (lowercase ISO 639 code, e.g. pt)")
     dirs = pack_dirs(extra_dirs)
     for d in dirs:

@@ -13,6 +13,8 @@ import sys
 import time
 from pathlib import Path
 
+from config.secrets import scrub
+
 from .anchor import git_root, verify_against
 from .make import make_release
 from .manifest import ReleaseError, verify_release
@@ -144,11 +146,11 @@ def main(argv: list[str] | None = None) -> int:
                   "(checked against the manifest in the same folder only; add --against "
                   f"{result.version} to check it against the digests recorded in git)")
     except ReleaseError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {scrub(exc)}", file=sys.stderr)
         return 2
     except OSError as exc:  # an --out that is a file, no permission, a full disk: the user's to fix
         where = f"{exc.filename}: " if exc.filename else ""
-        print(f"error: {where}{exc.strerror or exc}; check the paths given and the free space", file=sys.stderr)
+        print(f"error: {scrub(where)}{scrub(exc.strerror or exc)}; check the paths given and the free space", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("interrupted: a release is moved into place only when complete, so none was half-written", file=sys.stderr)

@@ -12,7 +12,7 @@ from pathlib import Path
 import polars as pl
 
 from eval.testset import FEMININE, MASCULINE, TestSet, TestSetError, list_languages, read_testset, table1_counts
-from languages import LanguageError, load
+from languages import LanguageError, check_code, load
 
 from .anchor import (folder_md5, git, git_root, md5_of, read_published, recorded_md5, recorded_outs, resolve_release,
                      relative_to_repo)
@@ -25,7 +25,7 @@ from .params import read_release_params
 # material (schema owned by the builder), not part of the benchmark contract.
 SHIPPED_FILES = ("queries.parquet", "corpus.parquet", "qrels.tsv", "stats.json")
 COUNT_KEYS = ("pairs", "neutral", "titles", MASCULINE, FEMININE)
-VERSION_RE = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)$")
+VERSION_RE = re.compile(r"(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)")  # matched whole (fullmatch)
 TOOLKIT = "gendered-job-titles"
 
 
@@ -37,7 +37,7 @@ def check_version(repo: Path, version: str, out: Path) -> str | None:
     """Refuse a malformed version and an --out that cannot take it. A version already published (tagged, or
     recorded in published.json's history) may only be made again to reproduce it: returns the DVC md5 its
     commit records for the folder, which the new bytes must match."""
-    if not VERSION_RE.match(version):
+    if not VERSION_RE.fullmatch(version):
         raise ReleaseError(f"version {version!r} is not of the form X.Y.Z (e.g. 0.1.0)")
     if out.exists() and not out.is_dir():
         raise ReleaseError(f"{out} exists and is a file, not a folder; choose another --out")
@@ -147,6 +147,11 @@ def check_stats_file(path: Path) -> None:
 
 
 def read_languages(data: Path, languages: list[str]) -> list[TestSet]:
+    for lang in languages:  # the one language-code check of every CLI, before a name becomes a path
+        try:
+            check_code(lang, "params 'languages' entry")
+        except LanguageError as exc:
+            raise ReleaseError(str(exc)) from None
     built = list_languages(data)
     missing = [lang for lang in languages if lang not in built]
     if missing:

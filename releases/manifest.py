@@ -21,7 +21,7 @@ MANIFEST_FORMAT = "gendered-job-titles-release/1"
 # What every language folder of a release holds (releases.make writes exactly these).
 LANGUAGE_FILES = ("queries.parquet", "corpus.parquet", "qrels.tsv", "qrels.parquet", "stats.json")
 TOP_LEVEL_FILES = ("README.md",)
-LANGUAGE_RE = re.compile(r"^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$")
+LANGUAGE_RE = re.compile(r"[a-z]{2,3}(-[A-Za-z0-9]{2,8})*")  # matched whole (fullmatch)
 
 
 class ReleaseError(ValueError):
@@ -94,7 +94,7 @@ def read_manifest(root: Path) -> dict:
         raise ReleaseError(f"{path}: no 'version' of the form X.Y.Z{damaged}")
     languages = manifest.get("languages")
     if not isinstance(languages, list) or not languages \
-            or not all(isinstance(lang, str) and LANGUAGE_RE.match(lang) for lang in languages):
+            or not all(isinstance(lang, str) and LANGUAGE_RE.fullmatch(lang) for lang in languages):
         raise ReleaseError(f"{path}: 'languages' must be a non-empty list of language codes{damaged}")
     if len(set(languages)) != len(languages):
         raise ReleaseError(f"{path}: 'languages' lists a language twice{damaged}")

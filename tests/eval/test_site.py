@@ -330,3 +330,157 @@ def test_zoomed_limits_hold_the_data_and_not_the_whole_range():
     assert zoomed_limits([], 0.0, 1.0) == (0.0, 1.0)
     lo, hi = zoomed_limits([0.5], 0.0, 1.0)
     assert lo < 0.5 < hi and hi - lo >= 0.02  # a single value still gets a visible span
+
+
+# A name that runs script wherever it is written into HTML unescaped: its onerror changes the page's title.
+HOSTILE = "x<img src=x onerror=\"document.title='pwned'\">"
+TITLE = "Evaluation report: gendered job titles"
+
+
+def _hostile_docs(results: Path) -> tuple[list[dict], dict]:
+    """The real results and audit with the hostile name as a language code, model name, test-set version,
+    pair text and every free-text audit field: what a crafted file (or a hostile test-set folder, before
+    list_languages refused one) puts in."""
+    def rename_lang(doc: dict) -> dict:
+        doc["languages"] = {(HOSTILE if lang == "pt" else lang): block for lang, block in doc["languages"].items()}
+        return doc
+
+    docs = []
+    for path in sorted((results / "runs").glob("*__*.json")):
+        doc = rename_lang(json.loads(path.read_text(encoding="utf-8")))
+        doc["model"]["name"] = HOSTILE + doc["model"]["name"]
+        doc["testset"]["version"] = HOSTILE
+        doc["settings"]["bootstrap_resamples"] = HOSTILE
+        for block in doc["languages"].values():
+            for pairs in block["worst_pairs"].values():
+                for p in pairs:
+                    p["feminine"] = HOSTILE
+                    p["top_feminine"][0]["text"] = HOSTILE
+        docs.append(doc)
+    audit = rename_lang(json.loads(next((results / "audit").glob("audit__*.json")).read_text(encoding="utf-8")))
+    audit["audit_settings"]["served"] = HOSTILE
+    audit["audit_settings"]["interval"] = HOSTILE
+    return docs, audit
+
+
+def test_hostile_names_are_shown_as_text_in_chromium_and_run_no_script(results, tmp_path):
+    """Everything that reaches the page is escaped: rendered in a real browser, the hostile name is text, the
+    onerror never runs (the title stays) and no element of it exists."""
+    from eval.site import render_page
+
+    site = tmp_path / "site"
+    assert run_cli("report", str(results / "runs"), str(results / "audit"), "--out", str(site)).returncode == 0
+    docs, audit = _hostile_docs(results)
+    figures = sorted(p.name for p in (site / "figures").iterdir())
+    page = render_page(docs, [HOSTILE + ".json"], audit, HOSTILE, figures, figures)
+    assert "<img src=x" not in page
+    (site / "index.html").write_text(page, encoding="utf-8")
+    browser = Chromium(tmp_path / "chromium-profile")
+    try:
+        for domain in ("Page", "Runtime"):
+            browser.page(f"{domain}.enable")
+        browser.page("Page.navigate", url=(site / "index.html").resolve().as_uri())
+        browser.wait_for("Page.loadEventFired")
+        time.sleep(0.5)  # an onerror of an image that failed to load would have run by now
+        shown = json.loads(browser.page("Runtime.evaluate", returnByValue=True, expression="""JSON.stringify({
+            title: document.title, injected: document.querySelectorAll('img[src="x"], img[onerror], [onerror]').length,
+            text: document.body.innerText, summary: document.querySelector('summary').textContent})""")["result"]["value"])
+    finally:
+        browser.close()
+    assert shown["title"] == TITLE
+    assert shown["injected"] == 0
+    assert HOSTILE in shown["text"] and HOSTILE.upper() in shown["summary"] + shown["text"]
+
+
+def test_report_refuses_a_language_that_is_not_a_code_and_a_string_where_a_number_belongs(results, tmp_path):
+    docs, audit = _hostile_docs(results)
+    crafted = tmp_path / "crafted"
+    crafted.mkdir()
+    (crafted / "run.json").write_text(json.dumps(docs[0]), encoding="utf-8")
+    site = tmp_path / "site"
+    r = run_cli("report", str(crafted / "run.json"), "--out", str(site))
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
+    assert r.stderr.startswith(f"error: {crafted / 'run.json'}: language ") and "is not a language code" in r.stderr
+    assert len(r.stderr.splitlines()) == 1 and not (site / "index.html").exists()
+    # the audit's numbers (k, tau, pairs scored, counts, pearson n) are numbers or the report is refused
+    for where in (("audit_settings", "k"), ("audit_settings", "tau"), ("languages", "es", "corpora", "masculine", "exclusion",
+                                                                         "pairs_scored")):
+        doc = json.loads(next((results / "audit").glob("audit__*.json")).read_text(encoding="utf-8"))
+        node = doc
+        for key in where[:-1]:
+            node = node[key]
+        node[where[-1]] = HOSTILE
+        (crafted / "audit.json").write_text(json.dumps(doc), encoding="utf-8")
+        r = run_cli("report", str(results / "runs"), str(crafted / "audit.json"), "--out", str(site))
+        assert r.returncode == 2 and "Traceback" not in r.stderr and len(r.stderr.splitlines()) == 1, (where, r.stderr)
+        assert f"{where[-1]} is " in r.stderr and "where a number belongs" in r.stderr, r.stderr
+        assert not (site / "index.html").exists() or "<img src=x" not in (site / "index.html").read_text(encoding="utf-8")
+
+
+def test_a_test_set_folder_that_is_not_a_language_code_is_refused(tmp_path):
+    from eval.testset import list_languages, write_testset
+    from languages import LanguageError, languages_under
+    from tests.eval.conftest import make_testset
+
+    data = tmp_path / "data"
+    write_testset(make_testset("pt"), data)
+    (data / "pt").rename(data / HOSTILE)
+    with pytest.raises(LanguageError, match="a test-set folder whose name .* is not a language code"):
+        languages_under(data, list_languages)
+    r = run_cli("run", "--data", str(data), "--model", "tfidf-char", "--out", str(tmp_path / "runs"), "--quiet")
+    assert r.returncode == 2 and r.stderr.startswith("error: ") and "is not a language code" in r.stderr, r.stderr
+    assert len(r.stderr.splitlines()) == 1 and not (tmp_path / "runs").exists()
+    for bad in ("pt\n", "../pt", HOSTILE):
+        r = run_cli("run", "--data", str(data), "--lang", bad, "--model", "tfidf-char", "--out", str(tmp_path / "runs"))
+        assert r.returncode == 2 and "--lang " in r.stderr and "is not a language code" in r.stderr, (bad, r.stderr)
+
+
+def _snapshot(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_report_never_deletes_files_it_did_not_write(results, tmp_path):
+    site = tmp_path / "site"
+    (site / "figures").mkdir(parents=True)
+    mine = site / "figures" / "my-drawing.svg"
+    mine.write_text("<svg/>", encoding="utf-8")
+    r = run_cli("report", str(results / "runs"), "--out", str(site))
+    assert r.returncode == 2 and len(r.stderr.splitlines()) == 1, r.stderr
+    assert r.stderr.startswith(f"error: {site}: holds files eval report did not write (figures/my-drawing.svg)")
+    assert _snapshot(site) == {"figures/my-drawing.svg": b"<svg/>"}
+
+
+def test_a_failed_report_leaves_the_previous_site_as_it_was(results, tmp_path):
+    site = tmp_path / "site"
+    assert run_cli("report", str(results / "runs"), str(results / "audit"), "--out", str(site)).returncode == 0
+    before = _snapshot(site)
+    doc = json.loads(next((results / "audit").glob("audit__*.json")).read_text(encoding="utf-8"))
+    doc["languages"]["es"]["corpora"]["masculine"]["exclusion"]["pairs_scored"] = "many"  # fails after the plots
+    bad = tmp_path / "audit.json"
+    bad.write_text(json.dumps(doc), encoding="utf-8")
+    one_model = str(next((results / "runs").glob("m-use__*.json")))  # other figures than the site's: a mix would show
+    r = run_cli("report", one_model, str(bad), "--out", str(site))
+    assert r.returncode == 2 and "pairs_scored is 'many' where a number belongs" in r.stderr, r.stderr
+    assert _snapshot(site) == before
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".site")) == []  # no leftover
+
+
+def test_a_kill_while_plotting_leaves_the_previous_pngs(results, tmp_path, monkeypatch):
+    """eval run and compare write their PNGs whole or not at all: a kill in savefig leaves the old picture."""
+    import matplotlib.figure
+
+    from eval.report import load_results, write_plots
+
+    docs = load_results(sorted((results / "runs").glob("*__*.json")))
+    plots = tmp_path / "plots"
+    write_plots(docs, plots)
+    before = _snapshot(plots)
+
+    def killed(self, fname, *args, **kwargs):
+        fname.write(b"\x89PNG half")  # a part of the picture, then the kill
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(matplotlib.figure.Figure, "savefig", killed)
+    with pytest.raises(KeyboardInterrupt):
+        write_plots(docs, plots)
+    assert _snapshot(plots) == before and all(len(b) > 1000 for b in before.values())

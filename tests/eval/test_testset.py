@@ -1,5 +1,7 @@
 """The shared test-set format: round trip, corpus views, pairs, and a clear error for each malformed file."""
 
+from pathlib import Path
+
 import polars as pl
 import pytest
 
@@ -273,3 +275,23 @@ def test_malformed_forms_name_the_file_and_problem(tmp_path, change, message):
     with pytest.raises(TestSetError, match=message) as err:
         read_testset(tmp_path, "es")
     assert "queries.parquet" in str(err.value)
+
+
+@pytest.mark.parametrize("listed", ["/etc/hostname", "../outside.bin", "sub/../../outside.bin", "..", "outside-link"])
+def test_set_integrity_names_are_files_of_the_folder(tmp_path, monkeypatch, listed):
+    """A crafted stats.json must not make a reader hash a file outside the set (it hashed /etc/hostname)."""
+    import json
+
+    folder = write_testset(small(), tmp_path / "data")
+    (tmp_path / "data" / "outside.bin").write_bytes(b"x" * 1000)
+    (folder / "outside-link").symlink_to(tmp_path / "data" / "outside.bin")
+    stats = json.loads((folder / "stats.json").read_text())
+    stats["set_integrity"]["sha256"][listed] = "0" * 64
+    (folder / "stats.json").write_text(json.dumps(stats))
+    hashed = []
+    real = testset.sha256_of
+    monkeypatch.setattr(testset, "sha256_of", lambda p: hashed.append(Path(p)) or real(p))
+    with pytest.raises(TestSetError, match="set_integrity lists .*(not a file name of the folder|outside the folder)") as err:
+        read_testset(tmp_path / "data", "es")
+    assert str(folder / "stats.json") in str(err.value) and "rebuild the language or re-pull the release" in str(err.value)
+    assert all(p.parent == folder and not p.is_symlink() for p in hashed), hashed
