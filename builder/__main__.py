@@ -34,6 +34,12 @@ def _translator_for(params: dict, lang, given: str | None, route: str | None = N
     return name
 
 
+def _route(args) -> str | None:
+    """--route; else a --translator given on the command line means that translator's MT route (the translator
+    chosen is the one asked to translate); else None: build.route.<lang>, else the pack's."""
+    return args.route or ("mt" if args.translator else None)
+
+
 def _source_dir(args, params: dict) -> Path | None:
     return args.source or params["source"].get("dir") or None
 
@@ -112,8 +118,9 @@ def cmd_translate(args, params) -> None:
 
     language = language_for(params, args.lang)
     src = _stage_source(args, params)
-    run_translate(src, language, _translator_for(params, language, args.translator, args.route), Path(args.out),
-                  Path(args.cache or DEFAULT_CACHE_DIR), params, args.libre_url, progress=not args.quiet, route=args.route)
+    route = _route(args)
+    run_translate(src, language, _translator_for(params, language, args.translator, route), Path(args.out),
+                  Path(args.cache or DEFAULT_CACHE_DIR), params, args.libre_url, progress=not args.quiet, route=route)
 
 
 def cmd_postprocess(args, params) -> None:
@@ -137,9 +144,10 @@ def cmd_build(args, params) -> None:
     from builder.summary import describe, format_table, table1_rows
 
     language = language_for(params, args.lang)
+    route = _route(args)
     stats = build_language(_load(_source_dir(args, params), params), language,
-                           _translator_for(params, language, args.translator, args.route), args.out, args.corrections,
-                           args.cache, params, args.libre_url, progress=not args.quiet, route=args.route)
+                           _translator_for(params, language, args.translator, route), args.out, args.corrections,
+                           args.cache, params, args.libre_url, progress=not args.quiet, route=route)
     if not args.quiet:
         print(format_table(table1_rows([stats], [language])))
     print(describe(stats, Path(args.out) / args.lang))
@@ -237,8 +245,9 @@ def main(argv: list[str] | None = None) -> int:
             p.add_argument("--libre-url", default=None, help="LibreTranslate URL for --translator libre")
             p.add_argument("--route", choices=("mt", "reference"), default=None,
                            help="mt: translate the English titles with the templates; reference: start from the "
-                                "source dataset's own translations (builder/reference.py); default: build.route.<lang>, "
-                                "else the language pack's route")
+                                "source dataset's own translations (builder/reference.py), --translator then takes the "
+                                "ids the alignment leaves; default: mt when --translator is given, else "
+                                "build.route.<lang>, else the language pack's route")
         p.add_argument("--cache", default=None,
                        help="cache folder: translations.sqlite, lexicon.sqlite (default: cache)")
         if func is not cmd_translate:

@@ -31,10 +31,13 @@ One noun (``noun``), first match wins:
 | lexicon masculine (or adjectival *Angestellter*) with a feminine the rules make and the lexicon knows (else the word list) | masculine person | -in with umlaut where the resource has it (*Ärztin*), -e dropped (*Geologin*), -mann -> -frau, adjectival -er -> -e |
 | lexicon feminine whose masculine the rules make and the lexicon knows (else the word list) | feminine person | -in removed, umlaut undone (*Ärztin* -> *Arzt*), -frau -> -mann, adjectival -e -> -er |
 | lexicon masculine and feminine, no derived form (*Azubi*) | common | — |
-| not in the lexicon: its longest final component that is (*Netzwerk\\|techniker*) | as the component's | the prefix + the component's form |
+| not in the lexicon: its longest final component that is (*Netzwerk\\|techniker*); not a short noun that merely ends like an agent suffix (*Kosmeto\\|loge*, *Croup\\|ier*), not an adjectival one after no word (*Landschaftsgest\\|alter*), not a masculine or common one in a feminine or neuter lexicon noun (*Kom\\|mode*) | as the component's | the prefix + the component's form |
 | only the word list knows it | as above by the rules, confirmed by the word list | |
+| a Latin or Greek agent suffix (-or, -ent, -ant, -ist, -eur, -ier, -ologe, -graf, -nom, -urg(e), -ar, -at, -et, -it) on a stem of 3+ letters, masculine unknown to the lexicon (*Animator*, *Superintendent*, *Intensivist*), or a lexicon masculine with no feminine anywhere in -ist, -eur, -ier, -loge (*Bankier*, *Retuscheur*, *Generalist*) | masculine person | -in by the ending rule (method ``rule``); the reverse for *Animatorin* |
 | masculine with no feminine anywhere, agent-noun ending (*Lehrling*, *Leutnant*) | masculine only | — |
-| an English agent noun German keeps as is (en word list or the English source title; *Officer*, *Associate*) | loan, common | — |
+| an English agent noun in -er (en word list or the English source title; *Controller*, *Underwriter*) | masculine person | -in by rule, for the head only |
+| an English title German keeps invariable (*Officer*, *Associate*, *Executive*, *Trainee*, *Engineer*) | loan, common | — |
+| an English agent noun that is also a German word of another kind (*Intern*: *intern*, internal) | unknown | — |
 | any other noun the lexicon knows (*Reisebüro*, *Spendenaktion*, *Vertrieb*) | thing | — |
 | unknown to all resources | unknown | — |
 
@@ -89,12 +92,32 @@ COMMON_NOUNS = frozenset({"azubi", "profi", "model", "staff", "trainee", "waise"
 # Masculine person nouns with no feminine in use are recognised by an agent-noun ending; other masculine nouns
 # without a feminine name things (Vertrieb, Dienst, Import).
 AGENT_ENDINGS = ("er", "or", "ist", "ant", "eur", "ier", "ling", "loge", "nom", "soph", "graf", "graph", "mann")
-# English agent nouns a German title keeps as they are (Officer, Associate, Executive, Trainee, Chief).
+# Latin and Greek agent suffixes German inflects with -in (Animatorin, Superintendentin, Intensivistin,
+# Retuscheurin, Kosmetologin): a masculine noun with one of them, on a stem of three letters or more, makes its
+# feminine by the ending rule even when no resource knows the feminine (method "rule"), unless the noun is a thing.
+LATIN_AGENT_SUFFIXES = ("ologe", "loge", "graph", "graf", "urge", "urg", "nom", "eur", "ier", "ist", "ent", "ant",
+                        "or", "ar", "är", "at", "et", "it")
+# Of these, the endings whose masculine nouns name persons nearly without exception: applied also to a masculine of
+# the lexicon with no feminine anywhere (Bankier, Barbier, Retuscheur, Generalist). The lexicon's masculines without
+# a feminine in -or, -ant, -at, -et, -it, -ar, -graf name things as often as persons (Prozessor, Motor, Diamant,
+# Automat, Komet, Paragraf; Leutnant, a rank with no feminine): they keep the verdicts below.
+PERSON_SUFFIXES = ("ologe", "loge", "eur", "ier", "ist")
+# Shapes with these endings that are no agent nouns (Management, Dokument; Geier, Schleier; Indoor, Floor).
+NOT_AGENT_SUFFIXES = ("ment", "eier", "oor")
+# The short suffixes end many English words that name no person (Budget, Audit, Format, Seminar): an English word
+# with one of them is not read by the rule.
+SHORT_SUFFIXES = ("ar", "är", "at", "et", "it")
+# Linking elements between a compound's parts (Landschafts|gestalter, Bundes|angestellter, Kinder|arzt).
+LINKS = ("s", "es", "n", "en", "e", "er", "ns")
+# English agent nouns a German title keeps as they are (Officer, Associate, Executive, Trainee, Chief) ...
 ENGLISH_AGENT_ENDINGS = ("er", "or", "ist", "ee", "ive", "ian")
 ENGLISH_THING_ENDINGS = ("ware", "center", "water", "paper", "letter", "computer", "printer")
+# ... except the English agent nouns in -er that German ads inflect (Managerin, Designerin, Controllerin,
+# Trainerin, Underwriterin): those take -in by rule. English titles that stay invariable:
+ENGLISH_INVARIABLE_ENDINGS = ("eer", "ee", "ive", "ian")  # Engineer, Volunteer, Trainee, Executive, Technician
 ENGLISH_AGENT_WORDS = frozenset({"chief", "head", "lead", "clerk", "coach", "scout", "nanny", "staff", "crew",
                                   "guard", "chef", "pilot", "host", "intern", "associate", "consultant",
-                                  "accountant", "assistant", "attendant", "agent", "resident", "superintendent",
+                                  "accountant", "assistant", "attendant", "agent", "resident", "officer", "member",
                                   "president", "sheriff", "counsel", "provost", "ceo", "cfo", "cto", "coo", "cio",
                                   "cmo", "vp", "svp", "evp", "avp"})
 UMLAUT = {"a": "ä", "o": "ö", "u": "ü", "A": "Ä", "O": "Ö", "U": "Ü"}
@@ -208,6 +231,7 @@ class NounForms:
     note: str = ""
     epicene: bool = False  # one form for both genders, adjectives agree with the person (der/die Azubi, Officer)
     marked_unknown: bool = False  # unknown to the resources, its feminine written by the title (Avioniker/in)
+    ruled: bool = False  # the other form made by an ending rule alone: made for the head only
 
 
 @dataclass
@@ -395,14 +419,35 @@ class GermanGenderLayer:
         # noun of the lexicon (Netzwerk|techniker); the prefix stays as written.
         things = None
         if allow_split:
+            # A word with an agent suffix is no compound of a short noun that merely ends like it (Croupier is no
+            # kind of Pier, Sonograf no kind of Graf).
+            suffix = self._agent_suffix(w, PERSON_SUFFIXES if entry is not None else LATIN_AGENT_SUFFIXES)
+            fem = self._feminine_suffix(w) if entry is None else None  # Superintendentin is no kind of Dentin
+            shortest = len(suffix) + 3 if suffix is not None else len(fem[1]) + 5 if fem is not None else 0
             for i in range(2, len(w) - 3):
                 comp = w[i].upper() + w[i + 1:]
-                if comp not in self.lexicon.entries:
+                comp_entry = self.lexicon.get(comp)
+                if comp_entry is None or len(comp) < shortest:
+                    continue
+                pre = w[:i]
+                # A component declined like an adjective (Alter/Alte, Angestellter) ends a compound only after a word
+                # (Bundes|angestellter), and not where the word list knows the -in feminine of the whole word: in
+                # Landschaftsgest|alter, Gest|alter (Gestalterin) or Inh|alte the -er/-e is no adjective ending.
+                if comp_entry.adjectival and (not self._is_prefix(pre) or self._is_word(w + "in")):
                     continue
                 sub = self._simple(comp, english, allow_split=False)
                 if sub.kind == "unknown":
                     continue
-                pre = w[:i]
+                # A compound has its last component's gender: a noun the lexicon knows only as a feminine or neuter
+                # is no masculine or common-gender person of a component that happens to match (Kom|mode).
+                if entry is not None and M not in entry.genders and (
+                        (sub.kind == "common" and "lexicon" in sub.method)
+                        or (sub.kind == "person" and sub.gender == M)):
+                    continue
+                # In a word the lexicon lacks, a component it has in both genders (Mode, Haft, Pier: mostly things) is
+                # read only after a first part that is a word: Beratersc|haft is no compound of Haft.
+                if entry is None and sub.kind == "common" and "lexicon" in sub.method and not self._is_prefix(pre):
+                    continue
                 res = NounForms(sub.kind, sub.gender, pre + sub.masculine.lower() if sub.masculine else None,
                                 pre + sub.feminine.lower() if sub.feminine else None, set(sub.method),
                                 note=f"compound of {comp}: {sub.note}", epicene=sub.epicene)
@@ -410,7 +455,7 @@ class GermanGenderLayer:
                     return res
                 things = things or res
         if entry is not None:
-            return self._without_pair(w, entry, english)
+            return self._without_pair(w, entry, english, whole=allow_split)
         # Only the word lists know it: the rules, each form confirmed by the German word list.
         if self._is_word(w):
             if low.endswith("in") and len(w) > 4:
@@ -422,17 +467,81 @@ class GermanGenderLayer:
             if f_form:
                 return NounForms("person", M, w, f_form, {"rule", "wordlist"} | set(how.split("+")),
                                  note="masculine, feminine by rule confirmed by the word list")
-        loan = self._loan(w, english)
+        # A Latin or Greek agent suffix (Animator, Superintendent, Intensivist, Akupunkteur) or its feminine
+        # (Animatorin, Kosmetologin): the ending rule, unless a component ends the word (Polizei|leutnant,
+        # Schnell|restaurant; the split above skipped the short nouns that merely end like the suffix: Loge, Rist).
+        if things is None and low not in ENGLISH_AGENT_WORDS:
+            fem = self._feminine_suffix(w)
+            if fem is not None:
+                return NounForms("person", F, fem[0], w, {"rule"}, ruled=True,
+                                 note=f"feminine in -in of a masculine with the agent suffix -{fem[1]}: masculine by "
+                                      f"the ending rule (no resource knows it)")
+            suffix = self._agent_suffix(w, LATIN_AGENT_SUFFIXES)
+            rule = self._by_suffix(w, suffix, in_lexicon=False) if suffix is not None else None
+            if rule is not None:
+                return rule
+        loan = self._loan(w, english, None, whole=allow_split)
         if loan is not None:
             return loan
         if things is not None and not (things.kind == "thing" and low.endswith(AGENT_ENDINGS)):
-            return things  # (Kosmetologe is no kind of Loge: an agent ending leaves it unknown)
+            return things
         if self._is_word(w):
             if low.endswith(AGENT_ENDINGS):
                 return NounForms("masculine_only", M, w, None, {"wordlist"},
                                  note="word-list noun with an agent-noun ending and no feminine form known")
             return NounForms("thing", method={"wordlist"}, note="word-list noun that names no person")
         return NounForms("unknown", note=f"{w} is unknown to the lexicon and the word lists")
+
+    def _agent_suffix(self, w: str, suffixes: tuple[str, ...]) -> str | None:
+        """The agent suffix the noun ends in, on a stem of three letters or more; None also for a compound of a short
+        noun that merely ends like the suffix (Zeit|geist)."""
+        low = w.lower()
+        s = next((x for x in suffixes if low.endswith(x)), None)
+        if s is None or low.endswith(NOT_AGENT_SUFFIXES) or len(low) - len(s) < 3:
+            return None
+        for k in (len(s) + 1, len(s) + 2):
+            tail = self.lexicon.get(w[len(w) - k:].capitalize())
+            if (k < len(w) - 1 and tail is not None and M in tail.genders
+                    and self._is_prefix(w[:len(w) - k], nouns_only=True)):
+                return None
+        return s
+
+    def _by_suffix(self, w: str, suffix: str, in_lexicon: bool) -> NounForms | None:
+        """A masculine with a Latin or Greek agent suffix: its feminine in -in by the ending rule (Animatorin,
+        Kosmetologin), which no resource needs to know."""
+        low = w.lower()
+        if suffix in SHORT_SUFFIXES and not in_lexicon and self._is_word(low, english=True):
+            return None  # Budget, Audit, Format: an English word in -et/-it/-at/-ar names no person
+        fem = (w[:-1] if low.endswith("e") else w) + "in"
+        where = "of the lexicon " if in_lexicon else ""
+        return NounForms("person", M, w, fem, {"rule"} | ({"lexicon"} if in_lexicon else set()), ruled=True,
+                         note=f"masculine {where}with the agent suffix -{suffix}: feminine -in by the ending rule "
+                              f"(no resource knows it)")
+
+    def _feminine_suffix(self, w: str) -> tuple[str, str] | None:
+        """(masculine, suffix) of a feminine in -in whose masculine has a Latin or Greek agent suffix (Animatorin,
+        Kosmetologin). Not for the short suffixes, whose -in words are often no feminines (Kreatin)."""
+        if not w.lower().endswith("in"):
+            return None
+        stem = w[:-2]
+        for m_form in (stem, stem + "e"):
+            s = self._agent_suffix(m_form, LATIN_AGENT_SUFFIXES)
+            if s is not None and s not in SHORT_SUFFIXES and m_form.endswith("e") == s.endswith("e"):
+                return m_form, s
+        return None
+
+    def _is_prefix(self, pre: str, nouns_only: bool = False) -> bool:
+        """A compound's first part is a word, with or without a linking element (Landschafts-, Bundes-, Kinder-):
+        a noun of the lexicon, or (unless nouns_only) a word of the word list."""
+        p = pre.rstrip("-")
+        if len(p) < 2 or not LETTERS.match(p):
+            return False
+        cands = [p] + [p[:-len(x)] for x in LINKS if p.lower().endswith(x) and len(p) - len(x) >= 2]
+        for c in cands:
+            c = c[0].upper() + c[1:]
+            if c in self.lexicon.entries or (not nouns_only and self._is_word(c)):
+                return True
+        return False
 
     def _adjectival(self, w: str) -> NounForms | None:
         """A noun of adjectival declension the lexicon lacks in this gender (Kunstschaffende beside the lexicon's
@@ -477,11 +586,15 @@ class GermanGenderLayer:
                                                                      else "by rule, in the word list"))
         return None
 
-    def _without_pair(self, w: str, entry: Entry, english: str) -> NounForms:
+    def _without_pair(self, w: str, entry: Entry, english: str, whole: bool = True) -> NounForms:
         if M in entry.genders and F in entry.genders:
             return NounForms("common", method={"lexicon"}, note="the lexicon has the noun in both genders",
                              epicene=True)
-        loan = self._loan(w, english)
+        if M in entry.genders and not entry.adjectival and w.lower() not in ENGLISH_AGENT_WORDS:
+            suffix = self._agent_suffix(w, PERSON_SUFFIXES)
+            if suffix is not None:  # Bankier, Retuscheur, Generalist: the feminine by the ending rule
+                return self._by_suffix(w, suffix, in_lexicon=True)
+        loan = self._loan(w, english, entry, whole)
         if loan is not None:
             return loan
         if M in entry.genders and (w.lower().endswith(AGENT_ENDINGS) or entry.adjectival):
@@ -495,17 +608,29 @@ class GermanGenderLayer:
         return NounForms("thing", method={"lexicon"},
                          note=f"{'/'.join(sorted(entry.genders))} noun of the lexicon with no other-gender form")
 
-    def _loan(self, w: str, english: str) -> NounForms | None:
-        """An English agent noun kept as is (Officer, Associate): invariable, either gender."""
+    def _loan(self, w: str, english: str, entry: Entry | None = None, whole: bool = True) -> NounForms | None:
+        """An English agent noun a German title keeps (a word of the English word list or of the English source
+        title). The English titles German ads keep invariable (Officer, Associate, Executive, Trainee, Lead) are
+        loans of either gender; one in -er takes -in as German ads write it (Managerin, Controllerin, Underwriterin);
+        one that is also a German word of another kind (intern, the adjective "internal") is no title German ads use:
+        unknown, a review item. The -in is made for the word as written (whole), never for a compound's component
+        (Cont|roller, Bar|bier), nor for a German noun the lexicon has without the masculine (das Bier)."""
         low = w.lower()
         in_source = bool(english) and low in re.findall(r"[a-z]+", english.lower())
         if not (low in ENGLISH_AGENT_WORDS or (low.endswith(ENGLISH_AGENT_ENDINGS)
                                                 and not low.endswith(ENGLISH_THING_ENDINGS))):
             return None
-        if in_source or self._is_word(low, english=True):
-            return NounForms("loan", method={"wordlist"}, epicene=True,
-                             note="English agent noun German titles use as is, invariable")
-        return None
+        if not (in_source or self._is_word(low, english=True)):
+            return None
+        if self._is_word(low):  # the German word list accepts it in lower case: no German noun
+            return NounForms("unknown", method={"wordlist"},
+                             note=f"English {low!r} is also a German word of another kind, not a title German ads use")
+        if (whole and low.endswith("er") and not low.endswith(ENGLISH_INVARIABLE_ENDINGS)
+                and low not in ENGLISH_AGENT_WORDS and (entry is None or M in entry.genders)):
+            return NounForms("person", M, w, w + "in", {"rule", "wordlist"}, ruled=True,
+                             note="English agent noun in -er: feminine -in as German ads write it (Controllerin)")
+        return NounForms("loan", method={"wordlist"}, epicene=True,
+                         note="English agent noun German titles use as is, invariable")
 
     # --- one title --------------------------------------------------------------------------------------------
     def normalise(self, title: str) -> tuple[str, str | None, list[str], set[str]]:
@@ -626,6 +751,12 @@ class GermanGenderLayer:
         persons = [t for t in nouns if t.noun.kind in PERSON_KINDS]
         head = (paired or persons or nouns)[-1]
         hn = head.noun
+        for t in nouns:
+            if t is not head and t.noun.kind == "person" and t.noun.ruled:
+                # A form that only an ending rule makes is made for the head alone; a modifier stays as written
+                # (Master Control Bediener, Indoor Cycling-Ausbilder).
+                t.role, t.noun = "other", None
+        nouns = [t for t in nouns if t.role == "noun"]
         methods = set(hn.method)
         for t in nouns:
             if t.noun.kind == "person":
@@ -635,13 +766,17 @@ class GermanGenderLayer:
                             reason=f"the head {head.text!r} is not a person noun ({hn.note})")
         if hn.kind == "unknown":
             return Decision("unknown", method=_method(methods), flags=flags + ["unknown_word"],
-                            reason=f"the head {head.text!r} is unknown to the lexicon and the word lists; needs review")
+                            reason=f"the head {head.text!r}: {hn.note or 'unknown to the lexicon and the word lists'}; "
+                                   "needs review")
         m_text, f_text, adj_unchecked = self._render(tokens)
         if adj_unchecked:
             methods.add("rule")
         if hn.kind == "feminine_only":
+            # declared_single_form: a documented rule (FEMININE_ONLY_SUFFIXES) says no masculine exists, so the
+            # builder keeps the single form (builder/postprocess.py earned); a lexicon's silence would not.
+            declared = ["declared_single_form"] if hn.note.startswith("a woman's title") else []
             return Decision("feminine_only", feminine=f_text, method=_method(methods),
-                            flags=flags + ["no_masculine_form"],
+                            flags=flags + ["no_masculine_form"] + declared,
                             reason=f"no masculine form of {head.text!r} exists ({hn.note})")
         if hn.kind == "masculine_only" and hn.gender == M:
             return Decision("masculine_only", masculine=m_text, method=_method(methods),

@@ -56,8 +56,9 @@ VERDICTS = {
     "(flag reinflected_feminine / reinflected_masculine; the translator's forms stay in mt_masculine/mt_feminine): two items",
     "inflected": "reference route: the given title is one form (flag masculine_base / feminine_base / inclusive_base) "
     "and the gender layer made the other: two items",
-    "unverified": "the gender layer cannot vouch for the title (a word the lexicon and the word list do not know, or "
-    "English left untranslated): never neutral; kept as a masculine item only (needs review)",
+    "unverified": "the gender layer cannot vouch for the title (a word the lexicon and the word list do not know, "
+    "English left untranslated, or a single form nobody confirmed): never neutral, never a single-form item; no "
+    "item until a person decides it in Argilla (needs review)",
     "not_a_person": "the title names a thing, not a person (flag not_a_person_noun): no item (needs review)",
     "unaligned": "reference route: no confident alignment to the given translation and no MT route for the "
     "language: no item (counted in stats.json alignment)",
@@ -188,7 +189,7 @@ def decide(m_title, f_title, m_check, f_check, m_failed, f_failed) -> str:
 
 def earned(d: Decision) -> Decision:
     """Neutral and single-form items must be earned (issue 21): a title the layer cannot vouch for is never
-    neutral nor a single form (``unverified``: a masculine item for review), and a thing is not a title."""
+    neutral nor a single form (``unverified``: a review item, no item in the set), and a thing is not a title."""
     unsure = any(x in UNCHECKED_FLAGS for x in d.flags)
     if d.verdict == "feminine_only" and "not_a_person_noun" in d.flags:
         return replace(d, verdict="not_a_person", masculine=None, feminine=None)
@@ -200,8 +201,12 @@ def earned(d: Decision) -> Decision:
         from_feminine = {"reinflected_masculine", "feminine_base"} & set(d.flags)
         return replace(d, verdict="unverified", **({"masculine": None} if from_feminine else {"feminine": None}),
                        reason="the head is a word neither the lexicon nor the word list knows: no other form made")
-    if d.verdict == "masculine_only" and "unknown_head" in d.flags:
-        return replace(d, verdict="unverified", reason="the head is a word neither the lexicon nor the word list knows")
+    if d.verdict in ("masculine_only", "feminine_only") and "declared_single_form" not in d.flags:
+        # The lexicon and the word list not knowing the other form is no proof that none exists (juez/jueza,
+        # segundo/segunda, plomero/plomera), nor that the title names a person (apoyo técnico): a review item. A
+        # single form is kept when a person marks it so, or the pack declares the noun (flag declared_single_form).
+        return replace(d, verdict="unverified",
+                       reason=f"{d.reason}; a single form needs a person's confirmation (or the pack's declaration)")
     return d
 
 
@@ -400,8 +405,8 @@ def forms_of(row: dict) -> list[tuple[str, str, str, str]]:
         return [(N, row["title_masculine"], row["check_masculine"], row["check_method_masculine"])]
     if v in ("uninflected_feminine", "unverified_identical"):
         return [m]
-    if v == "unverified":  # the one form the source gave, never a made one
-        return [x for x in (m, f) if x[1]][:1]
+    if v == "unverified":  # a review item: in Argilla, not in the set, until a person decides it
+        return []
     if v == "masculine_is_feminine":
         return [f]
     human = row["status"] == "corrected"

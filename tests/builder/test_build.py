@@ -49,9 +49,15 @@ def test_full_portuguese_build(pt_build):
     covered = set(covered.iter_rows())
     english = load_source(ENGLISH).qrels
     with_items = [(a, b) for a, b in english if a in set(q_src["source_ids"]) and b in set(d_src["source_ids"])]
-    assert len(with_items) >= 0.995 * len(english)
+    assert len(with_items) >= 0.95 * len(english)
     assert all(pair in covered for pair in with_items)
-    # The rest are lost because a title gave no item (a failed or dropped translation): few, and in stats.json.
+    # The rest are lost because a title gave no item: a review item (unverified, not a person; issue 21: neutral
+    # and single-form items are earned), never silently; in stats.json.
+    verdict = dict(pl.read_parquet(out / "pt" / "translations.parquet").select("source_id", "verdict").iter_rows())
+    from builder.postprocess import NEEDS_REVIEW
+    lost_pairs = [(a, b) for a, b in english if (a, b) not in set(with_items)]
+    assert all(verdict[a] in NEEDS_REVIEW or verdict[b] in NEEDS_REVIEW for a, b in lost_pairs)
+    assert stats["english"]["qrels_lost"] == len(lost_pairs)
     lost = len(english) - len(with_items)
     print(f"PT: {lost} of {len(english)} English relevant pairs lost (a title produced no item)")
     assert stats["english"]["qrels_lost"] == lost <= 0.005 * len(english)

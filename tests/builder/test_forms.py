@@ -191,7 +191,7 @@ def test_portuguese_build_from_the_real_cache_counts_its_forms(tmp_path):
     for name in ("translations.sqlite", "lexicon.sqlite"):
         if (REPO / "cache" / name).is_file():
             shutil.copyfile(REPO / "cache" / name, cache / name)
-    stats = build_language(english, "pt", "bergamot", tmp_path, cache=cache, progress=False)
+    stats = build_language(english, "pt", "bergamot", tmp_path, cache=cache, progress=False, route="mt")
     ts = read_testset(tmp_path, "pt")
     forms = stats["queries"]["forms"]
     print(f"PT query forms: {forms}, pairs {stats['queries']['pairs']}")

@@ -154,7 +154,91 @@ def test_person_nouns_without_the_other_form(de):
     assert (d.verdict, d.masculine, d.feminine, d.flags) == ("masculine_only", "leutnant", None, ["no_feminine_form"])
     d = decided(de, "Kindermädchen")
     assert (d.verdict, d.masculine, d.feminine, d.flags) == ("feminine_only", None, "kindermädchen",
-                                                             ["no_masculine_form"])
+                                                             ["no_masculine_form", "declared_single_form"])
+
+
+@pytest.mark.parametrize("title, masculine, feminine", [
+    ("Perfusionist", "perfusionist", "perfusionistin"),  # -ist, unknown to every resource
+    ("Leitender Phlebotomist", "leitender phlebotomist", "leitende phlebotomistin"),
+    ("Evaluator", "evaluator", "evaluatorin"),  # -or, an English word too: German inflects it all the same
+    ("Konsulent", "konsulent", "konsulentin"),  # -ent
+    ("Sonograf", "sonograf", "sonografin"),  # -graf: no compound of Graf (Gräfin)
+    ("Epidemiologe", "epidemiologe", "epidemiologin"),  # a lexicon masculine whose feminine no resource knows
+    ("Polier", "polier", "polierin"),
+    ("Croupier", "croupier", "croupierin"),  # no compound of Pier
+    ("Taxidermist", "taxidermist", "taxidermistin"),
+])
+def test_latin_and_greek_agent_nouns_take_in_by_the_ending_rule(de, title, masculine, feminine):
+    d = decided(de, title)
+    assert (d.verdict, d.masculine, d.feminine, d.neutral, d.flags) == ("inflected", masculine, feminine, None, [])
+    assert "rule" in d.method and "agent suffix" in d.reason
+
+
+def test_the_ending_rule_reads_feminines_and_spares_things_and_ranks(de):
+    d = decided(de, "Phlebotomistin")
+    assert (d.verdict, d.masculine, d.feminine, d.flags) == ("inflected", "phlebotomist", "phlebotomistin",
+                                                             ["feminine_base"])
+    d = decided(de, "Perfusionist", "Perfusionistin")
+    assert (d.verdict, d.masculine, d.feminine) == ("gendered", "perfusionist", "perfusionistin")
+    # A rank with no feminine in use and things with the same endings keep their verdicts.
+    assert decided(de, "Oberleutnant").verdict == "masculine_only"
+    for thing in ("Format", "Budget", "Fluggesellschaft"):
+        assert decided(de, thing).verdict == "not_a_person", thing
+
+
+@pytest.mark.parametrize("title, masculine, feminine", [
+    ("Fundraiser", "fundraiser", "fundraiserin"),
+    ("Erfahrener Scheduler", "erfahrener scheduler", "erfahrene schedulerin"),
+    ("Payroll Controller", "payroll controller", "payroll controllerin"),
+])
+def test_english_agent_nouns_in_er_take_in(de, title, masculine, feminine):
+    d = decided(de, title, english=title)
+    assert (d.verdict, d.masculine, d.feminine, d.neutral, d.flags) == ("inflected", masculine, feminine, None, [])
+    assert "rule" in d.method
+
+
+@pytest.mark.parametrize("title", ["Software Engineer", "Compliance Officer", "Sales Executive"])
+def test_invariable_english_titles_stay_neutral(de, title):
+    d = decided(de, title, english=title)
+    assert (d.verdict, d.neutral, d.flags) == ("neutral", title.lower(), ["english_loan"])
+
+
+def test_a_form_only_a_rule_makes_is_made_for_the_head_alone(de):
+    d = decided(de, "Fundraiser Koordinator")
+    assert (d.verdict, d.masculine, d.feminine) == ("inflected", "fundraiser koordinator", "fundraiser koordinatorin")
+
+
+@pytest.mark.parametrize("title, english", [("Marketing Intern", "Marketing Intern"),
+                                            ("Intern für Recht", "Legal Intern"),
+                                            ("Resident", "Resident")])
+def test_english_words_that_are_german_words_of_another_kind_are_review_items(de, title, english):
+    # intern, resident: German adjectives; German ads do not use them as titles (Praktikant/Praktikantin).
+    d = decided(de, title, english=english)
+    assert (d.verdict, d.masculine, d.feminine, d.neutral) == ("unknown", None, None, None)
+    assert d.flags == ["unknown_word"]
+    assert "German word of another kind" in d.reason
+
+
+@pytest.mark.parametrize("title, masculine, feminine", [
+    ("Gestalter", "gestalter", "gestalterin"),  # not Gest|alter, an adjectival noun
+    ("Mediengestalter", "mediengestalter", "mediengestalterin"),
+    ("Kommunikationsgestalter", "kommunikationsgestalter", "kommunikationsgestalterin"),
+    ("Betreuer digitaler Inhalte", "betreuer digitaler inhalte", "betreuerin digitaler inhalte"),  # not Inh|alte
+    ("Bundesangestellter", "bundesangestellter", "bundesangestellte"),  # a true adjectival compound
+])
+def test_an_er_ending_is_an_adjective_ending_only_in_an_adjectival_noun(de, title, masculine, feminine):
+    d = decided(de, title)
+    assert (d.verdict, d.masculine, d.feminine, d.flags) == ("inflected", masculine, feminine, [])
+
+
+@pytest.mark.parametrize("title", ["Deko Drahtkommode", "Kopierpapier", "Schlafkammer", "Blutorange",
+                                   "Beraterschaft"])
+def test_things_ending_like_a_common_gender_noun_are_not_persons(de, title):
+    # Drahtkom|mode, Kopier|pier, Schlafk|ammer, Blut|orange: the lexicon has Mode, Pier, Ammer, Range in both
+    # genders, but these nouns are feminine or neuter things.
+    d = decided(de, title)
+    assert (d.verdict, d.masculine, d.feminine, d.neutral) == ("not_a_person", None, None, None)
+    assert d.flags == ["not_a_person_noun"]
 
 
 def test_a_given_feminine_is_confirmed_or_replaced(de):

@@ -151,7 +151,7 @@ def test_a_400_names_the_sentence_and_keeps_the_other_answers_of_its_batch(src, 
     served = {s: t for s, t in table.items() if s != refused}
     with LibreServer(served) as server, pytest.raises(TranslationError) as err:
         build_language(src, "pt", "libre", tmp_path / "out", cache=tmp_path / "cache", params=params,
-                       libre_url=server.url, progress=False)
+                       libre_url=server.url, progress=False, route="mt")
     assert f"refused the request for {refused!r}" in str(err.value) and "other answers are cached" in str(err.value)
     with sqlite3.connect(tmp_path / "cache" / "translations.sqlite") as db:
         cached = {s for (s,) in db.execute("SELECT sentence FROM translations")}

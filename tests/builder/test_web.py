@@ -80,12 +80,12 @@ def test_faults_are_retried_and_the_output_equals_a_fault_free_run(source_dir, p
     # One server (one URL, which is part of the provenance), fault-free first, then injecting faults.
     with LibreServer(table) as server:
         build_language(source_dir, "pt", "libre", tmp_path / "clean", cache=tmp_path / "c1", params=params,
-                       libre_url=server.url, progress=False)
+                       libre_url=server.url, progress=False, route="mt")
         assert len(server.requests) == len(table)
         server.requests.clear()
         server.faults, server.fault_every, server._attempts = FAULTS, 2, {}
         stats = build_language(source_dir, "pt", "libre", tmp_path / "faulty", cache=tmp_path / "c2", params=params,
-                               libre_url=server.url, progress=False)
+                               libre_url=server.url, progress=False, route="mt")
     assert set(server.faults_sent) == set(FAULTS)
     assert len(server.requests) == len(table) + len(server.faults_sent)
     clean_set, faulty_set = read_set(tmp_path / "clean"), read_set(tmp_path / "faulty")
@@ -96,28 +96,28 @@ def test_faults_are_retried_and_the_output_equals_a_fault_free_run(source_dir, p
 
 def test_a_rebuild_from_the_cache_sends_nothing(source_dir, params, table, tmp_path, key):
     with LibreServer(table) as server:
-        build_language(source_dir, "pt", "libre", tmp_path / "a", cache=tmp_path / "c", params=params, libre_url=server.url, progress=False)
+        build_language(source_dir, "pt", "libre", tmp_path / "a", cache=tmp_path / "c", params=params, libre_url=server.url, progress=False, route="mt")
         first = len(server.requests)
-        build_language(source_dir, "pt", "libre", tmp_path / "b", cache=tmp_path / "c", params=params, libre_url=server.url, progress=False)
+        build_language(source_dir, "pt", "libre", tmp_path / "b", cache=tmp_path / "c", params=params, libre_url=server.url, progress=False, route="mt")
     assert first == len(table) and len(server.requests) == first
 
 
 def test_missing_key_and_refused_key(source_dir, params, table, tmp_path, monkeypatch):
     monkeypatch.delenv("LIBRE_API_KEY", raising=False)
     with pytest.raises(TranslationError, match="API key missing; set the environment variable LIBRE_API_KEY"):
-        build_language(source_dir, "pt", "libre", tmp_path, cache=tmp_path / "c", params=params, libre_url="http://127.0.0.1:9/", progress=False)
+        build_language(source_dir, "pt", "libre", tmp_path, cache=tmp_path / "c", params=params, libre_url="http://127.0.0.1:9/", progress=False, route="mt")
     monkeypatch.setenv("LIBRE_API_KEY", "wrong-key")
     with LibreServer(table) as server, pytest.raises(TranslationError, match="refused the API key"):
-        build_language(source_dir, "pt", "libre", tmp_path, cache=tmp_path / "c", params=params, libre_url=server.url, progress=False)
+        build_language(source_dir, "pt", "libre", tmp_path, cache=tmp_path / "c", params=params, libre_url=server.url, progress=False, route="mt")
 
 
 def test_a_service_that_keeps_failing_gives_a_clear_error(source_dir, params, table, tmp_path, key):
     with LibreServer(table) as server, pytest.raises(TranslationError, match=r"failed after 5 attempts \(last: .*TOO_MANY_REQUESTS.*finished sentences are cached"):
         server.fail_all = "429"
-        build_language(source_dir, "pt", "libre", tmp_path, cache=tmp_path / "c", params=params, libre_url=server.url, progress=False)
+        build_language(source_dir, "pt", "libre", tmp_path, cache=tmp_path / "c", params=params, libre_url=server.url, progress=False, route="mt")
     # A request the service rejects as such (400) is not retried.
     with LibreServer({}) as server, pytest.raises(TranslationError, match=r"refused the request for '(?:He|She) is: [^']*': ERR_BAD_REQUEST"):
-        build_language(source_dir, "pt", "libre", tmp_path, cache=tmp_path / "c", params=params, libre_url=server.url, progress=False)
+        build_language(source_dir, "pt", "libre", tmp_path, cache=tmp_path / "c", params=params, libre_url=server.url, progress=False, route="mt")
 
 
 def test_a_killed_run_resumes_without_translating_anything_twice(source_dir, params, table, tmp_path, key):
@@ -158,7 +158,7 @@ def test_a_killed_run_resumes_without_translating_anything_twice(source_dir, par
         assert rerun.returncode == 0, rerun.stderr
         asked_again = set(server.requests)
         server.delay_s = 0
-        build_language(source_dir, "pt", "libre", tmp_path / "clean", cache=tmp_path / "c2", params=params, libre_url=server.url, progress=False)
+        build_language(source_dir, "pt", "libre", tmp_path / "clean", cache=tmp_path / "c2", params=params, libre_url=server.url, progress=False, route="mt")
     assert not asked_again & done_before
     assert asked_again | done_before == set(table)
     resumed, fresh = read_set(tmp_path / "out"), read_set(tmp_path / "clean")
