@@ -62,6 +62,25 @@ def _counts(items: pl.DataFrame) -> dict[str, int]:
     return {g: int(by_gender.get(g, 0)) for g in (MASCULINE, FEMININE, NEUTRAL)}
 
 
+def _route_lines(s: dict) -> list[str]:
+    """Which titles came from which route (builder/reference.py): the dataset's own translation, the MT route, none."""
+    translator = f"`{s.get('translator', 'not recorded')}` version `{s.get('translator_version', 'not recorded')}`"
+    if s.get("route") != "reference":
+        return [f"- Route: machine translation of every English title with the templates; translator {translator}."]
+    a, r = s.get("alignment") or {}, s.get("routes") or {}
+    lines = [f"- Route: the source dataset's own translation of the titles (translated by {a.get('translated_by', '?')}), "
+             f"aligned to the English ids (relevance graph and `{a.get('encoder', '?')}` similarity; "
+             f"{a.get('queries', {}).get('aligned', '?')}/{a.get('queries', {}).get('total', '?')} queries and "
+             f"{a.get('corpus', {}).get('aligned', '?')}/{a.get('corpus', {}).get('total', '?')} corpus titles aligned "
+             f"confidently): {r.get('reference', 0)} English ids have the given title (provenance `reference:{s.get('lang')}`), "
+             f"the other form made by the gender layer."]
+    if r.get("mt"):
+        lines.append(f"- {r['mt']} English ids without a confident alignment were machine-translated instead: translator {translator}.")
+    if r.get("none"):
+        lines.append(f"- {r['none']} English ids without a confident alignment have no item (no offline translator for this language).")
+    return lines
+
+
 def _language_section(ts: TestSet, pack: Language) -> str:
     s = ts.stats
     items = pl.concat([ts.queries, ts.corpus])
@@ -82,7 +101,7 @@ def _language_section(ts: TestSet, pack: Language) -> str:
         f"### {name} (`{ts.lang}`)" + (" — experimental" if pack.experimental else ""),
         "",
         *([f"- {q}" for q in quality]),
-        f"- Translator: `{s.get('translator', 'not recorded')}` version `{s.get('translator_version', 'not recorded')}`.",
+        *_route_lines(s),
         f"- Templates: `{templates_text}`.",
         f"- Human corrections: {corrected} of {items.height} items have `status = corrected` "
         f"(queries {ts.queries.filter(pl.col('status') == STATUS_CORRECTED).height}, "
