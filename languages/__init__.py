@@ -127,7 +127,8 @@ class MitigationRules:
 
 # How a doublet writes the feminine ending beside the masculine word (builder/forms.py, docs/forms.md):
 # style -> (text before the ending, text after it): ingeniero/a, engenheiro(a), ingénieur·e, Ingenieur:in, Ingenieur*in.
-FORM_STYLES = {"slash": ("/", ""), "parenthesis": ("(", ")"), "middot": ("·", ""), "colon": (":", ""), "star": ("*", "")}
+FORM_STYLES = {"slash": ("/", ""), "parenthesis": ("(", ")"), "middot": ("·", ""), "colon": (":", ""), "star": ("*", ""),
+               "slash_hyphen": ("/-", "")}  # German Ingenieur/-in
 IRREGULAR_POLICIES = ("full_word", "none")
 
 
