@@ -17,7 +17,10 @@ REQUIRED_COLUMNS = (
     "check_feminine", "check_method", "verdict", "flags",
 )
 # Verdicts that need no attention; anything else (or a build flag, or a failed strip) goes first.
-CLEAN_VERDICTS = ("gendered", "neutral")
+CLEAN_VERDICTS = ("gendered", "neutral", "inflected")  # inflected: a given title and the form the layer made
+# Flags that say where a form came from, not that something is doubtful (builder/reference.py, builder/german.py).
+INFORMATIVE_FLAGS = frozenset({"masculine_base", "feminine_base", "inclusive_base", "loanword", "english_loan",
+                               "common_head", "declared_single_form"})
 FLAG_LABELS = {
     "not_a_job_title": "not a job title",
     "wrong_sense": "wrong sense",
@@ -91,10 +94,19 @@ def settings(min_submitted: int = 1):
 def needs_review(row: dict) -> bool:
     return (
         row["verdict"] not in CLEAN_VERDICTS
-        or bool(row["flags"])
+        or bool(set(row["flags"] or []) - INFORMATIVE_FLAGS)
         or row["title_masculine"] is None
         or row["title_feminine"] is None
     )
+
+
+def _source_text(row: dict) -> str:
+    """Where the titles came from, as the annotator should read it: the dataset's own translation (reference
+    route: no template, the title as its translator wrote it) or the MT route's two template sentences."""
+    if str(row.get("translator") or "").startswith("reference:"):
+        return f"given translation (the dataset's own): {row['output_masculine']}"
+    return (f"{row['sentence_masculine']} → {row['output_masculine']}\n"
+            f"{row['sentence_feminine']} → {row['output_feminine']}")
 
 
 def record_specs(df: pl.DataFrame, lang: str) -> list[RecordSpec]:
@@ -114,10 +126,7 @@ def record_specs(df: pl.DataFrame, lang: str) -> list[RecordSpec]:
             id=record_id(lang, row["source_id"]),
             fields={
                 "english": row["source_text"],
-                "template_sentences": (
-                    f"{row['sentence_masculine']} → {row['output_masculine']}\n"
-                    f"{row['sentence_feminine']} → {row['output_feminine']}"
-                ),
+                "template_sentences": _source_text(row),
                 "machine_masculine": row["title_masculine"],
                 "machine_feminine": row["title_feminine"],
                 "check": check,

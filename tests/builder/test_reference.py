@@ -248,3 +248,25 @@ def test_real_alignment_keeps_the_relevance_graph(lang, tmp_path):
         assert result.queries[sid].target_id == target, sid
     random.seed(0)
     assert json.dumps({k: v.target_id for k, v in result.queries.items()})  # every query has an id
+
+
+def test_a_persons_correction_overrides_the_given_title(tmp_path):
+    """Corrections from Argilla win over the reference route as over the MT route: the corrected text, status
+    corrected, provenance human:<annotators>; the other given titles stay reference:fr."""
+    english = write_english(tmp_path)
+    write_copy(tmp_path, "fr", french_copy())
+    corrections = tmp_path / "fr.jsonl"
+    corrections.write_text(json.dumps({
+        "kind": "translation", "lang": "fr", "source_id": "Baker", "record_id": "fr-translation-Baker",
+        "masculine": "Boulanger-pâtissier", "feminine": "Boulangère-pâtissière", "gender_marking": "gendered",
+        "flag": None, "annotators": ["ana"], "submitted_at": "2026-12-01T15:00:00Z"}) + "\n", encoding="utf-8")
+    rc = main(["build", "--source", str(english), "--lang", "fr", "--route", "reference", "--out", str(tmp_path / "out"),
+               "--cache", str(tmp_path / "cache"), "--corrections", str(corrections), "--quiet"])
+    assert rc == 0
+    ts = read_testset(tmp_path / "out", "fr")
+    by_text = {r["text"]: r for r in ts.queries.iter_rows(named=True)}
+    assert "boulanger" not in by_text and "boulangère" not in by_text
+    assert by_text["boulangère-pâtissière"]["status"] == "corrected"
+    assert by_text["boulangère-pâtissière"]["provenance"] == "human:ana"
+    assert by_text["avocate"]["provenance"] == "reference:fr"
+    assert ts.stats["corrections"]["translations"] == 1
