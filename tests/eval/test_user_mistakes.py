@@ -58,6 +58,13 @@ def test_qrels_without_a_relevant_line(tmp_path):
     assert not (tmp_path / "o").exists()
 
 
+def _figures(stdout: str) -> str:
+    """The summary lines without how many texts were encoded (that differs when part of the cache was usable)."""
+    import re
+
+    return re.sub(r"; encoded \d+ of \d+ texts", "", stdout)
+
+
 def _model_db(cache: Path) -> Path:
     (db,) = cache.glob("*.sqlite")
     return db
@@ -73,6 +80,15 @@ def test_corrupt_and_truncated_embedding_caches(tmp_path, small_data):
         pytest.skip(first.stderr.strip())
     assert first.returncode == 0, first.stderr
     db = _model_db(cache)
+    # 10% NaN vectors (once MAP 0.414 -> 0.027 with exit 0): checked when read back, re-encoded, same figures.
+    with sqlite3.connect(db) as con:
+        con.execute("UPDATE embedding SET vector = ? WHERE rowid % 10 = 0", (b"\xff\xff\xff\x7f" * 512,))
+        spoiled = con.execute("SELECT count(*) FROM embedding WHERE rowid % 10 = 0").fetchone()[0]
+    assert spoiled > 0
+    again = run_cli(*args, "--cache", str(cache), "--force")
+    assert again.returncode == 0 and "Traceback" not in again.stderr, again.stderr
+    assert _figures(again.stdout) == _figures(first.stdout)
+    assert f"note: {db}: " in again.stderr and "encoded again" in again.stderr, again.stderr
     # Truncated vectors (a killed writer, a foreign tool): re-encoded, the results are unchanged.
     with sqlite3.connect(db) as con:
         con.execute("UPDATE embedding SET vector = substr(vector, 1, 7)")
