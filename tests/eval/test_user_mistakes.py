@@ -110,3 +110,29 @@ def test_ctrl_c_exits_130_without_a_traceback(tmp_path, small_data):
     err = first + rest
     assert first, "no progress bar: the run printed nothing to stderr before it ended"
     assert proc.returncode == 130 and "Traceback" not in err and "interrupted" in err, err
+
+
+def test_column_types_against_the_format(tmp_path):
+    """A Struct `text` (once cast and scored, exit 0) and an Int `gender` (once a traceback): one error line naming
+    the file and the column, exit 2, nothing written."""
+    import json
+
+    import polars as pl
+
+    from eval.testset import write_testset
+
+    from .conftest import make_testset
+
+    for column, value in (("text", pl.struct(pl.col("text"))), ("gender", pl.lit(1, dtype=pl.Int32))):
+        data = tmp_path / column / "data"
+        folder = write_testset(make_testset("pt"), data)
+        path = folder / "queries.parquet"
+        pl.read_parquet(path).with_columns(value.alias(column)).write_parquet(path)
+        stats = json.loads((folder / "stats.json").read_text())
+        stats.pop("set_integrity")
+        (folder / "stats.json").write_text(json.dumps(stats))
+        out = tmp_path / column / "o"
+        r = run_cli("run", "--data", str(data), "--model", "tfidf-char", "--out", str(out),
+                    "--cache", str(tmp_path / "c"), "--quiet")
+        one_error_line(r, f"{path}: column {column!r} has type")
+        assert len(r.stderr.splitlines()) == 1 and not out.exists()
