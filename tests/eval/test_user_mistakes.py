@@ -136,3 +136,31 @@ def test_column_types_against_the_format(tmp_path):
                     "--cache", str(tmp_path / "c"), "--quiet")
         one_error_line(r, f"{path}: column {column!r} has type")
         assert len(r.stderr.splitlines()) == 1 and not out.exists()
+
+
+def _run_with_stdout_closed(args: list[str], cwd: Path = REPO) -> tuple[int, str]:
+    """Run ``python <args>`` with its stdout a pipe whose reader has already gone (as `| head -0`, or `| head -1`
+    after its line): every write to stdout meets EPIPE. Returns the exit status and stderr."""
+    proc = subprocess.Popen([sys.executable, *args], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    proc.stdout.close()
+    err = proc.stderr.read()
+    return proc.wait(timeout=600), err
+
+
+def test_a_closed_stdout_changes_neither_the_outputs_nor_the_status(tmp_path, small_data):
+    """`eval run ... | head -1` aborted with "Broken pipe" and wrote none of --out."""
+    common = ["--data", str(small_data), "--model", "tfidf-char", "--cache", str(tmp_path / "c"), "--quiet"]
+    assert run_cli("run", *common, "--out", str(tmp_path / "open")).returncode == 0
+    rc, err = _run_with_stdout_closed(["-m", "eval", "run", *common, "--out", str(tmp_path / "closed")])
+    assert rc == 0 and err == "", err
+    written = sorted(p.relative_to(tmp_path / "open") for p in (tmp_path / "open").rglob("*") if p.is_file())
+    assert written and written == sorted(p.relative_to(tmp_path / "closed")
+                                         for p in (tmp_path / "closed").rglob("*") if p.is_file())
+    for rel in written:
+        if rel.suffix in (".json", ".md", ".tsv"):
+            assert (tmp_path / "closed" / rel).read_bytes() == (tmp_path / "open" / rel).read_bytes(), rel
+    # A real error is still one line and exit status 2 with stdout closed.
+    rc, err = _run_with_stdout_closed(["-m", "eval", "run", *common, "--data", str(tmp_path / "nothing"),
+                                       "--out", str(tmp_path / "x")])
+    assert rc == 2 and err.startswith("error: ") and len(err.splitlines()) == 1, err
