@@ -8,17 +8,16 @@ import tempfile
 from pathlib import Path
 
 from annotation import AnnotationError
+from builder import corrections as corrections_format
+from builder.errors import CorrectionsError
 
-KIND_TRANSLATION = "translation"
-KIND_RELEVANCE = "relevance"
-FLAGS = (None, "not_a_job_title", "wrong_sense", "untranslatable")
-GENDER_MARKINGS = ("gendered", "neutral", "masculine_only", "feminine_only")  # see translations.GENDER_MARKING_LABELS
-REQUIRED = {
-    KIND_TRANSLATION: ("lang", "source_id", "record_id", "masculine", "feminine", "gender_marking", "flag",
-                       "annotators", "submitted_at"),
-    KIND_RELEVANCE: ("lang", "query_source_id", "doc_source_id", "record_id", "relevant", "annotators",
-                     "submitted_at"),
-}
+# The one reader of the format is the builder's (builder/corrections.py), which applies these files: what pull
+# writes and what a build accepts cannot drift apart. Annotation comes after the builder in the flow, so may use it.
+FLAGS = corrections_format.FLAGS
+GENDER_MARKINGS = corrections_format.MARKINGS  # see translations.GENDER_MARKING_LABELS
+KIND_TRANSLATION = corrections_format.KIND_TRANSLATION
+KIND_RELEVANCE = corrections_format.KIND_RELEVANCE
+REQUIRED = corrections_format.FIELDS
 
 
 def key_of(line: dict) -> tuple:
@@ -28,25 +27,11 @@ def key_of(line: dict) -> tuple:
 
 
 def validate_line(line: object, where: str, lang: str | None = None) -> dict:
-    if not isinstance(line, dict):
-        raise AnnotationError(f"{where}: expected a JSON object")
-    if lang is not None and line.get("lang") != lang:
-        raise AnnotationError(f"{where}: lang {line.get('lang')!r} in the corrections file of {lang!r}; "
-                              f"pass the file of that language (--out)")
-    kind = line.get("kind")
-    if kind not in REQUIRED:
-        raise AnnotationError(f"{where}: kind {kind!r} is neither {KIND_TRANSLATION!r} nor {KIND_RELEVANCE!r}")
-    missing = [k for k in REQUIRED[kind] if k not in line]
-    if missing:
-        raise AnnotationError(f"{where}: missing key(s) {missing} for a {kind} correction (docs/FORMAT.md)")
-    if kind == KIND_TRANSLATION:
-        if line["flag"] not in FLAGS:
-            raise AnnotationError(f"{where}: flag {line['flag']!r} not one of {FLAGS}")
-        if line["gender_marking"] not in GENDER_MARKINGS:
-            raise AnnotationError(f"{where}: gender_marking {line['gender_marking']!r} not one of {GENDER_MARKINGS}")
-    elif not isinstance(line["relevant"], bool):
-        raise AnnotationError(f"{where}: relevant must be true or false, got {line['relevant']!r}")
-    return line
+    """``line`` when it follows docs/FORMAT.md (``builder.corrections.check_line``), else an AnnotationError."""
+    try:
+        return corrections_format.check_line(line, where, lang)
+    except CorrectionsError as exc:
+        raise AnnotationError(str(exc)) from None
 
 
 def read_corrections(path: str | Path, lang: str | None = None) -> list[dict]:
@@ -54,17 +39,10 @@ def read_corrections(path: str | Path, lang: str | None = None) -> list[dict]:
     path = Path(path)
     if not path.is_file():
         return []
-    lines = []
-    with open(path, encoding="utf-8") as fh:
-        for lineno, text in enumerate(fh, 1):
-            if not text.strip():
-                continue
-            try:
-                obj = json.loads(text)
-            except json.JSONDecodeError as exc:
-                raise AnnotationError(f"{path}:{lineno}: not valid JSON ({exc.msg})") from None
-            lines.append(validate_line(obj, f"{path}:{lineno}", lang))
-    return lines
+    try:
+        return [line for _, line in corrections_format.read_lines(path, lang)]
+    except CorrectionsError as exc:
+        raise AnnotationError(str(exc)) from None
 
 
 def merge(old: list[dict], new: list[dict]) -> list[dict]:

@@ -10,7 +10,7 @@ from pathlib import Path
 import polars as pl
 
 from builder.cache import TranslationCache
-from builder.corrections import read_corrections
+from builder.corrections import check_source_ids, read_corrections
 from builder.errors import BuildError
 from builder.forms import add_forms, forms_settings
 from builder.params import language_for, load_params, route_for, strip_pattern_for, templates_for
@@ -128,6 +128,7 @@ def run_postprocess(source: EnglishSource, language: Language | str, out: Path, 
     build = params["build"]
     policy = build["self_match_policy"]
     corrections = read_corrections(corrections_path, lang)
+    check_source_ids(corrections, source.queries, source.corpus)
     processed = process_translations(raw, language, strip_pattern_for(build, language), corrections,
                                      lexicon_cache=Path(cache_dir) / "lexicon.sqlite")
     routes = dict(sorted(raw["route"].value_counts().iter_rows())) if "route" in raw.columns else {"mt": raw.height}
@@ -217,7 +218,8 @@ def build_language(source: str | Path | EnglishSource | None, lang: Language | s
     lang = language.code
     src = source if isinstance(source, EnglishSource) else load_source(source)
     corrections_path = Path(corrections) if corrections else default_corrections(lang)
-    read_corrections(corrections_path, lang)  # a bad corrections file stops the build before anything is written
+    # A bad corrections file, or one naming ids the English source lacks, stops the build before anything is written.
+    check_source_ids(read_corrections(corrections_path, lang), src.queries, src.corpus)
     # The translations go to a hidden staging folder, so <out>/<lang> is replaced once, by the complete set:
     # a failed or killed build leaves the previous set as it was (list_languages skips hidden folders; the next
     # write removes a killed run's leftovers).

@@ -19,6 +19,7 @@ import os
 import shutil
 import subprocess
 import threading
+import unicodedata
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -167,6 +168,23 @@ class WebSettings:
     libre_url: str | None = None
 
 
+# Characters no translated title holds, which a web answer is refused for (retried as a malformed answer, then
+# an error naming the sentence): control characters (C0 with NUL, tab and newline, DEL, C1), the line and
+# paragraph separators U+2028/U+2029, bidi embeddings, overrides and isolates (U+202A-202E, U+2066-2069) and
+# marks (U+200E, U+200F, U+061C), lone surrogates. Stored, they reached item ids and qrels.tsv lines.
+_BIDI = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c")
+
+
+def unsafe_answer(text: str, key: str | None = None) -> str | None:
+    """Why the web answer ``text`` is not stored (a character above, or the API key echoed), else None."""
+    if key and key in text:
+        return "it quotes the API key"
+    for ch in text:
+        if ch in _BIDI or unicodedata.category(ch) in ("Cc", "Cs", "Zl", "Zp"):
+            return f"it holds U+{ord(ch):04X}"
+    return None
+
+
 class RetryableError(Exception):
     pass
 
@@ -287,6 +305,9 @@ class WebTranslator:
         out = box.get("out")
         if not isinstance(out, str) or not out.strip():
             raise RetryableError(scrub(f"malformed answer {out!r}"[:300], (self._key or "",)))
+        unsafe = unsafe_answer(out, self._key)
+        if unsafe:
+            raise RetryableError(scrub(f"malformed answer {out!r}"[:280] + f" ({unsafe})", (self._key or "",)))
         return out
 
     def translate_one(self, sentence: str) -> str:

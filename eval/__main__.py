@@ -20,6 +20,7 @@ import sys
 from pathlib import Path
 
 from config.secrets import scrub
+from config.stdout import surviving_closed_stdout
 from eval.errors import EvalError
 from eval.testset import TestSetError
 
@@ -447,7 +448,8 @@ def main(argv: list[str] | None = None) -> int:
     audit.set_defaults(func=cmd_audit)
     args = parser.parse_args(argv)
     try:
-        return args.func(args)
+        with surviving_closed_stdout():  # `eval run ... | head -1` still writes all of --out
+            return args.func(args)
     except (EvalError, TestSetError) as exc:
         print(f"error: {scrub(exc)}", file=sys.stderr)
         return 2

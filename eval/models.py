@@ -26,6 +26,7 @@ import hashlib
 import importlib.metadata
 import re
 import sqlite3
+import sys
 import zlib
 from array import array
 from collections.abc import Sequence
@@ -456,8 +457,16 @@ class EmbeddingCache:
 
     @classmethod
     def _stored_keys(cls, db: sqlite3.Connection, key_list: list[bytes], meta: ModelMeta) -> set[bytes]:
-        """The keys of ``key_list`` the cache holds a well-formed embedding for (as ``encode`` reads them)."""
-        return {k for k, n in cls._rows_of_keys(db, "length(vector)", key_list) if n == 4 * meta.dimension}
+        """The keys of ``key_list`` the cache holds a usable embedding for (checked as ``encode`` checks them;
+        the vectors are read 500 at a time and not kept)."""
+        stored, unusable = set(), 0
+        for k, blob in cls._rows_of_keys(db, "vector", key_list):
+            if _usable(blob, meta.dimension) is None:
+                unusable += 1
+            else:
+                stored.add(k)
+        _note_unusable(db, unusable)
+        return stored
 
     @staticmethod
     def _encode_missing(db: sqlite3.Connection, model: EmbeddingModel, missing: list[str], keys: dict[str, bytes],
@@ -472,6 +481,9 @@ class EmbeddingCache:
             vectors = _normalise(np.asarray(model.encode(batch, role=role), dtype=np.float32))
             if vectors.shape != (len(batch), meta.dimension):
                 raise EvalError(f"model {meta.name} returned shape {vectors.shape} for {len(batch)} texts, expected dimension {meta.dimension}")
+            zero = np.flatnonzero(~np.any(vectors, axis=1))
+            if zero.size:  # cannot be ranked, and would read back as a damaged entry
+                raise EvalError(f"model {meta.name} returned a zero vector for {batch[zero[0]]!r}")
             db.executemany(
                 "INSERT OR REPLACE INTO embedding (key, vector) VALUES (?, ?)",
                 [(keys[t], v.tobytes()) for t, v in zip(batch, vectors)],
@@ -503,16 +515,40 @@ class EmbeddingCache:
         found: dict[str, np.ndarray] = {}
         with self._connect(meta) as db:
             by_key = {k: t for t, k in keys.items()}
+            unusable = 0
             for k, blob in self._rows_of_keys(db, "vector", list(by_key)):
-                # A truncated or foreign entry is not an embedding: encode that text again.
-                if isinstance(blob, bytes) and len(blob) == 4 * meta.dimension:
-                    found[by_key[k]] = np.frombuffer(blob, dtype=np.float32)
+                # A truncated, foreign or damaged entry is not an embedding: encode that text again.
+                vector = _usable(blob, meta.dimension)
+                if vector is None:
+                    unusable += 1
+                else:
+                    found[by_key[k]] = vector
+            _note_unusable(db, unusable)
             missing = [t for t in unique if t not in found]
             self._encode_missing(db, model, missing, keys, role, batch_size, progress, found)
         db.close()
         if not texts:
             return np.zeros((0, meta.dimension), dtype=np.float32), 0
         return np.stack([found[t] for t in texts]), len(missing)
+
+
+def _usable(blob, dimension: int) -> np.ndarray | None:
+    """The cached vector ``blob`` when it is what ``_encode_missing`` stores (``dimension`` float32 values, all
+    finite, unit length), else None. NaN vectors read back unchecked once turned MAP 0.41 into 0.03."""
+    if not isinstance(blob, bytes) or len(blob) != 4 * dimension:
+        return None
+    vector = np.frombuffer(blob, dtype=np.float32)
+    if not np.all(np.isfinite(vector)) or abs(float(np.linalg.norm(vector.astype(np.float64))) - 1.0) > 1e-3:
+        return None
+    return vector
+
+
+def _note_unusable(db: sqlite3.Connection, count: int) -> None:
+    """One stderr line when cached vectors had to be encoded again, naming the cache file."""
+    if count:
+        (path,) = [row[2] for row in db.execute("PRAGMA database_list") if row[1] == "main"]
+        print(f"note: {path}: {count} cached embeddings were not usable (wrong length, not finite, or not unit "
+              f"length); those texts are encoded again and their entries replaced", file=sys.stderr)
 
 
 def _normalise(x: np.ndarray) -> np.ndarray:

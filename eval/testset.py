@@ -169,8 +169,13 @@ def empty_items() -> pl.DataFrame:
     return pl.DataFrame(schema=ITEM_SCHEMA)
 
 
-def validate_items(df: pl.DataFrame, where: str) -> pl.DataFrame:
-    """Check columns, types and values; return the frame with columns in schema order."""
+def validate_items(df: pl.DataFrame, where: str, *, exact_types: bool = False) -> pl.DataFrame:
+    """Check columns, types and values; return the frame with columns in schema order.
+
+    With ``exact_types`` (a file read back: ``read_testset``) every column of ITEM_SCHEMA it holds must have the
+    schema's type (or hold no value at all, type Null): a Struct ``text`` is not cast to strings and scored, an
+    integer ``gender`` is refused rather than compared as a string. Frames being written are cast to the schema."""
+    df = _schema_types(df, where, exact_types)
     if "form" not in df.columns and "gender" in df.columns:
         # A set written before the form column: every item is its gender's form.
         if df.filter(pl.col("gender") == INCLUSIVE).height:
@@ -182,13 +187,7 @@ def validate_items(df: pl.DataFrame, where: str) -> pl.DataFrame:
     missing = [c for c in ITEM_SCHEMA if c not in df.columns]
     if missing:
         raise TestSetError(f"{where}: missing column(s) {', '.join(missing)}; expected {list(ITEM_SCHEMA)}")
-    df = df.select(list(ITEM_SCHEMA))
-    for name, dtype in ITEM_SCHEMA.items():
-        if df.schema[name] != dtype:
-            try:
-                df = df.with_columns(pl.col(name).cast(dtype))
-            except Exception as exc:  # polars raises several error types for casts
-                raise TestSetError(f"{where}: column {name!r} has type {df.schema[name]}, expected {dtype}") from exc
+    df = _schema_types(df.select(list(ITEM_SCHEMA)), where, exact_types)  # form may have been added
     if df.height == 0:
         return df
     problems = []
@@ -219,6 +218,23 @@ def validate_items(df: pl.DataFrame, where: str) -> pl.DataFrame:
             problems.append(f"the {g} corpus repeats text(s) {dup_text['text'].head(5).to_list()}")
     if problems:
         raise TestSetError(f"{where}: " + "; ".join(problems))
+    return df
+
+
+def _schema_types(df: pl.DataFrame, where: str, exact: bool) -> pl.DataFrame:
+    """``df`` with the columns of ITEM_SCHEMA it holds of the schema's types: cast, or (``exact``) checked, the
+    first column of another type a TestSetError naming it. Columns not in the schema are left as they are."""
+    for name, dtype in ITEM_SCHEMA.items():
+        if name not in df.columns or df.schema[name] == dtype:
+            continue
+        found = df.schema[name]
+        fix = "; rebuild the language or re-pull the release (docs/FORMAT.md gives the types)" if exact else ""
+        if exact and found != pl.Null:
+            raise TestSetError(f"{where}: column {name!r} has type {found}, expected {dtype}{fix}")
+        try:
+            df = df.with_columns(pl.col(name).cast(dtype))
+        except Exception:  # polars raises several error types for casts
+            raise TestSetError(f"{where}: column {name!r} has type {found}, expected {dtype}{fix}") from None
     return df
 
 
@@ -374,7 +390,7 @@ def read_testset(root: str | Path, lang: str, *, qrels: str = "memory") -> TestS
             raise TestSetError(
                 f"{path}: not a readable Parquet file ({type(exc).__name__}: {exc}); rebuild the language or re-pull the release"
             ) from None
-        parts[name] = validate_items(frame, str(path))
+        parts[name] = validate_items(frame, str(path), exact_types=True)
         if parts[name].height == 0:
             raise TestSetError(f"{path}: no items; an empty test set measures nothing (rebuild the language and "
                                "check its translations)")

@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 from config.secrets import scrub
+from config.stdout import surviving_closed_stdout
 
 from .anchor import git_root, verify_against
 from .make import make_release
@@ -92,59 +93,60 @@ def main(argv: list[str] | None = None) -> int:
     pre.add_argument("--params", default="params.yaml", type=Path)
     params_path = pre.parse_known_args(argv)[0].params
     try:
-        args = _parser(read_release_params(params_path, required=False).release).parse_args(argv)
-        if args.command == "make":
-            unset = [flag for flag in ("data", "version", "out") if getattr(args, flag) is None]
-            if unset:
-                lacks = (f"has no {', '.join('release.' + f for f in unset)}" if params_path.is_file()
-                         else "does not exist")
-                raise ReleaseError(f"{', '.join('--' + f for f in unset)} not given and {params_path} {lacks}; "
-                                   "pass the flag(s), or run from the repository root (or pass --params)")
-            if args.dry_run and not args.push_to_hub:
-                raise ReleaseError("--dry-run only applies with --push-to-hub REPO_ID")
-            start = time.perf_counter()
-            manifest = make_release(args.data, str(args.version), args.out, args.params)
-            print(f"release {manifest['version']} ({', '.join(manifest['languages'])}) written to {args.out}: "
-                  f"{len(manifest['files'])} files, {time.perf_counter() - start:.1f} s; publish with "
-                  "`python -m releases publish` (docs/releases.md)")
-            if args.push_to_hub:
-                _push(Path(args.out), args.push_to_hub, args.hub_revision, args.dry_run)
-        elif args.command == "publish":
-            if args.release is None:
-                raise ReleaseError(f"--release not given and {params_path} has no release.out; pass the flag")
-            if args.dry_run and not args.push_to_hub:
-                raise ReleaseError("--dry-run only applies with --push-to-hub REPO_ID")
-            entry, commands = publish_release(Path(args.release), args.remote)
-            print(f"published release {entry['version']} ({args.release}, manifest sha256 "
-                  f"{entry['manifest_sha256'][:16]}…, DVC md5 {entry['dvc_md5']}); now record it in git:")
-            for command in commands:
-                print(f"  {command}")
-            if args.push_to_hub:
-                _push(Path(args.release), args.push_to_hub, args.hub_revision, args.dry_run)
-        elif args.command == "checkout":
-            from .checkout import checkout_release  # not a dependency of the `release` stage (dvc.yaml)
+        with surviving_closed_stdout():  # `verify | head -0` must not call a good release broken
+            args = _parser(read_release_params(params_path, required=False).release).parse_args(argv)
+            if args.command == "make":
+                unset = [flag for flag in ("data", "version", "out") if getattr(args, flag) is None]
+                if unset:
+                    lacks = (f"has no {', '.join('release.' + f for f in unset)}" if params_path.is_file()
+                             else "does not exist")
+                    raise ReleaseError(f"{', '.join('--' + f for f in unset)} not given and {params_path} {lacks}; "
+                                       "pass the flag(s), or run from the repository root (or pass --params)")
+                if args.dry_run and not args.push_to_hub:
+                    raise ReleaseError("--dry-run only applies with --push-to-hub REPO_ID")
+                start = time.perf_counter()
+                manifest = make_release(args.data, str(args.version), args.out, args.params)
+                print(f"release {manifest['version']} ({', '.join(manifest['languages'])}) written to {args.out}: "
+                      f"{len(manifest['files'])} files, {time.perf_counter() - start:.1f} s; publish with "
+                      "`python -m releases publish` (docs/releases.md)")
+                if args.push_to_hub:
+                    _push(Path(args.out), args.push_to_hub, args.hub_revision, args.dry_run)
+            elif args.command == "publish":
+                if args.release is None:
+                    raise ReleaseError(f"--release not given and {params_path} has no release.out; pass the flag")
+                if args.dry_run and not args.push_to_hub:
+                    raise ReleaseError("--dry-run only applies with --push-to-hub REPO_ID")
+                entry, commands = publish_release(Path(args.release), args.remote)
+                print(f"published release {entry['version']} ({args.release}, manifest sha256 "
+                      f"{entry['manifest_sha256'][:16]}…, DVC md5 {entry['dvc_md5']}); now record it in git:")
+                for command in commands:
+                    print(f"  {command}")
+                if args.push_to_hub:
+                    _push(Path(args.release), args.push_to_hub, args.hub_revision, args.dry_run)
+            elif args.command == "checkout":
+                from .checkout import checkout_release  # not a dependency of the `release` stage (dvc.yaml)
 
-            done = checkout_release(git_root(Path.cwd()), args.version, pull=not args.no_pull)
-            where = ("checked out" if done.moved else "already at") + f" commit {done.commit[:12]}"
-            print(f"release {done.version}: {where}, {done.how} (a detached HEAD: `git switch -` goes back)")
-            if done.verified is None:
-                print(f"  next: dvc pull {done.folder} && python -m releases verify {done.folder} --against "
-                      f"{done.commit}")
+                done = checkout_release(git_root(Path.cwd()), args.version, pull=not args.no_pull)
+                where = ("checked out" if done.moved else "already at") + f" commit {done.commit[:12]}"
+                print(f"release {done.version}: {where}, {done.how} (a detached HEAD: `git switch -` goes back)")
+                if done.verified is None:
+                    print(f"  next: dvc pull {done.folder} && python -m releases verify {done.folder} --against "
+                          f"{done.commit}")
+                else:
+                    print(f"  pulled: {done.folder}/ (dvc pull {done.folder})")
+                    _print_anchored(done.folder, done.verified)
+            elif args.against:
+                _print_anchored(args.release_dir, verify_against(args.release_dir, args.against, git_root(Path.cwd())))
             else:
-                print(f"  pulled: {done.folder}/ (dvc pull {done.folder})")
-                _print_anchored(done.folder, done.verified)
-        elif args.against:
-            _print_anchored(args.release_dir, verify_against(args.release_dir, args.against, git_root(Path.cwd())))
-        else:
-            result = verify_release(args.release_dir)
-            for problem in result.problems:
-                print(problem)
-            if not result.ok:
-                raise ReleaseError(f"{args.release_dir}: release {result.version} failed verification "
-                                   f"({len(result.problems)} problem(s) listed above)")
-            print(f"{args.release_dir}: release {result.version} verified, {result.checked} files match the manifest "
-                  "(checked against the manifest in the same folder only; add --against "
-                  f"{result.version} to check it against the digests recorded in git)")
+                result = verify_release(args.release_dir)
+                for problem in result.problems:
+                    print(problem)
+                if not result.ok:
+                    raise ReleaseError(f"{args.release_dir}: release {result.version} failed verification "
+                                       f"({len(result.problems)} problem(s) listed above)")
+                print(f"{args.release_dir}: release {result.version} verified, {result.checked} files match the manifest "
+                      "(checked against the manifest in the same folder only; add --against "
+                      f"{result.version} to check it against the digests recorded in git)")
     except ReleaseError as exc:
         print(f"error: {scrub(exc)}", file=sys.stderr)
         return 2

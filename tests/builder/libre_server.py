@@ -4,7 +4,8 @@ It answers from a fixed table (filled by the test with the real offline model's 
 faults on the first attempts at sentences: ``timeout`` (answers too late), ``429``, ``500``,
 ``malformed`` (not JSON) and ``empty`` (JSON without a translation); ``echo_key`` answers 500 with the
 request's API key in the body, as a careless server would. A sentence missing from the table gets a 400.
-``refused_key`` answers 403 with the key quoted. It logs every request.
+``refused_key`` answers 403 with the key quoted. ``dirty`` answers the right translation with a
+character of ``DIRTY`` inserted (a control, separator or bidi character, a lone surrogate, or the API key). It logs every request.
 """
 
 from __future__ import annotations
@@ -17,6 +18,10 @@ import urllib.parse
 
 FAULTS = ("timeout", "429", "500", "malformed", "empty")
 LEAKY_FAULTS = ("echo_key",)
+# What a "dirty" answer inserts into the right translation: NUL, C0, DEL, C1, line/paragraph separators, bidi
+# override/embedding/isolate/mark, a lone surrogate, and the request's API key ("KEY").
+DIRTY = ("\x00", "\x1b", "\n", "\x7f", "\x85", "\u2028", "\u2029", "\u202e", "\u202a", "\u2066", "\u2069",
+         "\u200f", "\ud800", "KEY")
 
 
 class LibreServer:
@@ -33,6 +38,7 @@ class LibreServer:
         self.faults_sent: list[str] = []
         self._lock = threading.Lock()
         self._attempts: dict[str, int] = {}
+        self._dirty = 0
         owner = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
@@ -82,6 +88,15 @@ class LibreServer:
                     return self._send(200, b"<html>upstream proxy error", "text/html")
                 elif fault == "empty":
                     return self._send(200, b"{}")
+                elif fault == "dirty":  # the right translation with a character no title holds, or the key
+                    if q not in owner.table:
+                        return self._send(400, json.dumps({"error": f"unknown sentence {q!r}"}).encode())
+                    with owner._lock:
+                        extra = DIRTY[owner._dirty % len(DIRTY)]
+                        owner._dirty += 1
+                    extra = owner.api_key if extra == "KEY" else extra
+                    text = owner.table[q]
+                    return self._send(200, json.dumps({"translatedText": text[:2] + extra + text[2:]}).encode())
                 elif fault == "echo_key":
                     return self._send(500, json.dumps({"error": f"quota exceeded for key {fields.get('api_key')}"}).encode())
                 if q not in owner.table:

@@ -91,8 +91,9 @@ def test_repro_rebuilds_only_the_stages_whose_inputs_changed(tmp_path):
     title = (repo / "data" / "source" / "queries.tsv").read_text(encoding="utf-8").split("\n")[0].split("\t")[0]
     gl_stats = (repo / "data" / "gl" / "stats.json").read_bytes()
     (repo / "corrections" / "ca.jsonl").write_text(json.dumps({
-        "kind": "translation", "lang": "ca", "source_id": title, "masculine": None, "feminine": None,
-        "gender_marking": "gendered", "flag": "not_a_job_title", "annotators": ["ana"]}) + "\n", encoding="utf-8")
+        "kind": "translation", "lang": "ca", "source_id": title, "record_id": f"ca-translation-{title}",
+        "masculine": None, "feminine": None, "gender_marking": "gendered", "flag": "not_a_job_title",
+        "annotators": ["ana"], "submitted_at": "2026-11-29T15:00:00Z"}) + "\n", encoding="utf-8")
     status = json.loads(dvc(repo, "status", "--json", "--with-deps", "postprocess"))
     assert set(status) == {"corrections@ca", "postprocess@ca"}, status
     fourth = dvc(repo, "repro", "postprocess")

@@ -208,3 +208,34 @@ def test_missing_deepl_key_and_unsupported_language_are_clear_cli_errors(source_
     assert main([*argv, "--lang", "xx", "--translator", "google"]) == 2
     assert "error: google: language pair en->xx not supported" in capsys.readouterr().err
     assert not (tmp_path / "pt").exists()
+
+
+def test_answers_with_control_or_bidi_characters_are_refused_and_retried(source_dir, params, table, tmp_path, key):
+    """NUL, U+2028 and U+202E once reached item ids and 48 qrels.tsv lines: such an answer (or one quoting the
+    key) is malformed, retried, and never stored; the set equals that of clean answers."""
+    from tests.builder.libre_server import DIRTY
+
+    with LibreServer(table) as server:
+        build_language(source_dir, "pt", "libre", tmp_path / "clean", cache=tmp_path / "c1", params=params,
+                       libre_url=server.url, progress=False, route="mt")
+        server.requests.clear()
+        server.faults, server.fault_every, server._attempts = ("dirty",), 1, {}
+        build_language(source_dir, "pt", "libre", tmp_path / "dirty", cache=tmp_path / "c2", params=params,
+                       libre_url=server.url, progress=False, route="mt")
+    assert len(server.faults_sent) == len(table) >= len(DIRTY)  # every sentence's first answer was dirty
+    assert len(server.requests) == 2 * len(table)
+    clean, dirty = read_set(tmp_path / "clean"), read_set(tmp_path / "dirty")
+    assert clean[0].equals(dirty[0]) and clean[1].equals(dirty[1]) and clean[2] == dirty[2]
+    stored = b"".join(p.read_bytes() for p in (tmp_path / "c2").rglob("*") if p.is_file())
+    assert b"test-key" not in stored and "\u202e".encode() not in stored and "\u2028".encode() not in stored
+
+
+def test_a_service_answering_only_dirty_text_gives_a_clear_error_without_the_key(source_dir, params, table, tmp_path,
+                                                                                 key):
+    with LibreServer(table) as server, pytest.raises(TranslationError, match=r"failed after 5 attempts \(last: "
+                                                     r"malformed answer .*\(it (holds U\+[0-9A-F]{4}|quotes the API key)\)") as err:
+        server.fail_all = "dirty"
+        build_language(source_dir, "pt", "libre", tmp_path / "out", cache=tmp_path / "c", params=params,
+                       libre_url=server.url, progress=False, route="mt")
+    assert "test-key" not in str(err.value)
+    assert not (tmp_path / "out" / "pt").exists()

@@ -270,3 +270,58 @@ def test_models_are_declared_records_not_guessed_from_names(tmp_path):
     assert (undeclared.query_prompt, undeclared.passage_prompt) == ("", "") and undeclared.path == str(folder)
     with pytest.raises(ModelNotFoundError, match="unknown model 'no-such-model'"):
         model_record("no-such-model")
+
+
+def _spoil(db_path: Path, how: dict[int, bytes]) -> None:
+    """Overwrite the vectors of the cache's rows (ordered by key) numbered in ``how``."""
+    import sqlite3
+
+    with sqlite3.connect(db_path) as con:
+        keys = [k for (k,) in con.execute("SELECT key FROM embedding ORDER BY key")]
+        for row, blob in how.items():
+            con.execute("UPDATE embedding SET vector = ? WHERE key = ?", (blob, keys[row]))
+    con.close()
+
+
+def test_cached_vectors_are_checked_when_read_back(tmp_path, capsys):
+    """NaN, infinite, zero or not unit-length vectors in the cache (a foreign tool, a damaged disk) are not
+    embeddings: those texts are encoded again, as a truncated entry is, and the cache is repaired; the
+    figures equal those of a fresh cache (10% NaN vectors once turned MAP 0.41 into 0.03 with exit 0)."""
+    texts = [f"título {i} advogado" for i in range(20)]
+    fresh, _ = EmbeddingCache(tmp_path / "fresh").encode(CountingModel(), texts, "passage", progress=False)
+    cache = EmbeddingCache(tmp_path / "c")
+    cache.encode(CountingModel(), texts, "passage", progress=False)
+    (db,) = (tmp_path / "c").glob("*.sqlite")
+    dim = fresh.shape[1]
+    nan = np.full(dim, np.nan, dtype=np.float32).tobytes()
+    inf = np.full(dim, np.inf, dtype=np.float32).tobytes()
+    zero = np.zeros(dim, dtype=np.float32).tobytes()
+    long = (2 * fresh[0]).astype(np.float32).tobytes()
+    _spoil(db, {0: nan, 7: inf, 11: zero, 15: long})
+    model = CountingModel()
+    again, n = cache.encode(model, texts, "passage", progress=False)
+    assert n == 4 and len(model.calls) == 4
+    assert again.tobytes() == fresh.tobytes()
+    assert f"note: {db}: 4 cached embeddings were not usable" in capsys.readouterr().err
+    # repaired: nothing is encoded a second time
+    model = CountingModel()
+    assert cache.encode(model, texts, "passage", progress=False)[1] == 0 and model.calls == []
+    # store (eval's path for queries) checks the same way
+    _spoil(db, {3: nan, 4: zero})
+    model = CountingModel()
+    assert cache.store(model, texts, "passage", progress=False) == 2 and len(model.calls) == 2
+    assert cache.encode(model, texts, "passage", progress=False)[0].tobytes() == fresh.tobytes()
+
+
+def test_a_model_returning_a_zero_vector_is_an_error(tmp_path):
+    """A zero vector cannot be ranked (cosine undefined) nor told apart from a damaged cache entry."""
+    from eval.errors import EvalError
+
+    class Zeros(CountingModel):
+        def encode(self, texts, role="passage"):
+            out = super().encode(texts, role)
+            out[1] = 0
+            return out
+
+    with pytest.raises(EvalError, match="returned a zero vector for 'b'"):
+        EmbeddingCache(tmp_path).encode(Zeros(), ["a", "b"], "passage", progress=False)

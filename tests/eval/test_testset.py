@@ -295,3 +295,44 @@ def test_set_integrity_names_are_files_of_the_folder(tmp_path, monkeypatch, list
         read_testset(tmp_path / "data", "es")
     assert str(folder / "stats.json") in str(err.value) and "rebuild the language or re-pull the release" in str(err.value)
     assert all(p.parent == folder and not p.is_symlink() for p in hashed), hashed
+
+
+@pytest.mark.parametrize("column, value, found", [
+    ("text", pl.struct(pl.col("text")), "Struct"),  # was cast to strings and scored (AO 0.8573 vs 0.8529)
+    ("gender", pl.lit(1, dtype=pl.Int32), "Int32"),  # was a polars traceback
+    ("form", pl.lit(0, dtype=pl.Int64), "Int64"),
+    ("check_ok", pl.lit("yes"), "String"),
+    ("source_ids", pl.lit("Lawyer"), "String"),
+    ("flags", pl.lit([1], dtype=pl.List(pl.Int64)), "List(Int64)"),
+    ("id", pl.col("id").cast(pl.Categorical), "Categorical"),
+])
+@pytest.mark.parametrize("file", ["queries", "corpus"])
+def test_column_types_are_checked_against_the_format(tmp_path, column, value, found, file):
+    """A file read back must have the types of ITEM_SCHEMA (docs/FORMAT.md): refused with one error naming the
+    file and the column, never cast into something that is scored, never a traceback."""
+    import json
+
+    folder = write_testset(small(), tmp_path)
+    path = folder / f"{file}.parquet"
+    pl.read_parquet(path).with_columns(value.alias(column)).write_parquet(path)
+    stats = json.loads((folder / "stats.json").read_text())
+    stats.pop("set_integrity")  # so that only the types can refuse it
+    (folder / "stats.json").write_text(json.dumps(stats))
+    with pytest.raises(TestSetError) as err:
+        read_testset(tmp_path, "es")
+    expected = ITEM_SCHEMA[column]
+    assert str(err.value).startswith(f"{path}: column {column!r} has type {found}")
+    assert f"expected {expected}" in str(err.value) and "rebuild the language or re-pull the release" in str(err.value)
+
+
+def test_a_column_with_no_value_reads_as_the_schema_type(tmp_path):
+    """A column of type Null (no value at all) casts without loss; the null check then names it if it matters."""
+    import json
+
+    folder = write_testset(small(), tmp_path)
+    path = folder / "queries.parquet"
+    pl.read_parquet(path).with_columns(check_ok=pl.lit(None)).write_parquet(path)
+    stats = json.loads((folder / "stats.json").read_text())
+    stats.pop("set_integrity")
+    (folder / "stats.json").write_text(json.dumps(stats))
+    assert read_testset(tmp_path, "es").queries.schema["check_ok"] == pl.Boolean

@@ -58,6 +58,13 @@ def test_qrels_without_a_relevant_line(tmp_path):
     assert not (tmp_path / "o").exists()
 
 
+def _figures(stdout: str) -> str:
+    """The summary lines without how many texts were encoded (that differs when part of the cache was usable)."""
+    import re
+
+    return re.sub(r"; encoded \d+ of \d+ texts", "", stdout)
+
+
 def _model_db(cache: Path) -> Path:
     (db,) = cache.glob("*.sqlite")
     return db
@@ -73,6 +80,15 @@ def test_corrupt_and_truncated_embedding_caches(tmp_path, small_data):
         pytest.skip(first.stderr.strip())
     assert first.returncode == 0, first.stderr
     db = _model_db(cache)
+    # 10% NaN vectors (once MAP 0.414 -> 0.027 with exit 0): checked when read back, re-encoded, same figures.
+    with sqlite3.connect(db) as con:
+        con.execute("UPDATE embedding SET vector = ? WHERE rowid % 10 = 0", (b"\xff\xff\xff\x7f" * 512,))
+        spoiled = con.execute("SELECT count(*) FROM embedding WHERE rowid % 10 = 0").fetchone()[0]
+    assert spoiled > 0
+    again = run_cli(*args, "--cache", str(cache), "--force")
+    assert again.returncode == 0 and "Traceback" not in again.stderr, again.stderr
+    assert _figures(again.stdout) == _figures(first.stdout)
+    assert f"note: {db}: " in again.stderr and "encoded again" in again.stderr, again.stderr
     # Truncated vectors (a killed writer, a foreign tool): re-encoded, the results are unchanged.
     with sqlite3.connect(db) as con:
         con.execute("UPDATE embedding SET vector = substr(vector, 1, 7)")
@@ -94,3 +110,57 @@ def test_ctrl_c_exits_130_without_a_traceback(tmp_path, small_data):
     err = first + rest
     assert first, "no progress bar: the run printed nothing to stderr before it ended"
     assert proc.returncode == 130 and "Traceback" not in err and "interrupted" in err, err
+
+
+def test_column_types_against_the_format(tmp_path):
+    """A Struct `text` (once cast and scored, exit 0) and an Int `gender` (once a traceback): one error line naming
+    the file and the column, exit 2, nothing written."""
+    import json
+
+    import polars as pl
+
+    from eval.testset import write_testset
+
+    from .conftest import make_testset
+
+    for column, value in (("text", pl.struct(pl.col("text"))), ("gender", pl.lit(1, dtype=pl.Int32))):
+        data = tmp_path / column / "data"
+        folder = write_testset(make_testset("pt"), data)
+        path = folder / "queries.parquet"
+        pl.read_parquet(path).with_columns(value.alias(column)).write_parquet(path)
+        stats = json.loads((folder / "stats.json").read_text())
+        stats.pop("set_integrity")
+        (folder / "stats.json").write_text(json.dumps(stats))
+        out = tmp_path / column / "o"
+        r = run_cli("run", "--data", str(data), "--model", "tfidf-char", "--out", str(out),
+                    "--cache", str(tmp_path / "c"), "--quiet")
+        one_error_line(r, f"{path}: column {column!r} has type")
+        assert len(r.stderr.splitlines()) == 1 and not out.exists()
+
+
+def _run_with_stdout_closed(args: list[str], cwd: Path = REPO) -> tuple[int, str]:
+    """Run ``python <args>`` with its stdout a pipe whose reader has already gone (as `| head -0`, or `| head -1`
+    after its line): every write to stdout meets EPIPE. Returns the exit status and stderr."""
+    proc = subprocess.Popen([sys.executable, *args], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    proc.stdout.close()
+    err = proc.stderr.read()
+    return proc.wait(timeout=600), err
+
+
+def test_a_closed_stdout_changes_neither_the_outputs_nor_the_status(tmp_path, small_data):
+    """`eval run ... | head -1` aborted with "Broken pipe" and wrote none of --out."""
+    common = ["--data", str(small_data), "--model", "tfidf-char", "--cache", str(tmp_path / "c"), "--quiet"]
+    assert run_cli("run", *common, "--out", str(tmp_path / "open")).returncode == 0
+    rc, err = _run_with_stdout_closed(["-m", "eval", "run", *common, "--out", str(tmp_path / "closed")])
+    assert rc == 0 and err == "", err
+    written = sorted(p.relative_to(tmp_path / "open") for p in (tmp_path / "open").rglob("*") if p.is_file())
+    assert written and written == sorted(p.relative_to(tmp_path / "closed")
+                                         for p in (tmp_path / "closed").rglob("*") if p.is_file())
+    for rel in written:
+        if rel.suffix in (".json", ".md", ".tsv"):
+            assert (tmp_path / "closed" / rel).read_bytes() == (tmp_path / "open" / rel).read_bytes(), rel
+    # A real error is still one line and exit status 2 with stdout closed.
+    rc, err = _run_with_stdout_closed(["-m", "eval", "run", *common, "--data", str(tmp_path / "nothing"),
+                                       "--out", str(tmp_path / "x")])
+    assert rc == 2 and err.startswith("error: ") and len(err.splitlines()) == 1, err
