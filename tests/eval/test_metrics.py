@@ -351,3 +351,31 @@ def test_rbo_weights_are_cached_with_the_bits_of_a_fresh_computation():
     for check in (True, False):
         assert symmetry_batch(a, b, p, check=check)[1].tobytes() == before.tobytes()
 
+
+def test_unchecked_lengths_come_from_the_padded_tail_alone():
+    """``check=False`` reads row lengths from the padded tail columns only: the lengths and the values are those
+    of the checked path, whatever the padding (none, one slot, a wide tail, a row of padding); rows of different
+    lengths are still refused, and padding inside a row is what it no longer looks for."""
+    from eval.metrics import _lengths, _tail_lengths
+
+    rng = np.random.default_rng(12)
+    n = 500
+    for pads in ([n, n], [0, 0, 0], [0, 1, 0, 2], [0, 3, 70, 1, 0], [n, 0, 5]):
+        a = np.array([rng.permutation(n) for _ in pads])
+        b = np.array([rng.permutation(n) for _ in pads])
+        for r, k in enumerate(pads):
+            gone = set(rng.permutation(n)[:k].tolist())
+            a[r] = np.concatenate([[x for x in a[r] if x not in gone], -np.ones(k, int)])
+            b[r] = np.concatenate([[x for x in b[r] if x not in gone], -np.ones(k, int)])
+        assert _tail_lengths(a, "a").tolist() == _lengths(a, "a").tolist() == [n - k for k in pads]
+        checked, unchecked = symmetry_batch(a, b, 0.98), symmetry_batch(a, b, 0.98, check=False)
+        assert all(x.tobytes() == y.tobytes() for x, y in zip(checked, unchecked))
+    b[1, -1] = -1
+    with pytest.raises(ValueError, match="row 1: rankings have different lengths"):
+        symmetry_batch(a, b, 0.98, check=False)
+    inside = np.array([[3, -1, 1, 2, 0]])
+    with pytest.raises(ValueError, match="padding"):
+        symmetry_batch(inside, inside.copy(), 0.98)
+    assert _tail_lengths(inside, "a").tolist() == [5]  # not looked for without the check
+    with pytest.raises(ValueError, match="2-D integer array"):
+        symmetry_batch(a.astype(float), b, 0.98, check=False)
