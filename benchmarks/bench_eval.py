@@ -257,7 +257,7 @@ def bench_map(n_queries: int = 200, n_docs: int = 4700, rounds: int = 7) -> None
         return float(np.mean([v["map"] for v in pytrec_eval.RelevanceEvaluator(q, {"map"}).evaluate(r).values()]))
 
     values = {"eval": ours(), "pytrec_eval": trec_direct(), "ir-measures": ir_measures.calc_aggregate([AP], qrels, run)[AP]}
-    print(f"[MAP] {n_queries} queries x {n_docs} docs with ties, {rounds} alternating rounds; MAP "
+    print(f"[MAP] {n_queries} queries x {n_docs} docs with ties, {rounds} alternating rounds, load {load()} before; MAP "
           + ", ".join(f"{k} {v:.12f}" for k, v in values.items()))
     print("    " + ratio_text("eval (ranking included)", "pytrec_eval.evaluate on prebuilt dicts", alternate(ours, trec_direct, rounds)))
     print("    " + ratio_text("eval (ranking included)", "pytrec_eval with building its dicts", alternate(ours, trec_with_dicts, rounds)))
@@ -277,6 +277,7 @@ def bench_map(n_queries: int = 200, n_docs: int = 4700, rounds: int = 7) -> None
         result = alternate(lambda: process("eval"), lambda: process("pytrec_eval"), max(3, rounds // 2))
         print("    whole process: " + ratio_text("eval", "pytrec_eval", result)
               + f"; values {outputs['eval']:.12f} vs {outputs['pytrec_eval']:.12f}")
+    print(f"    load {load()} after")
 
 
 def bench_m_use(data: Path, lang: str) -> None:
@@ -296,7 +297,7 @@ def bench_m_use(data: Path, lang: str) -> None:
         warm, warm_timing = evaluate_language(ts, model, cache, settings, progress=False)
         warm_wall = time.perf_counter() - start
     outside = cold_wall - timing.encode_s
-    print(f"[m-use {lang}] {timing.texts} texts ({timing.encoded} encoded), cold: {cold_wall:.1f} s wall, "
+    print(f"[m-use {lang}] load {load()} after; {timing.texts} texts ({timing.encoded} encoded), cold: {cold_wall:.1f} s wall, "
           f"{timing.encode_s:.1f} s encoding, {outside:.2f} s outside encoding = {outside / cold_wall:.1%} "
           f"(target <= 10%); warm-cache re-run {warm_wall:.2f} s ({warm_timing.encoded} encoded)")
     same = warm["corpora"] == cold["corpora"]
