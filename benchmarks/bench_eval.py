@@ -1,15 +1,19 @@
 """Speed of eval against the strongest straightforward baselines, in one run.
 
-    .venv/bin/python benchmarks/bench_eval.py [--data data --lang pt] [--rounds 7]
+    .venv/bin/python benchmarks/bench_eval.py [--only symmetry|map] [--large] [--data data --lang pt] [--rounds 7]
 
-Every comparison alternates the two sides (A, B, A, B, ...) for --rounds rounds and reports the median
+Every comparison alternates the sides (A, B, A, B, ...) for --rounds rounds and reports the median
 ratio with its spread (min-max of the per-round ratios), so a slow moment of this shared machine hits
-both sides alike.
+both sides alike. The command line and the load average (before and after each part) are printed with the
+figures.
 
 1. AO + RBO_ext(p=0.98), 200 pairs of rankings of a 4,700-title corpus, full permutations and as eval ranks
-   a pair (self-matches dropped, rows padded with -1): eval.metrics.symmetry_batch vs a plain numpy batch
-   (every row at once, no blocking), a per-row numpy loop (the obvious numpy code), and the pure-Python
-   `rbo` package (the reference for the values; its ratio measures Python against numpy).
+   a pair (self-matches dropped, rows padded with -1): eval.metrics.symmetry_batch, checked and as evaluate
+   runs it (check=False), vs plain idiomatic numpy (``symmetry_numpy_plain``: a position array, one gather,
+   one bincount, one cumsum; every row at once and in row blocks, eval's block size among them), a per-row
+   numpy loop, and the pure-Python `rbo` package (the reference for the values; its ratio measures Python
+   against numpy). Every baseline's values are checked against eval's in the run. --large adds the padded
+   case at 1,000 pairs x 25,000 titles (eval's block there is 2 rows; no `rbo` package: minutes).
 2. MAP, 200 queries x 4,700 documents with tied float32 scores: eval.ranking + eval.metrics (ranking
    included) vs pytrec_eval called directly (evaluate() on prebuilt dicts; and with building the dicts)
    and ir-measures; identical values. In-process and as whole processes (imports included).
@@ -20,11 +24,18 @@ both sides alike.
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
+
+# The tree this script sits in, not whatever the virtual environment's editable install points at (a worktree
+# sharing another checkout's .venv would otherwise time that checkout's eval); the header prints which.
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
 
 
 def timed(fn, repeat: int = 1):
@@ -50,7 +61,8 @@ def alternate(a, b, rounds: int) -> tuple[float, float, float, float, float]:
 
 def ratio_text(name_a: str, name_b: str, result) -> str:
     ta, tb, med, lo, hi = result
-    return f"{name_a} {ta * 1000:.1f} ms, {name_b} {tb * 1000:.1f} ms: {name_a} is {med:.2f}x faster (spread {lo:.2f}-{hi:.2f})"
+    verdict = "faster" if med >= 1 else "SLOWER"
+    return f"{name_a} {ta * 1000:.1f} ms, {name_b} {tb * 1000:.1f} ms: ratio {med:.2f}x, {name_a} is {verdict} (spread {lo:.2f}-{hi:.2f})"
 
 
 def correlated_scores(rng, n_queries: int, n_docs: int, noise: float) -> tuple[np.ndarray, np.ndarray]:
@@ -58,22 +70,30 @@ def correlated_scores(rng, n_queries: int, n_docs: int, noise: float) -> tuple[n
     return base + noise * rng.standard_normal(base.shape), base + noise * rng.standard_normal(base.shape)
 
 
-def symmetry_numpy_batch(a: np.ndarray, b: np.ndarray, p: float) -> tuple[np.ndarray, np.ndarray]:
-    """The straightforward vectorised code: every row at once, padding handled with masks."""
+def symmetry_numpy_plain(a: np.ndarray, b: np.ndarray, p: float, block_rows: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Plain idiomatic numpy, written for this comparison (not eval's code): per block of rows (default: every
+    row at once), one position array for b, one gather, one bincount and one cumsum; padding (-1) masked."""
     rows, n = a.shape
-    lengths = (a >= 0).sum(axis=1)
-    pos_b = np.full((rows, n + 1), n, dtype=np.int64)  # item n (the padding) is never found
-    np.put_along_axis(pos_b, np.where(b >= 0, b, n), np.where(b >= 0, np.arange(n), n), axis=1)
-    join = np.maximum(np.take_along_axis(pos_b, np.where(a >= 0, a, n), axis=1), np.arange(n))
-    join[a < 0] = n
-    counts = np.zeros((rows, n + 1), dtype=np.int64)
-    np.add.at(counts, (np.repeat(np.arange(rows), n), join.ravel()), 1)
-    x = np.cumsum(counts[:, :n], axis=1) / np.arange(1, n + 1)
-    valid = np.arange(n)[None, :] < lengths[:, None]
-    ao = np.where(valid, x, 0.0).sum(axis=1) / lengths
-    w = p ** np.arange(1, n + 1)
-    last = x[np.arange(rows), lengths - 1]
-    rb = (1 - p) / p * (np.where(valid, x, 0.0) * w).sum(axis=1) + last * p ** lengths.astype(float)
+    step = block_rows or rows
+    cols = np.arange(n)
+    depths = np.arange(1, n + 1, dtype=np.float64)
+    weights = p**depths
+    ao, rb = np.empty(rows), np.empty(rows)
+    for start in range(0, rows, step):
+        x, y = a[start:start + step], b[start:start + step]
+        k = len(x)
+        r = np.arange(k)[:, None]
+        lengths = np.count_nonzero(x >= 0, axis=1)
+        pos_b = np.full((k, int(max(x.max(), y.max())) + 2), n)  # n: not in b; the last slot takes y's -1
+        pos_b[r, y] = cols
+        join = np.maximum(pos_b[r, x], cols)  # an item at i in a and j in b joins at depth max(i, j) + 1
+        join[x < 0] = n  # padding never joins
+        counts = np.bincount((join + r * (n + 1)).ravel(), minlength=k * (n + 1)).reshape(k, n + 1)[:, :n]
+        agreement = np.cumsum(counts, axis=1) / depths
+        agreement[cols >= lengths[:, None]] = 0.0
+        ao[start:start + k] = agreement.sum(axis=1) / lengths
+        last = agreement[np.arange(k), lengths - 1]
+        rb[start:start + k] = (1 - p) / p * (agreement * weights).sum(axis=1) + last * p ** lengths.astype(np.float64)
     return ao, rb
 
 
@@ -91,48 +111,92 @@ def symmetry_numpy_loop(a: np.ndarray, b: np.ndarray, p: float) -> tuple[np.ndar
     return ao, rb
 
 
-def bench_symmetry(n_pairs: int = 200, n_docs: int = 4700, rounds: int = 7) -> None:
-    from rbo import RankingSimilarity
+def alternate_many(sides: dict, rounds: int) -> dict[str, list[float]]:
+    """Run every side once per round, in turn (A, B, C, A, B, C, ...); seconds per side and round."""
+    times = {name: [] for name in sides}
+    for _ in range(rounds):
+        for name, fn in sides.items():
+            start = time.perf_counter()
+            fn()
+            times[name].append(time.perf_counter() - start)
+    return times
 
-    from eval.metrics import symmetry_batch
+
+def round_ratio(times: dict[str, list[float]], ours: str, other: str) -> tuple[float, float, float, float, float]:
+    """As ``alternate`` returns it: medians of both sides and the median, min and max of the per-round ratios."""
+    ratios = sorted(y / x for x, y in zip(times[ours], times[other]))
+    return float(np.median(times[ours])), float(np.median(times[other])), float(np.median(ratios)), ratios[0], ratios[-1]
+
+
+def pair_rankings(rng, n_pairs: int, n_docs: int) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Two rankings per pair as eval makes them: full permutations, and with one or two self-matches dropped
+    from both forms' rankings (tail padding)."""
     from eval.ranking import rank_corpus
 
-    rng = np.random.default_rng(0)
     doc_ids = [f"doc{j:05d}" for j in range(n_docs)]
     s_m, s_f = correlated_scores(rng, n_pairs, n_docs, noise=0.3)
-    # As eval ranks a pair: both forms over the same items, one or two self-matches dropped (tail padding).
     drop = np.zeros((n_pairs, n_docs), dtype=bool)
     drop[np.arange(n_pairs), rng.integers(0, n_docs, n_pairs)] = True
     drop[np.arange(0, n_pairs, 2), rng.integers(0, n_docs, n_pairs // 2)] = True
-    cases = {
+    return {
         "full permutations": (rank_corpus(s_m, doc_ids), rank_corpus(s_f, doc_ids)),
         "self-matches dropped (as eval)": (rank_corpus(s_m, doc_ids, self_matches=drop), rank_corpus(s_f, doc_ids, self_matches=drop)),
     }
-    for case, (rank_m, rank_f) in cases.items():
+
+
+def bench_symmetry(n_pairs: int = 200, n_docs: int = 4700, rounds: int = 7, cases: tuple[str, ...] | None = None,
+                   rbo_package: bool = True) -> None:
+    """eval (checked, and with check=False as evaluate runs it) against plain numpy over every row at once, plain
+    numpy in row blocks (eval's block size and two others), and the per-row numpy loop, all in turn each round.
+    Every baseline's values are checked against eval's before timing (max |difference| <= 1e-12)."""
+    from eval.metrics import _BLOCK_POSITIONS, symmetry_batch
+
+    eval_rows = max(1, _BLOCK_POSITIONS // n_docs)  # eval's rows per block
+    blocks = sorted({eval_rows, 16, 64} - {n_pairs})
+    for case, (rank_m, rank_f) in pair_rankings(np.random.default_rng(0), n_pairs, n_docs).items():
+        if cases is not None and case not in cases:
+            continue
         ao, rb = symmetry_batch(rank_m, rank_f, 0.98)
-
-        def reference():
-            out_ao, out_rbo = [], []
-            for a, b in zip(rank_m.tolist(), rank_f.tolist()):
-                rs = RankingSimilarity([x for x in a if x >= 0], [x for x in b if x >= 0])
-                out_ao.append(rs.rbo())  # p = 1.0: average overlap
-                out_rbo.append(rs.rbo_ext(p=0.98))
-            return np.array(out_ao), np.array(out_rbo)
-
-        ref_ao, ref_rbo = reference()
-        diffs = {"rbo package": max(np.abs(ao - ref_ao).max(), np.abs(rb - ref_rbo).max())}
-        for name, fn in (("numpy batch", symmetry_numpy_batch), ("numpy per-row loop", symmetry_numpy_loop)):
-            other_ao, other_rb = fn(rank_m, rank_f, 0.98)
+        baselines = {"plain numpy, all rows at once": lambda: symmetry_numpy_plain(rank_m, rank_f, 0.98)}
+        for k in blocks:
+            label = f"plain numpy, blocks of {k} rows" + (" (eval's block)" if k == eval_rows else "")
+            baselines[label] = lambda k=k: symmetry_numpy_plain(rank_m, rank_f, 0.98, block_rows=k)
+        baselines["numpy per-row loop"] = lambda: symmetry_numpy_loop(rank_m, rank_f, 0.98)
+        diffs = {}
+        for name, fn in baselines.items():
+            other_ao, other_rb = fn()
             diffs[name] = max(np.abs(ao - other_ao).max(), np.abs(rb - other_rb).max())
-        ours = lambda: symmetry_batch(rank_m, rank_f, 0.98)  # noqa: E731
-        as_eval = lambda: symmetry_batch(rank_m, rank_f, 0.98, check=False)  # noqa: E731
-        print(f"[symmetry, {case}] {n_pairs} pairs x {n_docs} docs, AO + RBO(p=0.98), {rounds} alternating rounds; "
-              f"max |difference| to eval: " + ", ".join(f"{k} {v:.1e}" for k, v in diffs.items()))
-        for name, fn in (("numpy batch", symmetry_numpy_batch), ("numpy per-row loop", symmetry_numpy_loop)):
-            baseline = lambda fn=fn: fn(rank_m, rank_f, 0.98)  # noqa: E731
-            print("    " + ratio_text("eval (checks repeated items)", name, alternate(ours, baseline, rounds)))
-            print("    " + ratio_text("eval as evaluate runs it (check=False)", name, alternate(as_eval, baseline, rounds)))
-        print("    " + ratio_text("eval", "rbo package (pure Python)", alternate(ours, reference, max(3, rounds // 3))))
+            assert diffs[name] <= 1e-12, f"{name} disagrees with eval by {diffs[name]:.1e}"
+        unchecked = symmetry_batch(rank_m, rank_f, 0.98, check=False)
+        assert unchecked[0].tobytes() == ao.tobytes() and unchecked[1].tobytes() == rb.tobytes()
+        sides = {"eval": lambda: symmetry_batch(rank_m, rank_f, 0.98),
+                 "eval check=False": lambda: symmetry_batch(rank_m, rank_f, 0.98, check=False), **baselines}
+        print(f"[symmetry, {case}] {n_pairs} pairs x {n_docs} docs, AO + RBO(p=0.98), {rounds} rounds, all sides in "
+              f"turn; load {load()} before; max |difference| to eval: " + ", ".join(f"{k} {v:.1e}" for k, v in diffs.items()))
+        times = alternate_many(sides, rounds)
+        for name in baselines:
+            print("    " + ratio_text("eval (checks repeated items)", name, round_ratio(times, "eval", name)))
+            print("    " + ratio_text("eval as evaluate runs it (check=False)", name, round_ratio(times, "eval check=False", name)))
+        if rbo_package:
+            from rbo import RankingSimilarity
+
+            def reference():
+                out_ao, out_rbo = [], []
+                for a, b in zip(rank_m.tolist(), rank_f.tolist()):
+                    rs = RankingSimilarity([x for x in a if x >= 0], [x for x in b if x >= 0])
+                    out_ao.append(rs.rbo())  # p = 1.0: average overlap
+                    out_rbo.append(rs.rbo_ext(p=0.98))
+                return np.array(out_ao), np.array(out_rbo)
+
+            ref_ao, ref_rbo = reference()
+            diff = max(np.abs(ao - ref_ao).max(), np.abs(rb - ref_rbo).max())
+            print("    " + ratio_text("eval", f"rbo package (pure Python; max |difference| {diff:.1e})",
+                                      alternate(sides["eval"], reference, max(3, rounds // 3))))
+        print(f"    load {load()} after")
+
+
+def load() -> str:
+    return "{:.2f} {:.2f} {:.2f}".format(*os.getloadavg())
 
 
 MAP_CHILD = """
@@ -193,7 +257,7 @@ def bench_map(n_queries: int = 200, n_docs: int = 4700, rounds: int = 7) -> None
         return float(np.mean([v["map"] for v in pytrec_eval.RelevanceEvaluator(q, {"map"}).evaluate(r).values()]))
 
     values = {"eval": ours(), "pytrec_eval": trec_direct(), "ir-measures": ir_measures.calc_aggregate([AP], qrels, run)[AP]}
-    print(f"[MAP] {n_queries} queries x {n_docs} docs with ties, {rounds} alternating rounds; MAP "
+    print(f"[MAP] {n_queries} queries x {n_docs} docs with ties, {rounds} alternating rounds, load {load()} before; MAP "
           + ", ".join(f"{k} {v:.12f}" for k, v in values.items()))
     print("    " + ratio_text("eval (ranking included)", "pytrec_eval.evaluate on prebuilt dicts", alternate(ours, trec_direct, rounds)))
     print("    " + ratio_text("eval (ranking included)", "pytrec_eval with building its dicts", alternate(ours, trec_with_dicts, rounds)))
@@ -207,12 +271,13 @@ def bench_map(n_queries: int = 200, n_docs: int = 4700, rounds: int = 7) -> None
         outputs = {}
 
         def process(side):
-            out = subprocess.run([sys.executable, "-c", MAP_CHILD, side, arrays], capture_output=True, text=True, check=True)
+            out = subprocess.run([sys.executable, "-c", MAP_CHILD, side, arrays], capture_output=True, text=True, check=True, cwd=REPO)
             outputs[side] = float(out.stdout)
 
         result = alternate(lambda: process("eval"), lambda: process("pytrec_eval"), max(3, rounds // 2))
         print("    whole process: " + ratio_text("eval", "pytrec_eval", result)
               + f"; values {outputs['eval']:.12f} vs {outputs['pytrec_eval']:.12f}")
+    print(f"    load {load()} after")
 
 
 def bench_m_use(data: Path, lang: str) -> None:
@@ -232,7 +297,7 @@ def bench_m_use(data: Path, lang: str) -> None:
         warm, warm_timing = evaluate_language(ts, model, cache, settings, progress=False)
         warm_wall = time.perf_counter() - start
     outside = cold_wall - timing.encode_s
-    print(f"[m-use {lang}] {timing.texts} texts ({timing.encoded} encoded), cold: {cold_wall:.1f} s wall, "
+    print(f"[m-use {lang}] load {load()} after; {timing.texts} texts ({timing.encoded} encoded), cold: {cold_wall:.1f} s wall, "
           f"{timing.encode_s:.1f} s encoding, {outside:.2f} s outside encoding = {outside / cold_wall:.1%} "
           f"(target <= 10%); warm-cache re-run {warm_wall:.2f} s ({warm_timing.encoded} encoded)")
     same = warm["corpora"] == cold["corpora"]
@@ -244,9 +309,21 @@ def main() -> None:
     parser.add_argument("--data", type=Path, help="a built test-set root (e.g. data) for the m-use timing")
     parser.add_argument("--lang", default="pt")
     parser.add_argument("--rounds", type=int, default=7, help="alternating rounds per comparison")
+    parser.add_argument("--only", choices=("symmetry", "map"), help="run one part (and --data's, if given)")
+    parser.add_argument("--large", action="store_true",
+                        help="also AO/RBO at 1,000 pairs x 25,000 titles, self-matches dropped (about 1 GiB, a minute)")
     args = parser.parse_args()
-    bench_symmetry(rounds=args.rounds)
-    bench_map(rounds=args.rounds)
+    import eval
+
+    print(f"$ {' '.join([Path(sys.executable).name, *sys.argv])}  (eval from {Path(eval.__file__).parent}, numpy "
+          f"{np.__version__}, {os.cpu_count()} CPUs, load {load()})")
+    if args.only in (None, "symmetry"):
+        bench_symmetry(rounds=args.rounds)
+        if args.large:
+            bench_symmetry(n_pairs=1000, n_docs=25_000, rounds=args.rounds, cases=("self-matches dropped (as eval)",),
+                           rbo_package=False)
+    if args.only in (None, "map"):
+        bench_map(rounds=args.rounds)
     if args.data:
         bench_m_use(args.data, args.lang)
     else:

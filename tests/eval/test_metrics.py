@@ -320,3 +320,62 @@ def test_metrics_from_hits_agree_with_the_batch_definitions():
     for k in (1, 3, 10):
         expected = np.where(n_relevant > 0, accuracy_at_k_batch(ranking, relevant, k), np.nan)
         np.testing.assert_array_equal(accuracy_from_first_hit(first, n_relevant > 0, k), expected)
+
+
+def test_rbo_weights_are_cached_with_the_bits_of_a_fresh_computation():
+    """The powers p ** d are computed once per (p, n), not per block of rows: the same bits as the expression
+    each block used to evaluate, and RBO over several blocks unchanged bit for bit."""
+    from eval.metrics import _overlap_counts, _rbo_from_agreement, _rbo_weights, _zero_beyond_lengths
+
+    for p, n in ((0.98, 1), (0.98, 25_000), (0.9, 4_700), (np.float64(0.5), 300)):
+        fresh = p ** np.arange(1, n + 1, dtype=np.float64)
+        cached = _rbo_weights(p, n)
+        assert cached.tobytes() == fresh.tobytes() and _rbo_weights(p, n) is cached
+        assert not cached.flags.writeable
+    rng = np.random.default_rng(11)
+    rows, n, p = 30, 3000, 0.98  # 21 rows per block: two blocks
+    a = np.array([rng.permutation(n) for _ in range(rows)])
+    b = np.array([np.concatenate([x[:100], rng.permutation(x[100:])]) for x in a])
+    gone = set(rng.permutation(n)[:5].tolist())  # row 3 drops the same 5 items from both rankings
+    a[3] = np.concatenate([[x for x in a[3] if x not in gone], -np.ones(5, int)])
+    b[3] = np.concatenate([[x for x in b[3] if x not in gone], -np.ones(5, int)])
+    lengths = np.where(np.arange(rows) == 3, n - 5, n)
+    agreement = _overlap_counts(a, b, lengths) / np.arange(1, n + 1, dtype=np.float64)
+    _zero_beyond_lengths(agreement, lengths)
+    weights = p ** np.arange(1, n + 1, dtype=np.float64)  # the code before the cache, verbatim
+    total = (agreement * weights).sum(axis=1)
+    last = agreement[np.arange(rows), np.maximum(lengths, 1) - 1]
+    before = np.where(lengths > 0, (1 - p) / p * total + last * p ** lengths.astype(np.float64), 1.0)
+    assert _rbo_from_agreement(agreement, lengths, p).tobytes() == before.tobytes()
+    assert _rbo_from_agreement(agreement[:21], lengths[:21], p).tobytes() == before[:21].tobytes()
+    for check in (True, False):
+        assert symmetry_batch(a, b, p, check=check)[1].tobytes() == before.tobytes()
+
+
+def test_unchecked_lengths_come_from_the_padded_tail_alone():
+    """``check=False`` reads row lengths from the padded tail columns only: the lengths and the values are those
+    of the checked path, whatever the padding (none, one slot, a wide tail, a row of padding); rows of different
+    lengths are still refused, and padding inside a row is what it no longer looks for."""
+    from eval.metrics import _lengths, _tail_lengths
+
+    rng = np.random.default_rng(12)
+    n = 500
+    for pads in ([n, n], [0, 0, 0], [0, 1, 0, 2], [0, 3, 70, 1, 0], [n, 0, 5]):
+        a = np.array([rng.permutation(n) for _ in pads])
+        b = np.array([rng.permutation(n) for _ in pads])
+        for r, k in enumerate(pads):
+            gone = set(rng.permutation(n)[:k].tolist())
+            a[r] = np.concatenate([[x for x in a[r] if x not in gone], -np.ones(k, int)])
+            b[r] = np.concatenate([[x for x in b[r] if x not in gone], -np.ones(k, int)])
+        assert _tail_lengths(a, "a").tolist() == _lengths(a, "a").tolist() == [n - k for k in pads]
+        checked, unchecked = symmetry_batch(a, b, 0.98), symmetry_batch(a, b, 0.98, check=False)
+        assert all(x.tobytes() == y.tobytes() for x, y in zip(checked, unchecked))
+    b[1, -1] = -1
+    with pytest.raises(ValueError, match="row 1: rankings have different lengths"):
+        symmetry_batch(a, b, 0.98, check=False)
+    inside = np.array([[3, -1, 1, 2, 0]])
+    with pytest.raises(ValueError, match="padding"):
+        symmetry_batch(inside, inside.copy(), 0.98)
+    assert _tail_lengths(inside, "a").tolist() == [5]  # not looked for without the check
+    with pytest.raises(ValueError, match="2-D integer array"):
+        symmetry_batch(a.astype(float), b, 0.98, check=False)
