@@ -107,31 +107,34 @@ def load_reference(source: EnglishSource, lang: Language, base_url: str | None =
 
 
 def download_reference(dest: Path, lang: Language, base_url: str | None = None, timeout_s: float = 60.0) -> Path:
-    """The pinned commit's translated folder, each file checked against its SHA-256 before it is kept."""
+    """The pinned commit's translated folder, each file checked against its SHA-256 before it is kept; the folder
+    appears whole or not at all (a failed download leaves no half folder that the next run would read)."""
+    import shutil
     import urllib.error
     import urllib.request
 
-    dest.mkdir(parents=True, exist_ok=True)
+    part = dest.parent / f".{dest.name}.part-{os.getpid()}"
+    part.mkdir(parents=True, exist_ok=True)
     base = (base_url or REGISTRY["base_url"]).rstrip("/")
     print(f"{lang.code} translations not found locally: downloading {REGISTRY['repository']}@{REGISTRY['commit'][:12]} "
           f"dataset/{lang.code} into {dest}", file=sys.stderr)
-    for name, (sha, _rows) in lang.reference.files.items():
-        target = dest / name
-        if target.is_file() and sha256_of(target) == sha:
-            continue
-        url = f"{base}/{REGISTRY['commit']}/dataset/{lang.code}/{name}"
-        try:
-            with urllib.request.urlopen(url, timeout=timeout_s) as resp:
-                data = resp.read(64 << 20)
-        except (urllib.error.URLError, OSError) as exc:
-            raise SourceError(f"{scrub(url)}: download failed ({scrub(exc)}); check the network, or copy the "
-                              f"dataset's dataset/{lang.code}/ folder to {dest}") from None
-        got = hashlib.sha256(data).hexdigest()
-        if got != sha:
-            raise SourceError(f"{scrub(url)}: SHA-256 {got} does not match the pinned {sha}; refusing the file")
-        tmp = target.with_suffix(f".part{os.getpid()}")
-        tmp.write_bytes(data)
-        tmp.replace(target)
+    try:
+        for name, (sha, _rows) in lang.reference.files.items():
+            url = f"{base}/{REGISTRY['commit']}/dataset/{lang.code}/{name}"
+            try:
+                with urllib.request.urlopen(url, timeout=timeout_s) as resp:
+                    data = resp.read(64 << 20)
+            except (urllib.error.URLError, OSError) as exc:
+                raise SourceError(f"{scrub(url)}: download failed ({scrub(exc)}); check the network, or copy the "
+                                  f"dataset's dataset/{lang.code}/ folder to {dest}") from None
+            got = hashlib.sha256(data).hexdigest()
+            if got != sha:
+                raise SourceError(f"{scrub(url)}: SHA-256 {got} does not match the pinned {sha}; refusing the file")
+            (part / name).write_bytes(data)
+        if not dest.is_dir():  # else another run finished first
+            part.rename(dest)
+    finally:
+        shutil.rmtree(part, ignore_errors=True)
     return dest
 
 

@@ -244,3 +244,20 @@ def test_under_ci_a_missing_source_fails_instead_of_skipping(tmp_path):
     assert results[""].returncode == 0 and "1 skipped" in results[""].stdout
     assert results["true"].returncode == 1 and "1 failed" in results["true"].stdout
     assert "never skipped" in results["true"].stdout
+
+
+@pytest.mark.server
+def test_a_translated_folder_failing_its_checksum_is_refused_and_leaves_nothing(served, tmp_path, capsys):
+    """`source --download` fetches the reference route's translated folders too; one whose file does not match the
+    pinned SHA-256 is one error line, and no half folder is left for the next run to read."""
+    base_url, folder = served
+    fr = folder.parent / "fr" / "queries.tsv"
+    if not fr.is_file():
+        pytest.skip("the dataset's fr translation is not in ../shared")
+    with open(fr, "ab") as fh:
+        fh.write(b"Extra\tExtra\n")
+    rc = main(["source", "--download", "--base-url", base_url, "--out", str(tmp_path / "dl")])
+    err = capsys.readouterr().err
+    assert rc == 2 and "dataset/fr/queries.tsv: SHA-256" in err and "Traceback" not in err
+    assert not (tmp_path / "dl" / "reference" / "fr").exists()
+    assert not [p for p in (tmp_path / "dl" / "reference").iterdir() if p.name.startswith(".")]
