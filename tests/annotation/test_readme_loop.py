@@ -105,6 +105,7 @@ def test_readme_try_annotation_locally_ends_in_a_corrected_rebuild(argilla_env, 
     assert (repo / "data" / "pt" / "translations.parquet").is_file()
     out = sh(push)
     assert f"{dataset}: " in out and " new, " in out, out
+    assert "Warning" not in out, out  # a first push creates the workspace and dataset: no "not found" warning
 
     # the browser step, signed in as argilla (the owner): sort by priority, correct a title, Submit
     me = Annotator(stack, stack.owner_api_key)
@@ -122,7 +123,8 @@ def test_readme_try_annotation_locally_ends_in_a_corrected_rebuild(argilla_env, 
     me.submit(record, values)
     source_id = record["external_id"].removeprefix("pt-translation-")
 
-    sh(pull)
+    out = sh(pull)
+    assert "Warning" not in out, out  # no relevance dataset was pushed: nothing to read, no warning
     pulled = (repo / "corrections" / "pt.jsonl").read_text(encoding="utf-8")
     assert f'"source_id": "{source_id}"' in pulled and '"annotators": ["argilla"]' in pulled, pulled
     sh(commit)
