@@ -504,3 +504,37 @@ def test_a_kill_while_plotting_leaves_the_previous_pngs(results, tmp_path, monke
     with pytest.raises(KeyboardInterrupt):
         write_plots(docs, plots)
     assert _snapshot(plots) == before and all(len(b) > 1000 for b in before.values())
+
+
+def test_map_labels_never_overlap_and_stay_inside_the_axes(tmp_path):
+    """Issue 23: language labels of points near each other (MAP 0.33-0.36) overlapped, and "ES paper" at the
+    right edge was clipped. 21 points, 10 of them within 0.03 of each other, and one at the edge: every label
+    is placed apart."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from eval.report import place_labels
+
+    fig, axes = plt.subplots(1, 2, figsize=(11, 5.8), sharey=True, layout="constrained")
+    ax = axes[0]
+    rng = np.random.default_rng(0)
+    points = [(0.33 + 0.03 * a, 0.33 + 0.03 * b) for a, b in rng.random((10, 2))]
+    points += [(0.25 + 0.2 * a, 0.25 + 0.2 * b) for a, b in rng.random((11, 2))] + [(0.478, 0.449)]
+    for x, y in points:
+        ax.plot(x, y, "o")
+    ax.set_xlim(0.18, 0.48)
+    ax.set_ylim(0.18, 0.48)
+    ax.set_aspect("equal")
+    texts = [("PT", "ES", "CA", "GL", "FR", "IT", "DE")[i % 7] for i in range(21)] + ["ES paper"]
+    anns = place_labels(fig, ax, [(x, y, t, "C0", 8) for (x, y), t in zip(points, texts)])
+    fig.savefig(tmp_path / "labels.png", dpi=110)  # a test artifact; saving must not move what was placed
+    renderer = fig.canvas.get_renderer()
+    boxes = [a.get_window_extent(renderer) for a in anns]
+    inside = ax.get_window_extent(renderer)
+    assert all(inside.x0 <= b.x0 and b.x1 <= inside.x1 and inside.y0 <= b.y0 and b.y1 <= inside.y1 for b in boxes)
+    overlapping = [(anns[i].get_text(), anns[j].get_text()) for i in range(len(boxes)) for j in range(i)
+                   if boxes[i].overlaps(boxes[j])]
+    assert overlapping == []
+    plt.close(fig)
