@@ -15,7 +15,7 @@ from annotation.pull import (
 )
 from annotation.push import PushReport, get_or_create_dataset, sync_records
 from annotation.serve import DEFAULT_PORT, serve
-from annotation.server import connect, ensure_workspace, server_errors
+from annotation.server import connect, ensure_workspace, find_dataset
 from config.secrets import scrub
 from eval.errors import EvalError
 from eval.testset import TestSetError, read_testset
@@ -70,8 +70,7 @@ def pull(lang: str, params: AnnotationParams, out: str | Path | None = None) -> 
         ("relevance", relevance.dataset_name(lang, params.dataset_version), relevance_answers, relevance_line),
     )
     for kind, name, answers, to_line in kinds:
-        with server_errors(server.url):
-            dataset = server.client.datasets(name, workspace=workspace)
+        dataset = find_dataset(server, name, workspace)
         if dataset is None:
             continue
         records = fetch_submitted(server, dataset)

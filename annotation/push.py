@@ -13,7 +13,7 @@ import json
 from dataclasses import dataclass
 
 from annotation import AnnotationError
-from annotation.server import Server, _rg, ensure_workspace, server_errors
+from annotation.server import Server, _rg, ensure_workspace, find_dataset, server_errors
 
 HASH_KEY = "content_hash"
 
@@ -51,7 +51,7 @@ def get_or_create_dataset(server: Server, workspace_name: str, name: str, settin
     rg = _rg()
     workspace = ensure_workspace(server, workspace_name)
     with server_errors(server.url):
-        dataset = server.client.datasets(name, workspace=workspace)
+        dataset = find_dataset(server, name, workspace)
         if dataset is not None and dataset._model.status != "ready":
             # A push stopped while the dataset was being created: it was never usable, start it again.
             dataset.delete()

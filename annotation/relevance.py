@@ -95,7 +95,8 @@ def model_rankings(ts: TestSet, model_names: list[str], depth: int) -> Rankings:
     from eval.ranking import rank_corpus, self_match_mask
 
     rankings: Rankings = {}
-    for name in tqdm(model_names, desc=f"ranking {ts.lang} for the pool", unit="model"):
+    for name in tqdm(model_names, desc=f"ranking {ts.lang} for the pool", unit="model",
+                     disable=None):  # off when stderr is no terminal (a log file, CI)
         model = load_model(name)
         if hasattr(model, "fit"):  # tfidf-char learns its IDF from the corpus it ranks
             model.fit(ts.corpus["text"].to_list())

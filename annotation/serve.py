@@ -49,9 +49,11 @@ def serve(port: int = DEFAULT_PORT, ready_timeout: float = 180.0) -> None:
                          owner_api_key=secrets.token_urlsafe(24))
     previous = {sig: signal.signal(sig, _stop_on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
-        print("starting redis-server, osmem-server and argilla-server on 127.0.0.1 (about 15 s) ...", flush=True)
+        print("starting redis-server, osmem-server and argilla-server on 127.0.0.1 ...", flush=True)
+        started = time.monotonic()
         stack.start(ready_timeout)  # stops whatever it started if it fails or is interrupted
         print(f"Argilla is running at {stack.api_url}\n"
+              f"  started in {time.monotonic() - started:.1f} s\n"
               f"  sign in as user {stack.owner_username}, password {stack.owner_password} (owner)\n"
               f"  for push and pull, in another terminal:\n"
               f"    export {URL_VAR}={stack.api_url} {KEY_VAR}={stack.owner_api_key}\n"

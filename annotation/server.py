@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -81,10 +82,26 @@ def connect(api_url: str | None = None, api_key: str | None = None) -> Server:
         return Server(rg.Argilla(api_url=api_url, api_key=api_key, retries=1), scrub(api_url.rstrip("/")))
 
 
+@contextmanager
+def quiet_not_found() -> Iterator[None]:
+    """Silence the SDK's ``UserWarning: Workspace/Dataset with name … not found`` for a lookup whose None the
+    caller handles (a first push creates them, a first pull has nothing to read); every other warning stays."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=r"(Workspace|Dataset) with name .* not found", category=UserWarning)
+        yield
+
+
+def find_dataset(server: Server, name: str, workspace):
+    """The dataset, or None when the workspace has none of that name (no warning printed)."""
+    with server_errors(server.url), quiet_not_found():
+        return server.client.datasets(name, workspace=workspace)
+
+
 def ensure_workspace(server: Server, name: str):
     rg = _rg()
     with server_errors(server.url):
-        workspace = server.client.workspaces(name)
+        with quiet_not_found():
+            workspace = server.client.workspaces(name)
         if workspace is None:
             workspace = rg.Workspace(name=name, client=server.client).create()
     return workspace

@@ -65,7 +65,7 @@ def translate_sentences(
 
     with tqdm(total=len(unique), initial=len(done),
               desc=f"translate {getattr(translator, 'source', SOURCE_LANG)}->{translator.target} ({translator.name})",
-              unit="sent", disable=not progress, leave=False) as bar:
+              unit="sent", disable=None if progress else True, leave=False) as bar:  # None: off when stderr is no terminal
         for i in range(0, len(todo), batch_size):
             batch = todo[i : i + batch_size]
             stream = getattr(translator, "translate_as_completed", None)

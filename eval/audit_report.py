@@ -156,7 +156,8 @@ def _label_cells(ax, image, mat, spec: str, missing: str) -> None:
         for j in range(mat.shape[1]):
             value = mat[i, j]
             colour = "black" if np.isnan(value) else text_colour_on(image.cmap(image.norm(value)))
-            ax.text(j, i, missing if np.isnan(value) else spec.format(value), ha="center", va="center", fontsize=8, color=colour)
+            # 11 pt: the figures are shown scaled down to the page's width, and the numbers must stay readable
+            ax.text(j, i, missing if np.isnan(value) else spec.format(value), ha="center", va="center", fontsize=11, color=colour)
 
 
 def _colour_model_ticks(ax, styles: dict) -> None:
@@ -197,8 +198,8 @@ def write_audit_plots(doc: dict, folder: str | Path) -> list[Path]:
                     mat[j, i] = np.nan if e["spearman"]["value"] is None else e["spearman"]["value"]
                 im = ax.imshow(mat, vmin=-1, vmax=1, cmap="RdBu_r")
                 _label_cells(ax, im, mat, "{:.2f}", "NaN")
-                ax.set_xticks(range(len(models)), models, rotation=30, ha="right", fontsize=7)
-                ax.set_yticks(range(len(models)), models, fontsize=7)
+                ax.set_xticks(range(len(models)), models, rotation=30, ha="right", fontsize=9)
+                ax.set_yticks(range(len(models)), models, fontsize=9)
                 _colour_model_ticks(ax, styles)
                 ax.set_title(f"{measure}, {CORPUS_TITLES[corpus]}", fontsize=9)
         fig.colorbar(im, ax=axes.ravel().tolist(), shrink=0.6)

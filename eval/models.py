@@ -475,7 +475,8 @@ class EmbeddingCache:
         from tqdm import tqdm
 
         meta = model.meta
-        bar = tqdm(total=len(missing), desc=f"encode {meta.name} ({role})", unit="text", disable=not progress or not missing)
+        bar = tqdm(total=len(missing), desc=f"encode {meta.name} ({role})", unit="text",
+                   disable=None if progress and missing else True)  # None: off when stderr is no terminal
         for start in range(0, len(missing), batch_size):
             batch = missing[start : start + batch_size]
             vectors = _normalise(np.asarray(model.encode(batch, role=role), dtype=np.float32))

@@ -562,6 +562,7 @@ def write_plots(docs: list[dict], folder: str | Path) -> list[Path]:
     ends += [v for *_, fm in paper_points for v in fm]
     lim = zoomed_limits(ends, 0.0, 1.0)
     fig, axes = plt.subplots(1, 2, figsize=(11, 5.8), sharey=True, layout="constrained")
+    point_labels: list[list[tuple]] = [[], []]
     for col, corpus in enumerate(("masculine", "feminine")):
         ax = axes[col]
         for name, lang, c, (f, flo, fhi), (m, mlo, mhi) in points:
@@ -570,13 +571,13 @@ def write_plots(docs: list[dict], folder: str | Path) -> list[Path]:
             style = styles[name]
             ax.errorbar(m, f, xerr=[[mlo], [mhi]], yerr=[[flo], [fhi]], fmt=style["marker"], color=style["color"], capsize=3, ms=7,
                         label=name)
-            ax.annotate(lang.upper(), (m, f), textcoords="offset points", xytext=(6, 5), fontsize=8, color=style["color"])
+            point_labels[col].append((m, f, lang.upper(), style["color"], 8))
         if corpus == "masculine":  # the paper's Table 4 is over the masculine corpora only
             for name, lang, (pf, pm) in paper_points:
                 style = styles[name]
                 ax.plot(pm, pf, linestyle="none", marker=style["marker"], ms=11, markerfacecolor="none", markeredgecolor=style["color"],
                         markeredgewidth=1.6, label=f"{name}: paper")
-                ax.annotate(f"{lang.upper()} paper", (pm, pf), textcoords="offset points", xytext=(6, -10), fontsize=7, color=style["color"])
+                point_labels[col].append((pm, pf, f"{lang.upper()} paper", style["color"], 7))
         ax.plot(lim, lim, color="grey", lw=0.8, ls="--")
         ax.set_xlim(*lim)
         ax.set_ylim(*lim)
@@ -589,6 +590,8 @@ def write_plots(docs: list[dict], folder: str | Path) -> list[Path]:
         ax.legend(unique.values(), unique.keys(), fontsize=7, loc="upper left")
     axes[0].set_ylabel("MAP, feminine queries")
     fig.suptitle("MAP, feminine vs masculine queries per language and model (95% bootstrap CI; hollow: the paper's Table 4)")
+    for ax, placed in zip(axes, point_labels):
+        place_labels(fig, ax, placed)
     written.append(_save(fig, folder / "map.png"))
 
     # The paired gap, what the randomisation test is about: mean over pairs of AP_M − AP_F with its interval
@@ -645,6 +648,48 @@ def write_forms_plot(docs: list[dict], folder: Path, styles: dict, langs: list[s
         axes[r][0].set_ylabel(f"{form} gap (> 0: {form} better)", fontsize=8)
     return _save_with_legend(fig, axes[0][0], "Extra query forms: paired gap against the masculine (M) and feminine (F) "
                              "query of the same occupation (95% bootstrap CI)", 10, 0.06, folder / "forms.png")
+
+
+# Where a point's label may go, in points from the point (x, y): right-above first, then around it, farther out.
+LABEL_OFFSETS = [(dx * r, dy * r) for r in (1, 2, 3, 4, 5)
+                 for dx, dy in ((6, 4), (6, -11), (-6, 4), (-6, -11), (0, 10), (0, -17), (9, -4), (-9, -4))]
+
+
+def place_labels(fig, ax, labels: list[tuple]) -> list:
+    """Label each point ``(x, y, text, colour, fontsize)`` of ``ax`` where its text overlaps no label placed
+    before it and no marker, and stays inside the axes (never clipped); the least-overlapping place where none
+    is free, with a thin leader line when it is not next to its point. Returns the annotations."""
+    fig.canvas.draw()  # the final layout: display coordinates are those of the saved picture
+    fig.set_layout_engine("none")  # and keep it: the labels are inside the axes, they need no room of their own
+    renderer = fig.canvas.get_renderer()
+    box = ax.get_window_extent(renderer)
+    markers = [ax.transData.transform((x, y)) for x, y, *_ in labels]
+    r = 5 * fig.dpi / 72  # a marker's half size in pixels
+    taken = [(px - r, py - r, px + r, py + r) for px, py in markers]
+    out = []
+    for i, (x, y, text, colour, size) in enumerate(labels):
+        best = None
+        for n, (dx, dy) in enumerate(LABEL_OFFSETS):
+            ann = ax.annotate(text, (x, y), textcoords="offset points", xytext=(dx, dy), fontsize=size, color=colour,
+                              ha="left" if dx > 0 else "right" if dx < 0 else "center", annotation_clip=False,
+                              arrowprops=None if n < 8 else {"arrowstyle": "-", "color": colour, "lw": 0.5, "alpha": 0.6})
+            bb = ann.get_window_extent(renderer)
+            rect = (bb.x0, bb.y0, bb.x1, bb.y1)
+            outside = rect[0] < box.x0 or rect[2] > box.x1 or rect[1] < box.y0 or rect[3] > box.y1
+            overlap = sum(max(0.0, min(rect[2], t[2]) - max(rect[0], t[0])) * max(0.0, min(rect[3], t[3]) - max(rect[1], t[1]))
+                          for j, t in enumerate(taken) if j != i)
+            score = (outside, overlap)
+            if best is None or score < best[0]:
+                if best is not None:
+                    best[1].remove()
+                best = (score, ann, rect)
+            else:
+                ann.remove()
+            if score == (False, 0.0):
+                break
+        taken.append(best[2])
+        out.append(best[1])
+    return out
 
 
 def _save(fig, path: Path) -> Path:

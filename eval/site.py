@@ -35,12 +35,14 @@ AUDIT_KEYS = ("models", "testset", "eval_settings", "audit_settings", "languages
 
 STYLE = """
 body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; margin: 0 auto;
-       max-width: 1180px; padding: 0 24px 48px; color: #1b1b1b; line-height: 1.45; }
+       max-width: 1180px; padding: 0 24px 48px; color: #1b1b1b; line-height: 1.45; overflow-wrap: anywhere; }
 h1 { font-size: 1.6em; margin-top: 28px; } h2 { margin-top: 40px; border-bottom: 2px solid #ddd; padding-bottom: 4px; }
 h3 { margin-top: 28px; font-size: 1.1em; } h4 { margin: 18px 0 6px; font-size: 0.98em; }
 nav { background: #f5f5f5; padding: 8px 12px; border-radius: 6px; font-size: 0.92em; }
 nav a { margin-right: 14px; }
-table { border-collapse: collapse; margin: 8px 0 18px; font-size: 0.86em; min-width: 40em; }
+/* A wide table (a column per language, 18 and more) scrolls inside its own box; the page never scrolls sideways. */
+table { border-collapse: collapse; margin: 8px 0 18px; font-size: 0.86em; display: block; max-width: 100%;
+        width: max-content; overflow-x: auto; overflow-wrap: normal; }
 caption { caption-side: top; text-align: left; font-weight: 600; padding: 4px 0; }
 th, td { border-top: 1px solid #ccc; border-bottom: 1px solid #ccc; padding: 3px 9px; text-align: right; vertical-align: top; }
 th { background: #f0f0f0; } td:first-child, th:first-child { text-align: left; }

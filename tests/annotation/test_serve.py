@@ -58,6 +58,7 @@ class Serve:
 
     def wait_ready(self) -> SimpleNamespace:
         url = self.wait_for(r"^Argilla is running at (http://127\.0\.0\.1:\d+)$", READY_S)[1]
+        self.started_s = float(self.wait_for(r"^  started in (\d+\.\d) s$", 5)[1])  # docs/annotation.md
         user, password = self.wait_for(r"sign in as user (\S+), password (\S+) \(owner\)", 5).groups()
         exported = dict(re.findall(r"(\w+)=(\S+)", self.wait_for(r"^\s+export ARGILLA_API_URL=", 5).string))
         pids = {name: int(pid) for name, pid in re.findall(r"([\w-]+) (\d+)", self.wait_for(r"processes: ", 5).string.split(": ", 1)[1])}
@@ -94,6 +95,7 @@ def test_serve_push_annotate_pull_then_ctrl_c_leaves_nothing(tmp_path, monkeypat
     serve = Serve(port)
     try:
         stack = serve.wait_ready()
+        assert 0 < serve.started_s < READY_S
         assert stack.api_url == stack.exported_url == f"http://127.0.0.1:{port}"
         assert set(stack.pids) == {"redis-server", "osmem-server", "argilla-server"}
         assert all(running(pid) for pid in stack.pids.values())
@@ -134,6 +136,7 @@ def test_serve_push_annotate_pull_then_ctrl_c_leaves_nothing(tmp_path, monkeypat
     left = {name: pid for name, pid in stack.pids.items() if running(pid)}
     assert not left, f"still running after Ctrl-C: {left}"
     check_port_free(port)  # nothing listens there any more
+    print(f"annotation serve: the stack started in {serve.started_s} s")  # `pytest -rP` shows it
 
 
 def test_serve_refuses_a_taken_port_and_stops_on_sigterm():

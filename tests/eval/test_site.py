@@ -122,13 +122,15 @@ class Chromium:
         os.close(self._from_browser)
 
 
-def render(index: Path, tmp: Path, screenshot: Path) -> tuple[dict, list[str]]:
-    """Open ``index`` from file://, return what the page shows and the console errors; save a full-page PNG."""
-    browser = Chromium(tmp / "chromium-profile")
+def render(index: Path, tmp: Path, screenshot: Path, width: int = 1280) -> tuple[dict, list[str]]:
+    """Open ``index`` from file:// in a window ``width`` px wide (mobile emulation under 600 px), return what the
+    page shows and the console errors; save a full-page PNG."""
+    browser = Chromium(tmp / f"chromium-profile-{width}")
+    mobile = width < 600
     try:
         for domain in ("Page", "Runtime", "Log"):
             browser.page(f"{domain}.enable")
-        browser.page("Emulation.setDeviceMetricsOverride", width=1280, height=900, deviceScaleFactor=1, mobile=False)
+        browser.page("Emulation.setDeviceMetricsOverride", width=width, height=900, deviceScaleFactor=1, mobile=mobile)
         browser.page("Page.navigate", url=index.resolve().as_uri())
         browser.wait_for("Page.loadEventFired")
         shown = browser.page("Runtime.evaluate", returnByValue=True, expression="""JSON.stringify({
@@ -142,10 +144,19 @@ def render(index: Path, tmp: Path, screenshot: Path) -> tuple[dict, list[str]]:
             only_in_one_list: document.querySelectorAll('details[open] .only').length,
             external: Array.from(document.querySelectorAll('[src],[href]')).map(e => e.getAttribute('src') || e.getAttribute('href'))
                 .filter(u => /^[a-z]+:/i.test(u)),
-            height: document.documentElement.scrollHeight})""")["result"]["value"]
+            height: document.documentElement.scrollHeight,
+            page_width: document.documentElement.scrollWidth, window_width: window.innerWidth,
+            // what sticks out of the page: an element whose right edge is past the window
+            wider: Array.from(document.querySelectorAll('body *')).filter(e => e.getBoundingClientRect().right >
+                window.innerWidth + 0.5 && !e.closest('table')).map(e => e.tagName + ' ' + e.textContent.slice(0, 40)).slice(0, 5),
+            // wide tables scroll inside their own box
+            scrolling_tables: Array.from(document.querySelectorAll('table')).filter(t => t.scrollWidth > t.clientWidth
+                && getComputedStyle(t).overflowX === 'auto').length,
+            cell_text_px: Array.from(document.querySelectorAll('td')).slice(0, 50).map(td =>
+                parseFloat(getComputedStyle(td).fontSize))})""")["result"]["value"]
         shown = json.loads(shown)
         height = min(shown["height"], 16000)
-        browser.page("Emulation.setDeviceMetricsOverride", width=1280, height=height, deviceScaleFactor=1, mobile=False)
+        browser.page("Emulation.setDeviceMetricsOverride", width=width, height=height, deviceScaleFactor=1, mobile=mobile)
         png = browser.page("Page.captureScreenshot", format="png")["data"]
         screenshot.write_bytes(base64.b64decode(png))
         return shown, browser.console_errors()
@@ -220,6 +231,15 @@ def test_site_renders_in_chromium_with_tables_figures_and_no_console_error(resul
     for name, style in model_styles(["tfidf-char", "m-use"]).items():
         rgb = np.array([int(style["color"][i:i + 2], 16) for i in (1, 3, 5)])
         assert (np.abs(pixels.astype(int) - rgb).sum(axis=1) < 30).sum() > 500, name
+    # At 1280 px and at a phone's 390 px the page never scrolls sideways: wide tables scroll in their own box
+    # (the screenshots stay under tmp_path: site.png, site-390.png).
+    assert shown["page_width"] <= shown["window_width"] == 1280 and shown["wider"] == [], shown["wider"]
+    phone, errors = render(index, tmp_path, tmp_path / "site-390.png", width=390)
+    assert errors == []
+    assert phone["page_width"] <= phone["window_width"] == 390 and phone["wider"] == [], phone["wider"]
+    assert phone["scrolling_tables"] > 0 and min(phone["cell_text_px"]) >= 11
+    assert all(i["complete"] and 0 < i["shown"] <= 390 for i in phone["images"]), phone["images"]
+    assert Image.open(tmp_path / "site-390.png").size[0] == 390
 
 
 def test_a_missing_figure_is_a_console_error(results, tmp_path):
@@ -484,3 +504,37 @@ def test_a_kill_while_plotting_leaves_the_previous_pngs(results, tmp_path, monke
     with pytest.raises(KeyboardInterrupt):
         write_plots(docs, plots)
     assert _snapshot(plots) == before and all(len(b) > 1000 for b in before.values())
+
+
+def test_map_labels_never_overlap_and_stay_inside_the_axes(tmp_path):
+    """Issue 23: language labels of points near each other (MAP 0.33-0.36) overlapped, and "ES paper" at the
+    right edge was clipped. 21 points, 10 of them within 0.03 of each other, and one at the edge: every label
+    is placed apart."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from eval.report import place_labels
+
+    fig, axes = plt.subplots(1, 2, figsize=(11, 5.8), sharey=True, layout="constrained")
+    ax = axes[0]
+    rng = np.random.default_rng(0)
+    points = [(0.33 + 0.03 * a, 0.33 + 0.03 * b) for a, b in rng.random((10, 2))]
+    points += [(0.25 + 0.2 * a, 0.25 + 0.2 * b) for a, b in rng.random((11, 2))] + [(0.478, 0.449)]
+    for x, y in points:
+        ax.plot(x, y, "o")
+    ax.set_xlim(0.18, 0.48)
+    ax.set_ylim(0.18, 0.48)
+    ax.set_aspect("equal")
+    texts = [("PT", "ES", "CA", "GL", "FR", "IT", "DE")[i % 7] for i in range(21)] + ["ES paper"]
+    anns = place_labels(fig, ax, [(x, y, t, "C0", 8) for (x, y), t in zip(points, texts)])
+    fig.savefig(tmp_path / "labels.png", dpi=110)  # a test artifact; saving must not move what was placed
+    renderer = fig.canvas.get_renderer()
+    boxes = [a.get_window_extent(renderer) for a in anns]
+    inside = ax.get_window_extent(renderer)
+    assert all(inside.x0 <= b.x0 and b.x1 <= inside.x1 and inside.y0 <= b.y0 and b.y1 <= inside.y1 for b in boxes)
+    overlapping = [(anns[i].get_text(), anns[j].get_text()) for i in range(len(boxes)) for j in range(i)
+                   if boxes[i].overlaps(boxes[j])]
+    assert overlapping == []
+    plt.close(fig)
