@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from annotation import AnnotationError, relevance, translations
-from annotation.corrections import KIND_RELEVANCE, merge, read_corrections, write_jsonl_atomic
+from annotation.corrections import KIND_RELEVANCE, merge, read_corrections, validate_line, write_jsonl_atomic
 from annotation.params import AnnotationParams, load_params, with_overrides
 from annotation.pull import (
     agreement, decide, fetch_submitted, relevance_answers, relevance_line, translation_answers, translation_line,
@@ -81,7 +81,13 @@ def pull(lang: str, params: AnnotationParams, out: str | Path | None = None) -> 
                 ties.append({"kind": kind, "record_id": record.record_id, "questions": tied,
                              "votes": {v.annotator: answers(v) for v in record.votes}})
             else:
-                decided_lines.append(to_line(record, lang, decided))
+                line = to_line(record, lang, decided)
+                try:  # the builder's reader, before anything is written: a malformed answer never reaches the file
+                    validate_line(line, f"Argilla dataset {name}, record {record.record_id}", lang)
+                except AnnotationError as exc:
+                    raise AnnotationError(f"{exc}; fix or discard that answer in Argilla and pull again "
+                                          f"(nothing was written to {out})") from None
+                decided_lines.append(line)
     merged = merge(old, decided_lines)
     write_jsonl_atomic(merged, out)
     ties_path = out.with_suffix(".ties.jsonl")

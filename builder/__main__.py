@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -285,5 +286,19 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def exit_after(status: int) -> None:
+    """Leave with status. After Ctrl-C, web calls may still hang in worker threads (a service that accepted the
+    request and never answers): the interpreter would join them at exit, for up to build.web.timeout_s. Their
+    answers are not wanted (stored answers are committed, outputs left as they were), so leave at once."""
+    if status == 130:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
+        os._exit(130)
+    sys.exit(status)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    exit_after(main())

@@ -25,7 +25,7 @@ import sqlite3
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
+from typing import Callable, Iterable
 
 from builder.cache import select_in
 from builder.errors import BuildError
@@ -65,35 +65,91 @@ def _gender(tags: list[str]) -> str | None:
 
 
 class LookupStore:
-    """Answers of the lexicon and the word list kept on disk (SQLite), one namespace per resource version."""
+    """Answers of the lexicon and the word list kept on disk (SQLite), one namespace per resource version.
+
+    Every answer costs only a few milliseconds to make again: an entry that is not JSON, or not of the shape its
+    reader expects (``valid``), is treated as missing, computed again and replaced. A file that is not SQLite or
+    whose table has another shape is an error with the advice to delete it (it is rebuilt); a full disk or a
+    read-only folder is an error saying so."""
+
+    COLUMNS = ["namespace", "key", "value"]
 
     def __init__(self, path: Path):
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(self.path)
             self._db.execute("CREATE TABLE IF NOT EXISTS lookups (namespace TEXT, key TEXT, value TEXT, "
                              "PRIMARY KEY (namespace, key))")
+            columns = [row[1] for row in self._db.execute("PRAGMA table_info(lookups)")]
         except sqlite3.DatabaseError as exc:
-            raise LexiconError(f"{self.path}: unreadable lexicon cache ({exc}); delete the file to rebuild it") from None
+            raise self._error(exc) from None
+        except OSError as exc:
+            raise LexiconError(f"{self.path}: cannot open the lexicon cache ({exc.strerror or exc}); check the "
+                               "--cache folder and the free space") from None
+        if columns != self.COLUMNS:
+            raise LexiconError(f"{self.path}: table 'lookups' has columns {columns}, expected {self.COLUMNS}; this is "
+                               "not a lexicon cache: delete the file to rebuild it, or pass another --cache")
 
-    def get_many(self, namespace: str, keys: list[str]) -> dict[str, object]:
-        """The stored answers among ``keys``."""
+    def _error(self, exc: Exception) -> LexiconError:
+        from builder.cache import storage_problem
+
+        cause = storage_problem(self.path, exc)
+        if cause:
+            return LexiconError(f"{self.path}: cannot write the lexicon cache: {cause} ({exc}); free some space or "
+                                "make it writable and run again, or pass another --cache")
+        return LexiconError(f"{self.path}: unreadable lexicon cache ({exc}); delete the file to rebuild it")
+
+    def get_many(self, namespace: str, keys: list[str], valid: Callable[[object], bool] | None = None) -> dict[str, object]:
+        """The stored answers among ``keys``; one that is not JSON, or that ``valid`` refuses, counts as missing
+        (its caller computes it again and ``save`` replaces it)."""
         try:
-            rows = select_in(self._db, "SELECT key, value FROM lookups WHERE namespace = ? AND key IN ({keys})",
-                             (namespace,), keys)
-            return {k: json.loads(v) for k, v in rows}
+            rows = list(select_in(self._db, "SELECT key, value FROM lookups WHERE namespace = ? AND key IN ({keys})",
+                                  (namespace,), keys))
         except sqlite3.DatabaseError as exc:
-            raise LexiconError(f"{self.path}: unreadable lexicon cache ({exc}); delete the file to rebuild it") from None
+            raise self._error(exc) from None
+        found: dict[str, object] = {}
+        for key, text in rows:
+            try:
+                value = json.loads(text) if isinstance(text, (str, bytes)) else ...
+            except ValueError:
+                continue
+            if value is not ... and (valid is None or valid(value)):
+                found[key] = value
+        return found
 
     def save(self, namespace: str, answers: dict[str, object]) -> None:
         if answers:
-            with self._db:
-                self._db.executemany("INSERT OR REPLACE INTO lookups VALUES (?, ?, ?)",
-                                     [(namespace, k, json.dumps(v, ensure_ascii=False)) for k, v in answers.items()])
+            try:
+                with self._db:
+                    self._db.executemany("INSERT OR REPLACE INTO lookups VALUES (?, ?, ?)",
+                                         [(namespace, k, json.dumps(v, ensure_ascii=False)) for k, v in answers.items()])
+            except sqlite3.DatabaseError as exc:
+                raise self._error(exc) from None
 
     def close(self) -> None:
         self._db.close()
+
+
+def _optional_str(value) -> bool:
+    return value is None or isinstance(value, str)
+
+
+def valid_readings(value) -> bool:
+    """A stored analysis: a list of [lemma, pos, gender, number, tags]."""
+    return isinstance(value, list) and all(
+        isinstance(r, list) and len(r) == 5 and isinstance(r[0], str) and isinstance(r[1], str) and _optional_str(r[2])
+        and _optional_str(r[3]) and isinstance(r[4], list) and all(isinstance(t, str) for t in r[4]) for r in value)
+
+
+def valid_form(value) -> bool:
+    """A stored generated form: a string, or null (the dictionary cannot make it)."""
+    return _optional_str(value)
+
+
+def valid_known(value) -> bool:
+    """A stored spelling verdict: true or false."""
+    return isinstance(value, bool)
 
 
 class Lexicon:
@@ -139,7 +195,7 @@ class Lexicon:
                 self._analyses[w] = []
         todo = [w for w in words if w not in self._analyses]
         if todo and self.store is not None:
-            for key, value in self.store.get_many(self.namespace, [f"a:{w}" for w in todo]).items():
+            for key, value in self.store.get_many(self.namespace, [f"a:{w}" for w in todo], valid_readings).items():
                 self._analyses[key[2:]] = [Reading(r[0], r[1], r[2], r[3], tuple(r[4])) for r in value]
             todo = [w for w in todo if w not in self._analyses]
         if todo:
@@ -180,7 +236,7 @@ class Lexicon:
         keys = {(lemma, tuple(tags)): self._unit(lemma, tuple(tags)) for lemma, tags in requests}
         todo = [u for u in dict.fromkeys(keys.values()) if u not in self._generated]
         if todo and self.store is not None:
-            self._generated.update((key[2:], form) for key, form in self.store.get_many(self.namespace, [f"g:{u}" for u in todo]).items())
+            self._generated.update((key[2:], form) for key, form in self.store.get_many(self.namespace, [f"g:{u}" for u in todo], valid_form).items())
             todo = [u for u in todo if u not in self._generated]
         if todo:
             for unit, form in zip(todo, self._run(["-g", self.generator.as_posix()], todo)):
@@ -218,7 +274,7 @@ class WordList:
         words = list(dict.fromkeys(w for w in words if w and not any(c.isspace() for c in w)))
         todo = [w for w in words if w not in self._known]
         if todo and self.store is not None:
-            self._known.update(self.store.get_many(self.namespace, todo))
+            self._known.update(self.store.get_many(self.namespace, todo, valid_known))
             todo = [w for w in todo if w not in self._known]
         if todo:
             good: set[str] = set()

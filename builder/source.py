@@ -47,6 +47,9 @@ REGISTRY = {
 FILES = tuple(REGISTRY["files"])
 # The longest English title is 46 characters; a title this long is a broken file, and would stall the build.
 MAX_TITLE_CHARS = 300
+# The most a downloaded source file may hold (the pinned files are under 100 KiB): a reply announcing more is
+# refused before its body is read, and no more than this (plus one byte) of a reply is ever held in memory.
+MAX_DOWNLOAD_BYTES = 16 << 20
 # First lines that are column names, not data (the format has no header line).
 HEADER_IDS = {"id", "_id", "qid", "query_id", "queryid", "doc_id", "docid", "document_id", "corpus_id"}
 
@@ -231,7 +234,15 @@ def download_source(dest: str | Path, base_url: str | None = None, timeout_s: fl
         url = f"{base}/{REGISTRY['commit']}/{REGISTRY['path']}/{name}"
         try:
             with urllib.request.urlopen(url, timeout=timeout_s) as resp:
-                data = resp.read()
+                announced = resp.headers.get("Content-Length")
+                if announced and announced.strip().isdigit() and int(announced) > MAX_DOWNLOAD_BYTES:
+                    raise SourceError(f"{scrub(url)}: the server announces {int(announced)} bytes, over the "
+                                      f"{MAX_DOWNLOAD_BYTES >> 20} MiB a source file may hold; refusing it (check "
+                                      f"--base-url, or pass --source DIR to a local copy)")
+                data = resp.read(MAX_DOWNLOAD_BYTES + 1)
+            if len(data) > MAX_DOWNLOAD_BYTES:
+                raise SourceError(f"{scrub(url)}: the reply is over the {MAX_DOWNLOAD_BYTES >> 20} MiB a source file "
+                                  f"may hold; refusing it (check --base-url, or pass --source DIR to a local copy)")
         except (urllib.error.URLError, OSError) as exc:
             raise SourceError(f"{scrub(url)}: download failed ({scrub(exc)}); check the network, or pass --source DIR "
                               f"(or set ${ENV_SOURCE_DIR}) to a local copy") from None

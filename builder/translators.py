@@ -357,7 +357,9 @@ class WebTranslator:
         finished_all = False
         try:
             while pending:
-                finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+                # In slices: `import polars` installs a SIGINT handler with SA_RESTART, so a wait() without a
+                # timeout on a service that hangs would never return to let Ctrl-C (KeyboardInterrupt) through.
+                finished, _ = wait(pending, timeout=WAIT_SLICE_S, return_when=FIRST_COMPLETED)
                 for future in finished:
                     sentence = pending.pop(future)
                     try:
@@ -371,6 +373,8 @@ class WebTranslator:
                 self._stop.set()
             pool.shutdown(wait=False, cancel_futures=True)
 
+
+WAIT_SLICE_S = 0.2  # how often translate_as_completed looks up from waiting (the latency of Ctrl-C)
 
 OFFLINE: dict[str, Callable[[str], Translator]] = {"bergamot": BergamotTranslator, "apertium": ApertiumTranslator}
 TRANSLATORS = (*OFFLINE, *WEB_BACKENDS)

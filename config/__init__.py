@@ -31,14 +31,63 @@ def params_path(path: str | Path | None = None) -> Path:
     return here if here.is_file() else REPO_ROOT / "params.yaml"
 
 
+# Caps on what a YAML file may make (params.yaml is 5 KB, a pack 8 KB, each a few levels deep with no alias):
+# a "billion laughs" file (aliases of aliases) or one nested thousands deep is refused from its event stream,
+# before anything is built of it, in milliseconds and with one short message naming the line.
+YAML_MAX_BYTES = 1 << 20
+YAML_MAX_DEPTH = 64
+YAML_MAX_NODES = 100_000  # after expanding every alias
+
+
+def _check_yaml_events(text: str, loader) -> None:
+    import yaml
+
+    def refuse(problem: str, mark) -> None:
+        exc = yaml.MarkedYAMLError(problem=f"{problem}; refusing the file", problem_mark=mark)
+        exc.refused = True
+        raise exc
+
+    if len(text) > YAML_MAX_BYTES:
+        refuse(f"{len(text)} characters, over the {YAML_MAX_BYTES >> 20} MiB a settings file may hold", None)
+    sizes: dict[str, int] = {}  # anchor -> nodes in its expansion
+    stack: list[list] = [[0, None]]  # open collections: [nodes so far, anchor]
+    for event in yaml.parse(text, Loader=loader):
+        if isinstance(event, yaml.CollectionStartEvent):
+            if len(stack) > YAML_MAX_DEPTH:
+                refuse(f"nested more than {YAML_MAX_DEPTH} levels deep", event.start_mark)
+            stack.append([1, event.anchor])
+            continue
+        if isinstance(event, yaml.CollectionEndEvent):
+            count, anchor = stack.pop()
+        elif isinstance(event, yaml.ScalarEvent):
+            count, anchor = 1, event.anchor
+        elif isinstance(event, yaml.AliasEvent):
+            count, anchor = sizes.get(event.anchor, 1), None
+        else:
+            continue
+        if anchor is not None:
+            sizes[anchor] = count
+        stack[-1][0] += count
+        if sum(c for c, _ in stack) > YAML_MAX_NODES:
+            refuse(f"expands to more than {YAML_MAX_NODES} values (aliases of aliases?)", event.start_mark)
+
+
 def load_yaml(text: str):
     """``yaml.safe_load`` through libyaml when PyYAML has it (params.yaml and a language pack took 40 ms of a 1 s
     rebuild in pure Python; the same constructors make the same values). A file libyaml refuses is read again
     by the pure-Python parser, so an error names the line and the problem exactly as it always did."""
     import yaml
 
+    fast = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
-        return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        _check_yaml_events(text, fast)
+    except yaml.YAMLError as exc:
+        if getattr(exc, "refused", False):
+            raise
+        _check_yaml_events(text, yaml.SafeLoader)  # the pure-Python parser's words for a broken file
+        raise
+    try:
+        return yaml.load(text, Loader=fast)
     except yaml.YAMLError:
         return yaml.safe_load(text)
 
@@ -55,6 +104,9 @@ def read_params(path: str | Path | None = None, *, required: bool = True) -> dic
         raise ConfigError(f"{p}: params file not found; run from the repository root or pass --params FILE")
     try:
         data = load_yaml(p.read_text(encoding="utf-8")) or {}
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{p}: not UTF-8 text (byte {exc.start} is {exc.object[exc.start:exc.start + 1]!r}); "
+                          "save the file as UTF-8") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = f":{mark.line + 1}" if mark is not None else ""
@@ -94,7 +146,9 @@ def section(cls: type[_T], params: Mapping, name: str, *, where: str | Path = "p
 
 
 def _fail(where: str, key: str, value, expected: str) -> typing.NoReturn:
-    raise ConfigError(f"{where}: {key} is {value!r}; expected {expected}")
+    shown = repr(value)
+    shown = shown if len(shown) <= 200 else shown[:200] + "…"  # one short line, whatever the value holds
+    raise ConfigError(f"{where}: {key} is {shown}; expected {expected}")
 
 
 def _build(cls, value, key: str, where: str):

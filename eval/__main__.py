@@ -12,11 +12,13 @@ Defaults come from the eval: section of params.yaml; flags override them.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shutil
 import sqlite3
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 from config.secrets import scrub
@@ -274,11 +276,27 @@ def cmd_collect(args: argparse.Namespace) -> int:
     return 0
 
 
+@contextlib.contextmanager
+def _results_as_written(paths) -> Iterator[None]:
+    """A results or audit file of the right kind and schema whose content is not what `eval run` writes (a
+    string where a mapping belongs, a key missing deep inside, a list for a dict) fails while it is read or
+    rendered, wherever that is: one error naming the files given, never a traceback. The checks of the
+    readers (eval.results, eval.site) name the file and the key where they know them."""
+    try:
+        yield
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+        detail = f"{type(exc).__name__}: {exc}"
+        detail = detail if len(detail) <= 160 else detail[:160] + "…"
+        raise EvalError(f"{', '.join(str(p) for p in paths)}: not results as `python -m eval run` (or "
+                        f"`eval audit`) writes them ({detail}); regenerate them, or leave the broken file out") from None
+
+
 def cmd_compare(args: argparse.Namespace) -> int:
     from eval.report import forms_findings_markdown, load_results, tables_markdown, write_plots
 
-    docs = load_results(args.results)
-    text = forms_findings_markdown(docs) if args.forms else tables_markdown(docs)
+    with _results_as_written(args.results):
+        docs = load_results(args.results)
+        text = forms_findings_markdown(docs) if args.forms else tables_markdown(docs)
     if args.out:  # written before printing: a reader that closes the pipe early must not cost the files
         out = Path(args.out)
         _write(out / "tables.md", text)
@@ -302,7 +320,8 @@ def _print_to_pipe(text: str) -> None:
 def cmd_report(args: argparse.Namespace) -> int:
     from eval.site import build_site
 
-    index = build_site(args.results, args.out)
+    with _results_as_written(args.results):
+        index = build_site(args.results, args.out)
     print(f"wrote {index} (open it in a browser: file://{index.resolve()})")
     return 0
 

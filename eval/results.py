@@ -127,10 +127,17 @@ def write_json(path: Path, doc: dict) -> Path:
     small pieces, in memory, and ``ResultRows`` are written row by row."""
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(f".{path.name}.partial-{os.getpid()}")
-    with open(partial, "w", encoding="utf-8") as fh:
-        json.dump(doc, fh, indent=1, ensure_ascii=False, cls=_ResultEncoder)
-        fh.write("\n")
-    partial.replace(path)
+    try:
+        with open(partial, "w", encoding="utf-8") as fh:
+            json.dump(doc, fh, indent=1, ensure_ascii=False, cls=_ResultEncoder)
+            fh.write("\n")
+        partial.replace(path)
+    except BaseException:  # a full disk, a value json cannot write, Ctrl-C: no hidden half file is left behind
+        try:
+            partial.unlink()
+        except OSError:
+            pass
+        raise
     return path
 
 

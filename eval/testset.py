@@ -512,6 +512,9 @@ def write_folder_atomically(folder: Path, fill: Callable[[Path], None]) -> Path:
     the old folder or the new one, never a mix. On Linux the swap is one renameat2 call; elsewhere two
     renames (a kill between them leaves the new set as ``.<name>.tmp-*`` and no ``<name>``)."""
     folder = Path(folder)
+    if folder.is_symlink():  # the swap would move the link, not the folder it points to: refused before any write
+        raise TestSetError(f"{folder}: is a symbolic link (to {os.readlink(folder)}); the folder is replaced whole, "
+                           "so remove the link, or write to the folder it points to")
     if folder.exists() and not folder.is_dir():
         raise TestSetError(f"{folder}: exists and is not a folder; remove it or choose another output folder")
     try:

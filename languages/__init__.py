@@ -236,11 +236,60 @@ def resolve(lang: "str | Language", extra_dirs=None) -> Language:
     return lang if isinstance(lang, Language) else load(lang, extra_dirs)
 
 
+# Caps on what a YAML file may make (params.yaml is 5 KB, a pack 8 KB, each a few levels deep with no alias):
+# a "billion laughs" file (aliases of aliases) or one nested thousands deep is refused from its event stream,
+# before anything is built of it, in milliseconds and with one short message naming the line.
+YAML_MAX_BYTES = 1 << 20
+YAML_MAX_DEPTH = 64
+YAML_MAX_NODES = 100_000  # after expanding every alias
+
+
+def _check_yaml_events(text: str, loader) -> None:
+    import yaml
+
+    def refuse(problem: str, mark) -> None:
+        exc = yaml.MarkedYAMLError(problem=f"{problem}; refusing the file", problem_mark=mark)
+        exc.refused = True
+        raise exc
+
+    if len(text) > YAML_MAX_BYTES:
+        refuse(f"{len(text)} characters, over the {YAML_MAX_BYTES >> 20} MiB a settings file may hold", None)
+    sizes: dict[str, int] = {}  # anchor -> nodes in its expansion
+    stack: list[list] = [[0, None]]  # open collections: [nodes so far, anchor]
+    for event in yaml.parse(text, Loader=loader):
+        if isinstance(event, yaml.CollectionStartEvent):
+            if len(stack) > YAML_MAX_DEPTH:
+                refuse(f"nested more than {YAML_MAX_DEPTH} levels deep", event.start_mark)
+            stack.append([1, event.anchor])
+            continue
+        if isinstance(event, yaml.CollectionEndEvent):
+            count, anchor = stack.pop()
+        elif isinstance(event, yaml.ScalarEvent):
+            count, anchor = 1, event.anchor
+        elif isinstance(event, yaml.AliasEvent):
+            count, anchor = sizes.get(event.anchor, 1), None
+        else:
+            continue
+        if anchor is not None:
+            sizes[anchor] = count
+        stack[-1][0] += count
+        if sum(c for c, _ in stack) > YAML_MAX_NODES:
+            refuse(f"expands to more than {YAML_MAX_NODES} values (aliases of aliases?)", event.start_mark)
+
+
 def _load_yaml(text: str):
     """As config.load_yaml (libyaml, then the pure-Python parser for its error message), repeated here so that
     a stage reading packs but not params.yaml (dvc.yaml report) does not depend on config/."""
+    fast = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
-        return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        _check_yaml_events(text, fast)
+    except yaml.YAMLError as exc:
+        if getattr(exc, "refused", False):
+            raise
+        _check_yaml_events(text, yaml.SafeLoader)  # the pure-Python parser's words for a broken file
+        raise
+    try:
+        return yaml.load(text, Loader=fast)
     except yaml.YAMLError:
         return yaml.safe_load(text)
 
@@ -249,7 +298,15 @@ def _load_yaml(text: str):
 def _load_file(path: Path) -> Language:
     try:
         data = _load_yaml(path.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as exc:
+    except UnicodeDecodeError as exc:
+        raise LanguageError(f"{path}: not UTF-8 text (byte {exc.start} is {exc.object[exc.start:exc.start + 1]!r}); "
+                            "save the pack as UTF-8") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = f":{mark.line + 1}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise LanguageError(f"{path}{line}: not a readable YAML file ({problem}); fix the pack") from None
+    except OSError as exc:
         raise LanguageError(f"{path}: not a readable YAML file ({exc})") from None
     return _Reader(path).language(data)
 
@@ -261,6 +318,7 @@ class _Reader:
         self.path = path
 
     def fail(self, key: str, what: str):
+        what = what if len(what) <= 300 else what[:300] + "…"  # one short line, whatever the value holds
         raise LanguageError(f"{self.path}: {key} {what}")
 
     def mapping(self, data, key: str, optional: bool = False) -> dict | None:

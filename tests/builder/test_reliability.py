@@ -404,3 +404,32 @@ def test_ctrl_c_exits_130_without_a_traceback(src, tmp_path, table):
         _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130 and "Traceback" not in err and err.startswith("interrupted:"), err
     assert not (tmp_path / "out" / "pt").exists()
+
+
+def test_ctrl_c_during_a_hanging_web_call_exits_130_within_seconds(src, tmp_path, table):
+    """polars installs a SIGINT handler with SA_RESTART: a wait() without a timeout on a service that never
+    answers would never see Ctrl-C. The build waits in slices, and exits without joining the hung calls."""
+    params = write_params(tmp_path / "params.yaml", concurrency=2, timeout_s=120)
+    with LibreServer(table) as server:
+        server.delay_s = 120  # the service accepts the request and never answers in time
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "builder", "--params", str(params), "build", "--source", str(src), "--lang", "pt",
+             "--translator", "libre", "--libre-url", server.url, "--out", str(tmp_path / "out"),
+             "--cache", str(tmp_path / "cache"), "--quiet"],
+            cwd=REPO, env={**os.environ, "LIBRE_API_KEY": "test-key"}, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline = time.time() + 60
+        while len(server.requests) < 2 and time.time() < deadline:
+            time.sleep(0.02)
+        time.sleep(0.5)  # both calls hang inside the HTTP request now
+        sent = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        try:
+            _, err = proc.communicate(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.communicate()
+            pytest.fail("Ctrl-C was ignored while the web service hung")
+        took = time.monotonic() - sent
+    assert proc.returncode == 130 and "Traceback" not in err and err.startswith("interrupted:"), err
+    assert took < 5, took
+    assert not (tmp_path / "out" / "pt").exists()

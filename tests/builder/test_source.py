@@ -261,3 +261,57 @@ def test_a_translated_folder_failing_its_checksum_is_refused_and_leaves_nothing(
     assert rc == 2 and "dataset/fr/queries.tsv: SHA-256" in err and "Traceback" not in err
     assert not (tmp_path / "dl" / "reference" / "fr").exists()
     assert not [p for p in (tmp_path / "dl" / "reference").iterdir() if p.name.startswith(".")]
+
+
+# --- a reply too big to be a source file is refused without holding it in memory --------------------------
+
+@pytest.fixture
+def endless():
+    """A server on 127.0.0.1 whose every file is endless: `announce` says so (a 1.2 GB Content-Length), or not
+    (the body is streamed until the client hangs up). Counts the bytes it managed to send."""
+    state = {"announce": True, "sent": 0}
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+        def do_GET(self):
+            self.send_response(200)
+            if state["announce"]:
+                self.send_header("Content-Length", str(1_200_000_000))
+            self.end_headers()
+            chunk = b"Lawyer\tLawyer\n" * 4096
+            try:
+                while state["sent"] < 1_200_000_000:
+                    self.wfile.write(chunk)
+                    state["sent"] += len(chunk)
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}", state
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.mark.server
+@pytest.mark.parametrize("announce", [True, False], ids=["content-length", "streamed"])
+def test_download_refuses_an_oversized_reply_without_reading_it_all(endless, tmp_path, capsys, announce):
+    import time
+
+    from builder.source import MAX_DOWNLOAD_BYTES
+
+    base_url, state = endless
+    state["announce"] = announce
+    start = time.monotonic()
+    assert main(["source", "--download", "--base-url", base_url, "--out", str(tmp_path / "dl")]) == 2
+    took = time.monotonic() - start
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and err.count("\n") == 1 and "Traceback" not in err, err
+    assert "queries.tsv" in err and "MiB a source file may hold" in err, err
+    assert took < 20, took
+    assert state["sent"] < 200 << 20  # nowhere near the 1.2 GB on offer
+    assert not (tmp_path / "dl").exists() or not any(p.is_file() for p in (tmp_path / "dl").rglob("*"))
+    assert MAX_DOWNLOAD_BYTES < 64 << 20

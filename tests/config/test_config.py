@@ -104,3 +104,77 @@ def test_a_broken_file_is_described_by_the_pure_python_parser(text):
         with pytest.raises(yaml.YAMLError) as ours:
             load(text)
         assert str(ours.value) == str(pure.value)
+
+
+# --- hostile YAML: one short error, quickly, never a traceback or gigabytes ------------------------------
+
+LAUGHS = "a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]\n" + "".join(
+    f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]\n" for i in range(1, 10))  # 10**10 values once expanded
+HOSTILE_YAML = {
+    "billion-laughs": (LAUGHS, "expands to more than"),
+    "deep-flow": ("a: " + "[" * 100_000 + "]" * 100_000 + "\n", "nested more than"),
+    "deep-block": ("".join("  " * i + f"k{i}:\n" for i in range(300)) + "  " * 300 + "x\n", "nested more than"),
+    "huge": ("a: [" + ", ".join(["1"] * 600_000) + "]\n", "a settings file may hold"),
+}
+
+
+@pytest.mark.parametrize("name", HOSTILE_YAML)
+def test_hostile_yaml_is_refused_by_both_loaders_quickly(name):
+    import time
+
+    import yaml
+
+    text, words = HOSTILE_YAML[name]
+    for load in _loaders():
+        start = time.monotonic()
+        with pytest.raises(yaml.YAMLError) as err:
+            load(text)
+        assert time.monotonic() - start < 5
+        assert words in str(err.value) and len(str(err.value)) < 300, str(err.value)[:500]
+
+
+def _run_builder(*args, env=None):
+    import os
+    import subprocess
+    import sys
+
+    from config import REPO_ROOT
+
+    return subprocess.run([sys.executable, "-m", "builder", *args], cwd=REPO_ROOT, capture_output=True, text=True,
+                          env={**os.environ, **(env or {})}, timeout=120)
+
+
+HOSTILE_FILES = {**{k: (v[0].encode(), v[1]) for k, v in HOSTILE_YAML.items()},
+                 "latin-1": ("languages: [pt]\nnotes: 'Ingenieur f\u00fcr B\u00e4ume'\n".encode("latin-1"),
+                             "not UTF-8 text")}
+
+
+@pytest.mark.parametrize("name", HOSTILE_FILES)
+def test_a_hostile_params_yaml_is_one_error_line(tmp_path, name):
+    import time
+
+    data, words = HOSTILE_FILES[name]
+    params = tmp_path / "params.yaml"
+    params.write_bytes(data)
+    start = time.monotonic()
+    done = _run_builder("--params", str(params), "postprocess", "--lang", "pt", "--out", str(tmp_path / "out"))
+    assert time.monotonic() - start < 30
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr[-2000:]
+    assert done.stderr.startswith(f"error: {params}") and words in done.stderr, done.stderr[:500]
+    assert len(done.stderr.splitlines()) == 1 and len(done.stderr) < 500
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("name", HOSTILE_FILES)
+def test_a_hostile_language_pack_is_one_error_line(tmp_path, name):
+    import languages
+
+    data, words = HOSTILE_FILES[name]
+    packs = tmp_path / "packs"
+    packs.mkdir()
+    (packs / "zz.yaml").write_bytes(data)
+    done = _run_builder("postprocess", "--lang", "zz", "--out", str(tmp_path / "out"), env={languages.PACKS_ENV: str(packs)})
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr[-2000:]
+    assert done.stderr.startswith(f"error: {packs / 'zz.yaml'}") and words in done.stderr, done.stderr[:500]
+    assert len(done.stderr.splitlines()) == 1 and len(done.stderr) < 500
+    assert not (tmp_path / "out").exists()
