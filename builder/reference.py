@@ -32,7 +32,7 @@ import polars as pl
 
 from builder.align import Alignment, Relevance, align
 from builder.errors import SourceError, scrub
-from builder.source import FILES, REGISTRY, EnglishSource, _read_qrels, _read_titles, user_cache_dir
+from builder.source import FILES, MAX_DOWNLOAD_BYTES, REGISTRY, EnglishSource, _read_qrels, _read_titles, user_cache_dir
 from builder.translate import RAW_SCHEMA
 from eval.testset import sha256_of
 from languages import Language
@@ -123,7 +123,10 @@ def download_reference(dest: Path, lang: Language, base_url: str | None = None, 
             url = f"{base}/{REGISTRY['commit']}/dataset/{lang.code}/{name}"
             try:
                 with urllib.request.urlopen(url, timeout=timeout_s) as resp:
-                    data = resp.read(64 << 20)
+                    data = resp.read(MAX_DOWNLOAD_BYTES + 1)
+                if len(data) > MAX_DOWNLOAD_BYTES:
+                    raise SourceError(f"{scrub(url)}: the reply is over the {MAX_DOWNLOAD_BYTES >> 20} MiB a source file may "
+                                      "hold; refusing it")
             except (urllib.error.URLError, OSError) as exc:
                 raise SourceError(f"{scrub(url)}: download failed ({scrub(exc)}); check the network, or copy the "
                                   f"dataset's dataset/{lang.code}/ folder to {dest}") from None
