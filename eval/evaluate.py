@@ -44,7 +44,7 @@ from eval.ranking import (
     rank_rows,
     self_match_columns,
 )
-from eval.stats import bootstrap_ci, bootstrap_ci_difference, paired_randomization_test, steady_mean
+from eval.stats import bootstrap_ci, bootstrap_ci_difference, paired_randomization_test
 from eval.testset import DOUBLET, EXTRA_FORMS, FEMININE, INCLUSIVE, MASCULINE, NEUTRAL, TestSet, testset_version
 
 CORPORA = (MASCULINE, FEMININE)
@@ -67,7 +67,7 @@ def _figure(values: np.ndarray, settings: EvalSettings) -> dict:
     if values.size == 0:
         return {"value": None, "ci95": [None, None], "n": 0}
     lo, hi = bootstrap_ci(values, resamples=settings.bootstrap_resamples, seed=settings.seed)
-    return {"value": steady_mean(values), "ci95": [lo, hi], "n": int(values.size)}
+    return {"value": float(values.mean()), "ci95": [lo, hi], "n": int(values.size)}
 
 
 def _difference(masculine: np.ndarray, feminine: np.ndarray, settings: EvalSettings) -> dict:
@@ -76,7 +76,7 @@ def _difference(masculine: np.ndarray, feminine: np.ndarray, settings: EvalSetti
         return {"value": None, "ci95": [None, None], "n": 0, "n_masculine": int(masculine.size), "n_feminine": int(feminine.size)}
     lo, hi = bootstrap_ci_difference(masculine, feminine, resamples=settings.bootstrap_resamples, seed=settings.seed)
     return {
-        "value": steady_mean(masculine) - steady_mean(feminine), "ci95": [lo, hi],
+        "value": float(masculine.mean() - feminine.mean()), "ci95": [lo, hi],
         "n": int(masculine.size + feminine.size), "n_masculine": int(masculine.size), "n_feminine": int(feminine.size),
     }
 

@@ -16,23 +16,6 @@ from __future__ import annotations
 
 import numpy as np
 
-# Per-query values are rounded to this many decimals before any mean, resample or test (``steady``): a value
-# that differs in its last bits from one machine to another (neural embeddings on another BLAS kernel, another
-# summation order) then gives the same figures to the bit, and the randomisation test counts its ties on exact
-# integers (multiples of 1e-9), so no tie is flipped by noise. No figure of this project is read below 1e-4.
-DECIMALS = 9
-
-
-def steady(values: np.ndarray) -> np.ndarray:
-    """``values`` (float64) rounded to ``DECIMALS`` decimals: the same array for inputs a few ulps apart."""
-    return np.round(np.asarray(values, dtype=np.float64), DECIMALS)
-
-
-def steady_mean(values: np.ndarray) -> float:
-    """The mean of ``steady(values)``: a published mean that last-bit differences of the values cannot move."""
-    return float(steady(values).mean())
-
-
 # Draws per chunk: 2^20 int64 indices (8 MiB, plus the gathered float64 values), small beside eval's budget.
 CHUNK_CELLS = 1 << 20
 
@@ -52,8 +35,8 @@ def resampled_means(values: np.ndarray, *, resamples: int = 1000, seed: int = 0,
     """Mean of ``values`` on each bootstrap resample: ``scipy.stats.bootstrap``'s distribution (percentile
     method, ``batch`` = ``chunk_cells`` draws), whose draws are the rows of ``resample_indices``, made here
     with numpy as scipy makes them (tests/eval/test_stats.py compares the two to the bit). Importing
-    ``scipy.stats`` took about 2 s of every eval run, more than scoring a small set. The values are ``steady``."""
-    values = steady(values)
+    ``scipy.stats`` took about 2 s of every eval run, more than scoring a small set."""
+    values = np.asarray(values, dtype=np.float64)
     if values.size == 1:  # scipy refuses a single observation; each of its resamples is that value
         return np.full(resamples, values[0])
     rng = np.random.default_rng(seed)
@@ -93,7 +76,7 @@ def mean_figure(values: np.ndarray, *, resamples: int = 1000, seed: int = 0) -> 
     if values.size == 0:
         return {"value": None, "ci95": [None, None], "n": 0}
     lo, hi = bootstrap_ci(values, resamples=resamples, seed=seed)
-    return {"value": steady_mean(values), "ci95": [lo, hi], "n": int(values.size)}
+    return {"value": float(values.mean()), "ci95": [lo, hi], "n": int(values.size)}
 
 
 def bootstrap_ci_difference(
@@ -116,23 +99,18 @@ def bootstrap_ci_difference(
 def paired_randomization_test(differences: np.ndarray, *, resamples: int = 10000, seed: int = 0,
                               chunk_cells: int = CHUNK_CELLS) -> float:
     """Two-sided p-value that the mean paired difference is 0: flip each pair's sign at random and count
-    how often the flipped mean is at least as far from 0 as the observed one (with the +1 correction).
-
-    The differences are ``steady`` and compared as exact integers (multiples of 10^-DECIMALS, summed in int64):
-    a flipped sum equal to the observed one is a tie, counted, whatever the order of summation or the last bits
-    of the inputs (a p-value once moved 0.6212 -> 0.6210 between two machines through such ties)."""
+    how often the flipped mean is at least as far from 0 as the observed one (with the +1 correction)."""
     d = np.asarray(differences, dtype=np.float64)
     if d.size == 0:
         return float("nan")
-    units = np.rint(steady(d) * 10 ** DECIMALS).astype(np.int64)  # |d| <= 1e6 keeps every sum below 2^63
-    observed = abs(int(units.sum()))
+    observed = abs(d.mean())
     rng = np.random.default_rng(seed)
-    sign_values = np.array([-1, 1], dtype=np.int64)
+    sign_values = np.array([-1.0, 1.0])
     rows = _chunk_rows(d.size, chunk_cells)
     at_least = 0
     for start in range(0, resamples, rows):
         # rng.choice of a 2-element array draws integers(0, 2) and gathers: the same stream chunk by chunk
         signs = rng.choice(sign_values, size=(min(rows, resamples - start), d.size))
-        flipped = np.abs((signs * units).sum(axis=1))
-        at_least += int(np.sum(flipped >= observed))
+        flipped = np.abs((signs * d).mean(axis=1))
+        at_least += int(np.sum(flipped >= observed - 1e-12))
     return float((1 + at_least) / (1 + resamples))
