@@ -14,18 +14,20 @@ find it:
 Solved as assignments, not greedily (``scipy.optimize.linear_sum_assignment``):
 
 1. queries: each source query's relevant titles vote, through their text similarity, for the translated queries
-   whose relevant titles they resemble; with the queries' own similarity, a one-to-one assignment; a query left
-   over (a merge) takes its best candidate;
+   whose relevant titles they resemble; with the queries' own similarity, an assignment (``_assign``: a translated
+   title may take a second source title at ``MERGE_COST``, the copy's merges);
 2. corpus: similarity plus the graph (a title whose queries map onto exactly the translated title's queries
    scores higher, one whose queries the translated title lacks lower; a source query's own copy in the corpus
-   goes where the query went); a one-to-one assignment, titles left over (merges) take their best candidate;
+   goes where the query went); the same kind of assignment;
 3. the queries again from the corpus alignment (the share of each query's relevant titles landing on the
    translated query's), then the corpus again.
 
-Every id gets the assigned translated id, its score, the margin to the best other candidate and a reason. An
-alignment is **confident** when the graph does not contradict it (its relevant queries all map onto the
-translated title's) and it wins by ``min_margin``, or its text similarity alone is at least ``sure_similarity``
-(the same title written alike). The rest go to the caller's fallback (builder/given.py: the MT route).
+Every id gets the assigned translated id, its score, a margin (the least loss of the total score when it
+exchanges its translated title with another id's, or, sharing it in a merge, moves to its next best) and a
+reason. An alignment is **confident** when the graph does not contradict it (its relevant queries all map onto
+the translated title's) and it wins by ``min_margin``, or its text similarity alone is at least
+``sure_similarity`` (the same title written alike); a title relevant to no query also needs a similarity of
+``MIN_SIMILARITY``. The rest go to the caller's fallback (builder/reference.py: the MT route, or no item).
 """
 
 from __future__ import annotations
@@ -86,7 +88,8 @@ class Alignment:
     edges_total: int
 
     def target_of(self, source_id: str) -> Aligned | None:
-        """The query alignment first: a title that is a query and a corpus title is aligned as the query."""
+        """The query alignment first (a title both query and corpus title needs both confident to be used:
+        builder/reference.py fallback_ids)."""
         return self.queries.get(source_id) or self.corpus.get(source_id)
 
 
