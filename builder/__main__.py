@@ -24,17 +24,6 @@ from languages import LanguageError, check_code
 SOURCE_COPY = Path("data") / "source"
 
 
-def _translator_for(params: dict, lang, given: str | None, route: str | None = None) -> str | None:
-    """The MT translator; on the reference route it only takes the ids the alignment leaves, and may be none."""
-    name = given or translator_for(params, lang)
-    if not name and route_for(params, lang, route) == "reference":
-        return None
-    if not name:
-        raise BuildError(f"no translator for {lang.code!r}: pass --translator, set translator: in {lang.path} or "
-                         f"build.translator.{lang.code} in params.yaml")
-    return name
-
-
 def _route(args) -> str | None:
     """--route; else a --translator given on the command line means that translator's MT route (the translator
     chosen is the one asked to translate); else None: build.route.<lang>, else the pack's."""
@@ -120,7 +109,7 @@ def cmd_translate(args, params) -> None:
     language = language_for(params, args.lang)
     src = _stage_source(args, params)
     route = _route(args)
-    run_translate(src, language, _translator_for(params, language, args.translator, route), Path(args.out),
+    run_translate(src, language, args.translator or translator_for(params, language), Path(args.out),
                   Path(args.cache or DEFAULT_CACHE_DIR), params, args.libre_url, progress=not args.quiet, route=route)
 
 
@@ -147,7 +136,7 @@ def cmd_build(args, params) -> None:
     language = language_for(params, args.lang)
     route = _route(args)
     stats = build_language(_load(_source_dir(args, params), params), language,
-                           _translator_for(params, language, args.translator, route), args.out, args.corrections,
+                           args.translator or translator_for(params, language), args.out, args.corrections,
                            args.cache, params, args.libre_url, progress=not args.quiet, route=route)
     if not args.quiet:
         print(format_table(table1_rows([stats], [language])))

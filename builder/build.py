@@ -55,8 +55,6 @@ def run_translate(source: EnglishSource, lang: Language | str, translator_name: 
         raise BuildError(f"no translator for {lang.code!r} on the MT route: pass --translator, set translator: in "
                          f"{lang.path} or build.translator.{lang.code} in params.yaml")
     build = params["build"]
-    extra: dict[str, pl.DataFrame] = {}
-    summary: dict = {}
     templates = templates_for(build, lang, translator_name) if translator_name else {}
     if route == "reference":
         from builder.reference import align_reference, alignment_frame, alignment_summary, \
@@ -68,24 +66,22 @@ def run_translate(source: EnglishSource, lang: Language | str, translator_name: 
         mt_raw = _translate(sub_source(source, rest), lang, translator_name, templates, cache_dir, build, libre_url,
                             progress) if translator_name and rest else None
         raw = reference_raw(source, reference, alignment, mt_raw)
-        extra[ALIGNMENT_FILE] = alignment_frame(alignment, source, reference)
+        alignment_rows = alignment_frame(alignment, source, reference)
         summary = {"route": "reference"} | alignment_summary(alignment) | {
             "reference": str(reference.folder), "translated_by": reference.translated_by, "sha256": reference.sha256,
             "fallback_ids": len(rest), "fallback": translator_name or None}
     else:
         raw = _translate(source, lang, translator_name, templates, cache_dir, build, libre_url, progress)
         # The same files on every route, so a pipeline stage declares one set of outputs.
-        extra[ALIGNMENT_FILE] = pl.DataFrame(schema=ALIGNMENT_SCHEMA)
+        alignment_rows = pl.DataFrame(schema=ALIGNMENT_SCHEMA)
         summary = {"route": "mt"}
 
     def fill(tmp: Path) -> None:
         # The folder is replaced whole: a test set made from the previous translations does not survive
         # beside new ones (postprocess writes the next one).
         raw.write_parquet(tmp / RAW_FILE)
-        for name, frame in extra.items():
-            frame.write_parquet(tmp / name)
-        if summary:
-            (tmp / ALIGNMENT_SUMMARY).write_text(json.dumps(summary, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+        alignment_rows.write_parquet(tmp / ALIGNMENT_FILE)
+        (tmp / ALIGNMENT_SUMMARY).write_text(json.dumps(summary, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
         (tmp / "templates.json").write_text(json.dumps(templates, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
 
     write_folder_atomically(Path(out) / lang.code, fill)

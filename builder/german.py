@@ -307,15 +307,9 @@ class GermanGenderLayer:
             self.english.known([w[3:] for w in asked if w.startswith("en:")])
 
     # --- one noun ---------------------------------------------------------------------------------------------
-    def _feminine_known(self, word: str) -> tuple[bool, str]:
-        if self.lexicon.has(word, F):
-            return True, "lexicon"
-        if self._is_word(word):
-            return True, "wordlist"
-        return False, ""
-
-    def _masculine_known(self, word: str) -> tuple[bool, str]:
-        if self.lexicon.has(word, M):
+    def _known_as(self, gender: str, word: str) -> tuple[bool, str]:
+        """Whether ``word`` is a noun of that gender in the lexicon, else a word of the word list; and which said so."""
+        if self.lexicon.has(word, gender):
             return True, "lexicon"
         if self._is_word(word):
             return True, "wordlist"
@@ -459,11 +453,11 @@ class GermanGenderLayer:
         # Only the word lists know it: the rules, each form confirmed by the German word list.
         if self._is_word(w):
             if low.endswith("in") and len(w) > 4:
-                m_form, how = self._pick(self._masculine_candidates(w, False), self._masculine_known)
+                m_form, how = self._pick(self._masculine_candidates(w, False), functools.partial(self._known_as, M))
                 if m_form:
                     return NounForms("person", F, m_form, w, {"rule", "wordlist"} | set(how.split("+")),
                                      note="feminine in -in, masculine by rule (" + how + ")")
-            f_form, how = self._pick(self._feminine_candidates(w, False), self._feminine_known)
+            f_form, how = self._pick(self._feminine_candidates(w, False), functools.partial(self._known_as, F))
             if f_form:
                 return NounForms("person", M, w, f_form, {"rule", "wordlist"} | set(how.split("+")),
                                  note="masculine, feminine by rule confirmed by the word list")
@@ -573,13 +567,13 @@ class GermanGenderLayer:
             low = w.lower()
             cands += [w[:len(w) - len(m)] + (f if len(w) > len(m) else f.capitalize())
                       for m, f in self.masc_to_fem.items() if low == m]  # Beamter -> Beamtin
-            f_form, how = self._pick(cands, self._feminine_known)
+            f_form, how = self._pick(cands, functools.partial(self._known_as, F))
             if f_form:
                 return NounForms("person", M, w, f_form, {"lexicon"} | set(how.split("+")),
                                  note="masculine noun, feminine " + ("in the lexicon" if how == "lexicon"
                                                                      else "by rule, in the word list"))
         if F in entry.genders:
-            m_form, how = self._pick(self._masculine_candidates(w, entry.adjectival), self._masculine_known)
+            m_form, how = self._pick(self._masculine_candidates(w, entry.adjectival), functools.partial(self._known_as, M))
             if m_form and (how == "lexicon" or w.lower().endswith(("in", "frau")) or entry.adjectival):
                 return NounForms("person", F, m_form, w, {"lexicon"} | set(how.split("+")),
                                  note="feminine noun, masculine " + ("in the lexicon" if how == "lexicon"

@@ -214,6 +214,16 @@ def decision_titles(d: Decision) -> tuple[str | None, str | None]:
     return (d.neutral, d.neutral) if d.verdict == "neutral" else (d.masculine, d.feminine)
 
 
+def decision_checks(d: Decision) -> tuple[str, str]:
+    """check_masculine, check_feminine of a gender layer's decision: unknown where it could not confirm the title."""
+    if any(x in UNCHECKED_FLAGS for x in d.flags):
+        return U, U
+    if d.verdict == "neutral":
+        return N, N
+    m_title, f_title = decision_titles(d)
+    return (M if m_title else U), (F if f_title else U)
+
+
 def process_translations(raw: pl.DataFrame, lang: Language | str, pattern: str, corrections: Corrections | None = None,
                          lexicon_cache: Path | None = None) -> pl.DataFrame:
     """One row per English id: stripped titles, checks, verdict (the builder's translations.parquet).
@@ -303,11 +313,8 @@ def _process_mt(raw: pl.DataFrame, lang: Language, pattern: str, corrections: Co
             verdict, reason = d.verdict, d.reason
             flags += [x for x in d.flags if x not in flags]
             method = methods.get(d.method) or methods.setdefault(d.method, layer_method(layer, d.method))
-            unsure = any(x in UNCHECKED_FLAGS for x in d.flags)
             m_title, f_title = decision_titles(d)
-            gender = {"neutral": N}.get(verdict)
-            mc = U if unsure else (gender or (M if m_title else U))
-            fc = U if unsure else (gender or (F if f_title else U))
+            mc, fc = decision_checks(d)
             mmethod = fmethod = method
         elif c is None:
             verdict = decide(m_title, f_title, mc, fc, m_title is None, f_title is None)
@@ -377,10 +384,14 @@ def gender_layer_info(lang: Language) -> dict:
     return {"method": f"spacy:{pipeline}+rules" if pipeline else "rules", "module": "builder/gender.py"}
 
 
-def layer_method(layer: GenderLayer, parts: str) -> str:
-    """check_method of a lexicon decision: which resources decided (``lexicon:apertium-es-pt+hunspell:pt_BR``)."""
-    names = {"lexicon": f"lexicon:{layer.lexicon.name.split(':', 1)[1]}", "rule": f"rule:{layer.lang.code}-endings",
-             "wordlist": layer.wordlist.name}
+def layer_method(layer, parts: str) -> str:
+    """check_method of a gender layer's decision: which resources decided (``lexicon:apertium-es-pt+hunspell:pt_BR``;
+    German: ``german-nouns:1.2.5+hunspell:de_DE``)."""
+    if hasattr(layer, "lexicon_name"):  # builder/german.py
+        lexicon, wordlist = layer.lexicon_name, layer.wordlist_name
+    else:
+        lexicon, wordlist = f"lexicon:{layer.lexicon.name.split(':', 1)[1]}", layer.wordlist.name
+    names = {"lexicon": lexicon, "rule": f"rule:{layer.lang.code}-endings", "wordlist": wordlist}
     return "+".join(names[p] for p in parts.split("+") if p in names) or "none"
 
 

@@ -258,14 +258,6 @@ def gender_layer_for(lang, cache: Path | None):
                      "section, or german); this pack decides gender by ending rules only")
 
 
-def layer_names(layer) -> dict[str, str]:
-    """The names of the resources a layer's ``method`` parts stand for (check_method strings)."""
-    if hasattr(layer, "lexicon_name"):
-        return {"lexicon": layer.lexicon_name, "rule": f"rule:{layer.lang.code}-endings", "wordlist": layer.wordlist_name}
-    return {"lexicon": f"lexicon:{layer.lexicon.name.split(':', 1)[1]}", "rule": f"rule:{layer.lang.code}-endings",
-            "wordlist": layer.wordlist.name}
-
-
 def decide_given(layer, title: str, english: str, keeps_case: bool):
     """The decision for one given title: read as the masculine base unless the layer finds it feminine; the
     verdicts of the MT route's pair logic renamed for a single base (``inflected``: the other form made)."""
@@ -297,8 +289,8 @@ def decide_given(layer, title: str, english: str, keeps_case: bool):
 def process_reference(raw: pl.DataFrame, lang, corrections, lexicon_cache: Path | None) -> pl.DataFrame:
     """The reference strategy: one decision per given title (route ``reference``), no item for route ``none``;
     a person's correction overrides the decision as on the MT route. The output has the MT route's columns."""
-    from builder.gender import F, M, N, U
-    from builder.postprocess import PAIR_VERDICTS, UNCHECKED_FLAGS, corrected_verdict, decision_titles, normalise
+    from builder.gender import U
+    from builder.postprocess import corrected_verdict, decision_checks, decision_titles, layer_method, normalise
 
     rows = raw.to_dicts()
     given = [r for r in rows if r["route"] == ROUTE]
@@ -306,7 +298,6 @@ def process_reference(raw: pl.DataFrame, lang, corrections, lexicon_cache: Path 
     keeps_case = lang.gender_layer == "german"  # German tells nouns from adjectives by their capital
     if layer is not None:
         layer.prepare([r["output_masculine"] if keeps_case else normalise(r["output_masculine"]) for r in given])
-        names = layer_names(layer)
     out = []
     for r in rows:
         sid = r["source_id"]
@@ -319,12 +310,9 @@ def process_reference(raw: pl.DataFrame, lang, corrections, lexicon_cache: Path 
         else:
             d = decide_given(layer, r["output_masculine"], r["source_text"], keeps_case)
             verdict, reason, flags = d.verdict, d.reason, list(d.flags)
-            method = "+".join(names[p] for p in d.method.split("+") if p in names) or "none"
+            method = layer_method(layer, d.method)
             m_title, f_title = decision_titles(d)
-            unsure = any(x in UNCHECKED_FLAGS for x in d.flags)
-            gender = {"neutral": N}.get(verdict)
-            mc = U if unsure else (gender or (M if m_title else U))
-            fc = U if unsure else (gender or (F if f_title else U))
+            mc, fc = decision_checks(d)
         status = "machine"
         if c is not None:
             status = "corrected"
@@ -337,8 +325,7 @@ def process_reference(raw: pl.DataFrame, lang, corrections, lexicon_cache: Path 
             "mt_masculine": given_title, "mt_feminine": None, "title_masculine": m_title, "title_feminine": f_title,
             "article_masculine": None, "article_feminine": None, "check_masculine": mc, "check_feminine": fc,
             "check_method_masculine": method, "check_method_feminine": method, "check_method": method,
-            "verdict": verdict if verdict in PAIR_VERDICTS or m_title or f_title or verdict in (
-                "unaligned", "not_a_person", "dropped_by_annotator", "failed") else "failed",
+            "verdict": verdict,
             "reason": reason, "flags": flags, "status": status, "annotators": list(c.annotators) if c else [],
         })
     schema = {"mt_masculine": pl.String, "mt_feminine": pl.String, "title_masculine": pl.String,

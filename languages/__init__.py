@@ -10,7 +10,7 @@ Folders searched, first match wins: ``extra_dirs`` given by the caller (params.y
 ``$GJT_LANGUAGE_PACKS`` (``os.pathsep``-separated), then the built-in ``languages/packs``. So a user adds a
 language by writing one file in a folder of their own.
 
-This package imports nothing from builder/ or eval/: both read it.
+This package imports nothing from builder/ or eval/: both read it. It reads YAML through config/ (shared ground).
 """
 
 from __future__ import annotations
@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
+
+from config import load_yaml as _load_yaml  # the one YAML reader (caps, libyaml, exact error lines)
 
 BUILTIN_DIR = Path(__file__).resolve().parent / "packs"
 PACKS_ENV = "GJT_LANGUAGE_PACKS"
@@ -234,64 +236,6 @@ def load(code: str, extra_dirs=None) -> Language:
 def resolve(lang: "str | Language", extra_dirs=None) -> Language:
     """A declaration as given, or the pack of a code: for library callers that hold only a code."""
     return lang if isinstance(lang, Language) else load(lang, extra_dirs)
-
-
-# Caps on what a YAML file may make (params.yaml is 5 KB, a pack 8 KB, each a few levels deep with no alias):
-# a "billion laughs" file (aliases of aliases) or one nested thousands deep is refused from its event stream,
-# before anything is built of it, in milliseconds and with one short message naming the line.
-YAML_MAX_BYTES = 1 << 20
-YAML_MAX_DEPTH = 64
-YAML_MAX_NODES = 100_000  # after expanding every alias
-
-
-def _check_yaml_events(text: str, loader) -> None:
-    import yaml
-
-    def refuse(problem: str, mark) -> None:
-        exc = yaml.MarkedYAMLError(problem=f"{problem}; refusing the file", problem_mark=mark)
-        exc.refused = True
-        raise exc
-
-    if len(text) > YAML_MAX_BYTES:
-        refuse(f"{len(text)} characters, over the {YAML_MAX_BYTES >> 20} MiB a settings file may hold", None)
-    sizes: dict[str, int] = {}  # anchor -> nodes in its expansion
-    stack: list[list] = [[0, None]]  # open collections: [nodes so far, anchor]
-    for event in yaml.parse(text, Loader=loader):
-        if isinstance(event, yaml.CollectionStartEvent):
-            if len(stack) > YAML_MAX_DEPTH:
-                refuse(f"nested more than {YAML_MAX_DEPTH} levels deep", event.start_mark)
-            stack.append([1, event.anchor])
-            continue
-        if isinstance(event, yaml.CollectionEndEvent):
-            count, anchor = stack.pop()
-        elif isinstance(event, yaml.ScalarEvent):
-            count, anchor = 1, event.anchor
-        elif isinstance(event, yaml.AliasEvent):
-            count, anchor = sizes.get(event.anchor, 1), None
-        else:
-            continue
-        if anchor is not None:
-            sizes[anchor] = count
-        stack[-1][0] += count
-        if sum(c for c, _ in stack) > YAML_MAX_NODES:
-            refuse(f"expands to more than {YAML_MAX_NODES} values (aliases of aliases?)", event.start_mark)
-
-
-def _load_yaml(text: str):
-    """As config.load_yaml (libyaml, then the pure-Python parser for its error message), repeated here so that
-    a stage reading packs but not params.yaml (dvc.yaml report) does not depend on config/."""
-    fast = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    try:
-        _check_yaml_events(text, fast)
-    except yaml.YAMLError as exc:
-        if getattr(exc, "refused", False):
-            raise
-        _check_yaml_events(text, yaml.SafeLoader)  # the pure-Python parser's words for a broken file
-        raise
-    try:
-        return yaml.load(text, Loader=fast)
-    except yaml.YAMLError:
-        return yaml.safe_load(text)
 
 
 @functools.lru_cache(maxsize=None)

@@ -270,3 +270,13 @@ def test_a_persons_correction_overrides_the_given_title(tmp_path):
     assert by_text["boulangère-pâtissière"]["provenance"] == "human:ana"
     assert by_text["avocate"]["provenance"] == "reference:fr"
     assert ts.stats["corrections"]["translations"] == 1
+
+
+def test_the_mt_route_without_a_translator_names_the_fix(tmp_path, capsys):
+    """German has no offline translator: `--route mt` alone is one error line saying how to give one."""
+    english = write_english(tmp_path)
+    rc = main(["translate", "--source", str(english), "--lang", "de", "--route", "mt", "--out", str(tmp_path / "out"),
+               "--quiet"])
+    err = capsys.readouterr().err
+    assert rc == 2 and err.count("\n") == 1 and "no translator for 'de' on the MT route" in err
+    assert "--translator" in err and not (tmp_path / "out" / "de").exists()

@@ -388,18 +388,24 @@ def test_blank_cached_outputs_are_translated_again_not_used(src, tmp_path):
         assert (tmp_path / "a" / "pt" / name).read_bytes() == (tmp_path / "b" / "pt" / name).read_bytes()
 
 
+def start_web_build(params, src, server, tmp_path) -> subprocess.Popen:
+    """A pt build through the local LibreTranslate server, returned once it has sent two requests."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "builder", "--params", str(params), "build", "--source", str(src), "--lang", "pt",
+         "--translator", "libre", "--libre-url", server.url, "--out", str(tmp_path / "out"),
+         "--cache", str(tmp_path / "cache"), "--quiet"],
+        cwd=REPO, env={**os.environ, "LIBRE_API_KEY": "test-key"}, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 60
+    while len(server.requests) < 2 and time.time() < deadline:
+        time.sleep(0.02)
+    return proc
+
+
 def test_ctrl_c_exits_130_without_a_traceback(src, tmp_path, table):
     params = write_params(tmp_path / "params.yaml", concurrency=1)
     with LibreServer(table) as server:
         server.delay_s = 0.2
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "builder", "--params", str(params), "build", "--source", str(src), "--lang", "pt",
-             "--translator", "libre", "--libre-url", server.url, "--out", str(tmp_path / "out"),
-             "--cache", str(tmp_path / "cache"), "--quiet"],
-            cwd=REPO, env={**os.environ, "LIBRE_API_KEY": "test-key"}, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        deadline = time.time() + 60
-        while len(server.requests) < 2 and time.time() < deadline:
-            time.sleep(0.02)
+        proc = start_web_build(params, src, server, tmp_path)
         proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130 and "Traceback" not in err and err.startswith("interrupted:"), err
@@ -412,14 +418,7 @@ def test_ctrl_c_during_a_hanging_web_call_exits_130_within_seconds(src, tmp_path
     params = write_params(tmp_path / "params.yaml", concurrency=2, timeout_s=120)
     with LibreServer(table) as server:
         server.delay_s = 120  # the service accepts the request and never answers in time
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "builder", "--params", str(params), "build", "--source", str(src), "--lang", "pt",
-             "--translator", "libre", "--libre-url", server.url, "--out", str(tmp_path / "out"),
-             "--cache", str(tmp_path / "cache"), "--quiet"],
-            cwd=REPO, env={**os.environ, "LIBRE_API_KEY": "test-key"}, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        deadline = time.time() + 60
-        while len(server.requests) < 2 and time.time() < deadline:
-            time.sleep(0.02)
+        proc = start_web_build(params, src, server, tmp_path)
         time.sleep(0.5)  # both calls hang inside the HTTP request now
         sent = time.monotonic()
         proc.send_signal(signal.SIGINT)

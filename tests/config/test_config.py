@@ -77,7 +77,7 @@ def _loaders():
     from config import load_yaml
     from languages import _load_yaml
 
-    return [load_yaml, _load_yaml]  # params.yaml's, and the packs' (languages does not import config)
+    return [load_yaml, _load_yaml]  # params.yaml's, and the packs' (the same reader, reached through languages)
 
 
 def test_libyaml_reads_every_pack_and_params_yaml_as_the_pure_python_parser_does():
