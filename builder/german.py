@@ -672,7 +672,20 @@ class GermanGenderLayer:
         low = last.lower()
         if last[0].islower():
             return True
-        return self._adjective_shape(low) and self._is_word(low)
+        if self._adjective_shape(low) and self._is_word(low):
+            return True
+        # A derived adjective the word list lacks (Verhaltensmedizinischer): its ending says so, and no noun of
+        # the lexicon is spelled so (Fischer, Mischer are nouns).
+        return bool(ADJECTIVE_SUFFIX.search(low)) and self.lexicon.get(last) is None
+
+    def _before_noun(self, phrase: list[str], i: int) -> bool:
+        """The words after phrase[i] are lowercase adjectives up to a capitalised word (the noun)."""
+        for w in phrase[i + 1:]:
+            if w[:1].isupper():
+                return True
+            if not self._is_adjective(w):
+                return False
+        return False
 
     @staticmethod
     def _adjective_shape(low: str) -> bool:
@@ -699,8 +712,9 @@ class GermanGenderLayer:
             for i, w in enumerate(phrase):
                 if w.isdigit():
                     part.append(Token(w, "other"))
-                elif i < last_word and self._is_adjective(w) and (w[0].islower() or phrase[i + 1][:1].isupper()):
-                    # (a capitalised word is an adjective only before a noun: not Ausleihe in "Ausleihe näher")
+                elif i < last_word and self._is_adjective(w) and (w[0].islower() or self._before_noun(phrase, i)):
+                    # (a capitalised word is an adjective only before a noun or another adjective: not Ausleihe
+                    # in "Ausleihe näher"; Regionaler in "Regionaler technischer Spezialist")
                     part.append(Token(w, "adjective"))
                 else:
                     part.append(Token(w, "noun", self.noun(w, english)))
@@ -848,6 +862,10 @@ class GermanGenderLayer:
                 m_out.append(t.text)
                 f_out.append(t.text)
         return _lower(" ".join(m_out)), _lower(" ".join(f_out)), unchecked
+
+
+# Endings only derived adjectives have, inflected strong (-isch, -lich, -ig + e/er/es).
+ADJECTIVE_SUFFIX = re.compile(r"(isch|lich|ig)(e|er|es)$")
 
 
 # --- helpers ---------------------------------------------------------------------------------------------------

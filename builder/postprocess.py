@@ -67,7 +67,7 @@ NEEDS_REVIEW = {"uninflected_feminine", "masculine_is_feminine", "unverified_ide
                 "failed", "unverified", "not_a_person", "unaligned"}
 PAIR_VERDICTS = ("gendered", "reinflected", "inflected")  # two items: a masculine and a feminine
 # Flags of the lexicon gender layer that leave a decision unconfirmed (check_gender unknown, check_ok false).
-REVIEW_FLAGS = {"unknown_word", "untranslated", "unknown_head", "not_a_person_noun", "no_feminine_form", "no_masculine_form"}
+REVIEW_FLAGS = {"unknown_word", "unknown_modifier", "untranslated", "unknown_head", "not_a_person_noun", "no_feminine_form", "no_masculine_form"}
 UNCHECKED_FLAGS = {"unknown_word", "untranslated", "unknown_head", "not_a_person_noun"}
 SELF_MATCH_POLICIES = {
     "keep_derived": "qrels kept exactly as derived from the English qrels (which never mark a query's own id); "
@@ -187,10 +187,13 @@ def decide(m_title, f_title, m_check, f_check, m_failed, f_failed) -> str:
     return "gendered"
 
 
-def earned(d: Decision) -> Decision:
+def earned(d: Decision, given: bool = False) -> Decision:
     """Neutral and single-form items must be earned (issue 21): a title the layer cannot vouch for is never
-    neutral nor a single form (``unverified``: a review item, no item in the set), and a thing is not a title."""
-    unsure = any(x in UNCHECKED_FLAGS for x in d.flags)
+    neutral nor a single form (``unverified``: a review item, no item in the set), and a thing is not a title.
+    given: the title is a given translation, whose words after the head are the translators' choice (loans a
+    job ad uses: consulente wireless, gerente de compliance): an unknown one is flagged, not disqualifying. On
+    the MT route such a word is the engine's (a pivot word: capo di policía; English left in)."""
+    unsure = any(x in UNCHECKED_FLAGS for x in d.flags) or (not given and "unknown_modifier" in d.flags)
     if d.verdict == "feminine_only" and "not_a_person_noun" in d.flags:
         return replace(d, verdict="not_a_person", masculine=None, feminine=None)
     if d.verdict == "neutral" and unsure:

@@ -279,7 +279,7 @@ def decide_given(layer, title: str, english: str, keeps_case: bool):
                     else "the given title is masculine; the feminine made by the gender layer")
     else:
         d = replace(d, flags=flags)
-    d = earned(d)
+    d = earned(d, given=True)
     if keeps_case:  # the texts of the set are lowercase, as the MT route's (the paper's step 3)
         d = replace(d, **{k: normalise(getattr(d, k)) if getattr(d, k) else getattr(d, k)
                           for k in ("masculine", "feminine", "neutral")})

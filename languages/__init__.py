@@ -100,6 +100,9 @@ class LexiconRules:
     irregular: dict[str, str]  # masculine -> feminine no ending rule makes
     loanwords: frozenset[str]
     common_nouns: frozenset[str]
+    # "and" words inside the head's phrase: the words after one agree with the head as the words before it do
+    # (ingeniera eléctrica y electrónica, chefe jurídica e secretária)
+    coordinating: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -494,7 +497,7 @@ class _Reader:
             return None
         p = "lexicon."
         keys = ("package", "analyser", "generator", "hunspell_package", "hunspell_dicts", "phrase_end", "noun_rules",
-                "adjective_rules", "common_endings", "irregular", "loanwords", "common_nouns")
+                "adjective_rules", "common_endings", "irregular", "loanwords", "common_nouns", "coordinating")
         self.unknown(d, set(keys), p)
         return LexiconRules(
             package=self.string(self.get(d, "package", p), p + "package"),
@@ -509,6 +512,7 @@ class _Reader:
             irregular=self.str_map(self.get(d, "irregular", p, {}) or {}, p + "irregular"),
             loanwords=frozenset(self.words(self.get(d, "loanwords", p, []), p + "loanwords")),
             common_nouns=frozenset(self.words(self.get(d, "common_nouns", p, []), p + "common_nouns")),
+            coordinating=frozenset(self.words(self.get(d, "coordinating", p, []), p + "coordinating")),
         )
 
     def mitigation(self, d: dict | None) -> MitigationRules | None:

@@ -56,6 +56,9 @@ def decided(layer: GermanGenderLayer, title: str, feminine: str | None = None, e
     ("Ehe- und Familientherapeut", "ehe- und familientherapeut", "ehe- und familientherapeutin"),
     ("Leiter des Einsatzteams", "leiter des einsatzteams", "leiterin des einsatzteams"),
     ("Barkeeper", "barkeeper", "barkeeperin"),  # the lexicon knows the feminine: inflected, not a loan
+    # every adjective of a chain agrees, a capitalised first one too
+    ("Regionaler technischer Spezialist", "regionaler technischer spezialist", "regionale technische spezialistin"),
+    ("Leitender technischer Redakteur", "leitender technischer redakteur", "leitende technische redakteurin"),
 ])
 def test_masculine_titles_are_inflected(de, title, masculine, feminine):
     d = decided(de, title)
@@ -296,3 +299,16 @@ def test_real_titles_are_decided_in_seconds(de):
     for d in decisions:
         for text in (d.masculine, d.feminine, d.neutral):
             assert text is None or (text == text.lower() and "  " not in text)
+
+
+def test_a_derived_adjective_the_word_list_lacks_agrees_by_its_ending_and_is_flagged(de):
+    d = decided(de, "Verhaltensmedizinischer Techniker")
+    assert (d.verdict, d.masculine, d.feminine) == ("inflected", "verhaltensmedizinischer techniker",
+                                                    "verhaltensmedizinische technikerin")
+    assert d.flags == ["adjective_unchecked"]
+
+
+def test_a_noun_ending_like_an_adjective_stays_a_noun(de):
+    # Fischer ends as -ischer adjectives do, but the lexicon knows it as a person noun
+    d = decided(de, "Fischer")
+    assert (d.verdict, d.masculine, d.feminine) == ("inflected", "fischer", "fischerin")

@@ -228,3 +228,38 @@ def test_catalan_decisions(masculine, feminine, m_out, f_out):
 ])
 def test_italian_decisions(masculine, feminine, verdict, m_out, f_out):
     assert decided(GenderLayer("it"), masculine, feminine) == (verdict, m_out, f_out)
+
+
+@pytest.mark.parametrize("lang, masculine, feminine", [
+    # words after "and" agree with the head as those before it
+    ("es", "ingeniero eléctrico y electrónico", "ingeniera eléctrica y electrónica"),
+    ("es", "diseñador web y gráfico", "diseñadora web y gráfica"),
+    ("es", "director general y consejero delegado", "directora general y consejera delegada"),
+    ("pt", "chefe jurídico e secretário da empresa", "chefe jurídica e secretária da empresa"),
+    ("pt", "cabeleireiro e maquiador", "cabeleireira e maquiadora"),
+    # a person noun in apposition takes the head's gender (the lexicon's form of the same lemma)
+    ("pt", "instrutor adjunto", "instrutora adjunta"),
+    ("pt", "geólogo consultor", "geóloga consultora"),
+    # ... but a common-gender noun does not change (geóloga chefe, not chefa)
+    ("pt", "geólogo chefe", "geóloga chefe"),
+    # and a noun after "and" is never given a guessed -a (sviluppa is a verb form)
+    ("it", "ingegnere ricerca e sviluppo", "ingegnera ricerca e sviluppo"),
+    ("es", "técnico de mantenimiento y reparación", "técnica de mantenimiento y reparación"),
+])
+def test_agreement_past_and_and_in_apposition(lang, masculine, feminine):
+    assert decided(GenderLayer(lang), masculine, masculine)[1:] == (masculine, feminine)
+
+
+def test_a_word_no_resource_knows_after_the_head_is_flagged_and_unearns_a_neutral_mt_item():
+    from builder.postprocess import earned
+
+    fr = GenderLayer("fr")
+    fr.prepare(["opérateur de empilhadeira", "analyste de empilhadeira", "analyste de données"])
+    d = fr.decide("opérateur de empilhadeira", None, "Forklift Operator")
+    assert "unknown_modifier" in d.flags and fr.unknown_modifiers("opérateur de empilhadeira") == ["empilhadeira"]
+    neutral = fr.decide("analyste de empilhadeira", None, "Forklift Analyst")
+    assert (neutral.verdict, "unknown_modifier" in neutral.flags) == ("neutral", True)
+    assert earned(neutral).verdict == "unverified"  # the MT route: a pivot word, a review item
+    assert earned(neutral, given=True).verdict == "neutral"  # a given translation's loan: kept, flagged
+    clean = fr.decide("analyste de données", None, "Data Analyst")
+    assert clean.verdict == "neutral" and "unknown_modifier" not in clean.flags
