@@ -35,3 +35,9 @@ def imported_files(cmd: list[str], cwd: Path, out: Path, env: dict | None = None
                           timeout=timeout)
     assert done.returncode == 0, f"{' '.join(cmd)}: {done.stdout}{done.stderr}"
     return set(out.read_text().split("\n"))
+
+
+def uncovered(imported: set[str], deps: list[str]) -> list[str]:
+    """The imported files no dependency covers: a dep is a file, or a folder holding everything under it."""
+    deps = [str(d).rstrip("/") for d in deps]
+    return sorted(f for f in imported if not any(f == d or f.startswith(d + "/") for d in deps))

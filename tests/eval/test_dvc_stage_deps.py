@@ -1,7 +1,7 @@
-"""dvc.yaml's eval stages list exactly the code their commands run: each stage's command is run on small
-test sets under an import tracer, and every project module it imports must be a listed dependency (a module
-left out leaves results stale after a change); no stage lists a whole code folder (it would rerun for any
-change of a module it never imports)."""
+"""dvc.yaml's eval stages depend on the code their commands run: each stage's command is run on small test sets
+under an import tracer, and every project module it imports must lie in a package folder (or be a file) the stage
+depends on (a module left out leaves results stale after a change). Folders, not module lists, so that adding a
+module touches no stage (issue 25: DVC's example-get-started depends on src/)."""
 
 from __future__ import annotations
 
@@ -11,10 +11,9 @@ import yaml
 
 from eval.testset import write_testset
 from tests.eval.conftest import make_testset
-from tests.import_trace import imported_files
+from tests.import_trace import imported_files, uncovered
 
 REPO = Path(__file__).resolve().parents[2]
-CODE_FOLDERS = {"builder", "eval", "releases", "annotation", "config", "languages"}
 
 def test_each_eval_stage_lists_every_module_its_command_imports(tmp_path):
     work = tmp_path / "work"
@@ -37,8 +36,8 @@ def test_each_eval_stage_lists_every_module_its_command_imports(tmp_path):
         assert cmd[:3] == ["python", "-m", "eval"], cmd
         imported = imported_files(cmd, work, tmp_path / f"{name}.imports")
         deps = [str(d) for d in stage["deps"]]
-        listed = {d for d in deps if d.endswith(".py")}
-        assert "eval/__main__.py" in imported and imported <= listed, \
-            f"{name} imports modules dvc.yaml does not list: {sorted(imported - listed)}"
-        assert all((REPO / path).is_file() for path in listed), name
-        assert not [d for d in deps if d.rstrip("/") in CODE_FOLDERS], f"{name} lists a whole code folder"
+        assert "eval/__main__.py" in imported and not uncovered(imported, deps), \
+            f"{name} imports modules dvc.yaml's deps do not cover: {uncovered(imported, deps)}"
+        assert all((REPO / d).exists() for d in deps if not d.startswith(("data", "results"))), name
+        # whole package folders, not module lists: a new module of eval needs no edit of dvc.yaml
+        assert "eval" in deps and not [d for d in deps if d.endswith(".py")], f"{name} lists single modules"
