@@ -46,7 +46,8 @@ from builder.lexicon import Lexicon, LexiconError, LookupStore, Reading, WordLis
 from languages import Language, LexiconRules, resolve
 
 M, F, N, U = "masculine", "feminine", "neutral", "unknown"
-WORD = re.compile(r"^[^\W\d_]+(?:['’-][^\W\d_]+)*$", re.UNICODE)
+# (the Catalan middle dot joins a word's letters: metal·lúrgic, col·laborador)
+WORD = re.compile(r"^[^\W\d_]+(?:['’·-][^\W\d_]+)*$", re.UNICODE)
 OTHER = {"m": "f", "f": "m"}
 
 
@@ -321,11 +322,17 @@ class GenderLayer:
         if len(a) != len(b) or a == b:
             return False
         head_g, _ = self.head_gender(base)
+        zone = set(self._zone(a, through_and=head_g in ("m", "f", "mf")))
         for i, (x, y) in enumerate(zip(a, b)):
             if x == y:
                 if i == 0 and head_g == OTHER[target[0]]:
                     return False  # the head had to change (the uninflected feminine, *uma garçom*)
                 continue
+            if i not in zone and not self._agrees_with_complement(b, i, target[0]):
+                # Past the head's phrase a word agrees with its own noun, not the person: the translator's
+                # feminine is confirmed there only when that noun has the target gender too (directora de
+                # política pública, tècnica de farmàcia certificada), not otherwise (coordinadora de apoio técnica).
+                return False
             xs, ys = x.split("-"), y.split("-")
             if len(xs) != len(ys):
                 return False
@@ -333,6 +340,15 @@ class GenderLayer:
                 if p != q and not self.is_inflection(p, q, target[0]):
                     return False
         return True
+
+    def _agrees_with_complement(self, words: list[str], i: int, target: str) -> bool:
+        """The nearest noun before words[i] (past the head) can be of the target gender."""
+        for j in range(i - 1, 0, -1):
+            w = re.split(r"['’]", words[j])[-1]
+            genders = {r.gender for r in self.readings(w) if r.pos == "n"}
+            if genders:
+                return target in genders or "mf" in genders
+        return False
 
     def decide(self, masculine: str | None, feminine: str | None, english: str = "") -> Decision:
         """One decision per English source (see the module docstring's table). The masculine output is read

@@ -263,3 +263,22 @@ def test_a_word_no_resource_knows_after_the_head_is_flagged_and_unearns_a_neutra
     assert earned(neutral, given=True).verdict == "neutral"  # a given translation's loan: kept, flagged
     clean = fr.decide("analyste de données", None, "Data Analyst")
     assert clean.verdict == "neutral" and "unknown_modifier" not in clean.flags
+
+
+def test_a_translators_feminine_that_changes_a_complement_is_not_confirmed():
+    # técnico agrees with apoio (support), not with the coordinator: the feminine is remade from the masculine
+    assert decided(GenderLayer("gl"), "coordinador de apoio técnico", "coordinadora de apoio técnica") == (
+        "reinflected", "coordinador de apoio técnico", "coordinadora de apoio técnico")
+
+
+@pytest.mark.parametrize("lang, masculine, feminine", [
+    ("fr", "assistant d'infirmerie certifié", "assistante d'infirmerie certifiée"),
+    ("gl", "director de política pública", "directora de política pública"),
+])
+def test_a_changed_complement_adjective_is_confirmed_when_its_noun_has_the_gender(lang, masculine, feminine):
+    assert decided(GenderLayer(lang), masculine, feminine) == ("gendered", masculine, feminine)
+
+
+def test_the_catalan_middle_dot_is_inside_a_word():
+    assert decided(GenderLayer("ca"), "enginyer metal·lúrgic", "enginyera metal·lúrgica") == (
+        "gendered", "enginyer metal·lúrgic", "enginyera metal·lúrgica")
