@@ -282,22 +282,26 @@ class GenderLayer:
         flags: list[str] = []
         methods = set()
         out = list(words)
-        # Past "and" and in apposition, words agree only with a head that is a person noun of known gender.
-        person_head = self.gendered_part(words[0], as_head=True)[1] in ("m", "f", "mf")
+        # Past "and", in apposition and past a complement, words agree only with a head of known gender that the
+        # lexicon, the word list or the pack knows (not an English word an ending rule read: flame in "flame artist").
+        k0, g0, _ = self.gendered_part(words[0], as_head=True)
+        head = words[0].split("-")[k0] if words[0] else ""
+        person_head = g0 in ("m", "f", "mf") and (self.known(head) or head in self.rules.irregular
+                                                  or head in self._declared_feminines)
         zone = self._zone(words, through_and=person_head)
         for i in zone:
             word = words[i]
             parts = word.split("-")
             k, g, how = self.gendered_part(word, as_head=(i == 0))
             methods.add(how)
-            if g in ("mf", "none", "unknown") or g == target[0]:
+            if g in ("mf", "none") or g == target[0] or (g == "unknown" and (i == 0 or not person_head)):
                 if i == 0 and g == "unknown":
                     flags.append("unknown_word")
                 continue
             form, how = self.inflect_word(parts[k], target[0], as_head=(i == 0))
             if form is not None and i > 0 and i - 1 not in zone and how != "lexicon":
                 form = None  # past "and", a noun's ending rule guess is no inflection (ricerca e sviluppo -> sviluppa)
-            if form is None and i > 0 and person_head and parts[k] not in self.rules.common_nouns:
+            if form is None and i > 0 and person_head and len(parts) == 1 and word not in self.rules.common_nouns:
                 # A person noun in apposition (instrutor adjunto, chefe jurídica e secretária): the lexicon's own
                 # other-gender form of the same lemma, or for a noun it lacks an agent-noun ending the word list
                 # knows (maquiador -> maquiadora); never the bare -o/-a swap that makes another word (sviluppa).
@@ -313,7 +317,36 @@ class GenderLayer:
             methods.add(how)
             parts[k] = form
             out[i] = "-".join(parts)
+        if person_head and g0 == OTHER[target[0]]:  # a common-gender head gives no evidence of whose adjective it is
+            for i in self._person_adjectives_past_the_phrase(words, zone, OTHER[target[0]]):
+                form, how = self.inflect_word(words[i], target[0], as_head=False)
+                if form is not None and how == "lexicon":
+                    methods.add(how)
+                    out[i] = form
         return " ".join(out), _method(methods), flags
+
+    def _person_adjectives_past_the_phrase(self, words: list[str], zone: list[int], gender: str) -> list[int]:
+        """Adjectives after a complement that agree with the person, not with it: of the person's gender, which the
+        complement's noun does not have (planificateur d'hypothèques certifié: hypothèques is feminine)."""
+        found = []
+        for i in range(max(zone) + 1, len(words)):
+            w = words[i]
+            if not WORD.match(w) or any(c in w for c in "'’-") or w in self.rules.phrase_end:
+                continue
+            readings = self.readings(w)
+            adjective = [r for r in readings if r.pos == "adj" or (r.pos == "vblex" and "pp" in r.tags)]
+            # a singular adjective only: a plural one or a word that is also a noun belongs to the complement
+            # (activos, medios, invités, personnel)
+            if (not adjective or any(r.pos == "n" for r in readings) or {r.gender for r in adjective} != {gender}
+                    or any(r.number != "sg" for r in adjective)):
+                continue
+            for j in range(i - 1, 0, -1):
+                nouns = {r.gender for r in self.readings(re.split(r"['’]", words[j])[-1]) if r.pos == "n"}
+                if nouns:
+                    if gender not in nouns and "mf" not in nouns:
+                        found.append(i)
+                    break
+        return found
 
     def consistent(self, base: str, other: str, target: str) -> bool:
         """``other`` is ``base`` with its gendered words, at least the head when it is gendered, inflected to the

@@ -282,3 +282,21 @@ def test_a_changed_complement_adjective_is_confirmed_when_its_noun_has_the_gende
 def test_the_catalan_middle_dot_is_inside_a_word():
     assert decided(GenderLayer("ca"), "enginyer metal·lúrgic", "enginyera metal·lúrgica") == (
         "gendered", "enginyer metal·lúrgic", "enginyera metal·lúrgica")
+
+
+@pytest.mark.parametrize("lang, masculine, feminine", [
+    # an adjective past a complement whose noun has the other gender agrees with the person (hypothèques is feminine)
+    ("fr", "planificateur d’hypothèques certifié", "planificatrice d’hypothèques certifiée"),
+    # ... one the complement's noun can take stays (ufficio tecnico), and so does a plural one or a noun
+    ("it", "ingegnere dell'ufficio tecnico", "ingegnera dell'ufficio tecnico"),
+    ("es", "director de relaciones con los medios", "directora de relaciones con los medios"),
+    # an agent noun in apposition the lexicon lacks takes its ending rule when the word list knows the form
+    ("it", "ingegnere riparatore", "ingegnera riparatrice"),
+    # a hyphenated compound in apposition stays as written
+    ("fr", "spécialiste import-export", "spécialiste import-export"),
+])
+def test_agreement_past_a_complement(lang, masculine, feminine):
+    layer = GenderLayer(lang)
+    layer.prepare([masculine])
+    d = layer.decide(masculine, None, "English")
+    assert (d.neutral or d.masculine, d.neutral or d.feminine) == (masculine, feminine)
