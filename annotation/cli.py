@@ -12,6 +12,7 @@ from annotation.corrections import KIND_RELEVANCE, merge, read_corrections, vali
 from annotation.params import AnnotationParams, load_params, with_overrides
 from annotation.pull import (
     agreement, decide, fetch_submitted, relevance_answers, relevance_line, translation_answers, translation_line,
+    translation_wrong_reports,
 )
 from annotation.push import PushReport, get_or_create_dataset, sync_records
 from annotation.serve import DEFAULT_PORT, serve
@@ -47,7 +48,7 @@ def push_relevance(data: str | Path, lang: str, models: list[str], params: Annot
     audit = relevance.audit_candidates(ts, params.relevance.audit_sample, params.relevance.seed)
     specs = relevance.record_specs(ts, pooled + audit)
     dataset = get_or_create_dataset(server, params.workspace, relevance.dataset_name(lang, params.dataset_version),
-                                    relevance.settings(params.min_submitted))
+                                    relevance.settings(params.relevance.min_submitted))
     report = sync_records(server, dataset, specs, params.batch_size)
     print(f"pool: {len(pooled)} unlabelled pairs from the top {params.relevance.pool_depth} of {', '.join(models)}; "
           f"audit: {len(audit)} carried-over labels")
@@ -64,7 +65,7 @@ def pull(lang: str, params: AnnotationParams, out: str | Path | None = None) -> 
     old = read_corrections(out, lang)  # fail on a broken file (or another language's) before any work
     server = connect()
     workspace = ensure_workspace(server, params.workspace)
-    decided_lines, ties, agreements = [], [], {}
+    decided_lines, ties, agreements, wrong = [], [], {}, []
     kinds = (
         ("translation", translations.dataset_name(lang, params.dataset_version), translation_answers, translation_line),
         ("relevance", relevance.dataset_name(lang, params.dataset_version), relevance_answers, relevance_line),
@@ -75,6 +76,8 @@ def pull(lang: str, params: AnnotationParams, out: str | Path | None = None) -> 
             continue
         records = fetch_submitted(server, dataset)
         agreements[kind] = agreement(records, answers)
+        if kind == "relevance":
+            wrong = translation_wrong_reports(records)
         for record in records:
             decided, tied = decide(record, answers)
             if decided is None:
@@ -90,12 +93,25 @@ def pull(lang: str, params: AnnotationParams, out: str | Path | None = None) -> 
                 decided_lines.append(line)
     merged = merge(old, decided_lines)
     write_jsonl_atomic(merged, out)
-    ties_path = out.with_suffix(".ties.jsonl")
-    if ties:
-        write_jsonl_atomic(ties, ties_path)
-    else:
-        ties_path.unlink(missing_ok=True)  # a stale list would send reviewers to settled records
-    return {"out": out, "decided": len(decided_lines), "ties": ties, "total": len(merged), "agreement": agreements}
+    figures = [{"kind": kind, "question": a.question, "records": a.units, "alpha": _figure(a.alpha),
+                "kappa": _figure(a.kappa)} for kind, rows in agreements.items() for a in rows]
+    # Side files of this pull: a stale one would send reviewers to settled records, so a pull without
+    # entries removes it.
+    for suffix, entries in ((".ties.jsonl", ties), (".translation_wrong.jsonl", wrong), (".agreement.jsonl", figures)):
+        side_path = out.with_suffix(suffix)
+        if entries:
+            write_jsonl_atomic(entries, side_path)
+        else:
+            side_path.unlink(missing_ok=True)
+    return {"out": out, "decided": len(decided_lines), "ties": ties, "total": len(merged), "agreement": agreements,
+            "translation_wrong": wrong}
+
+
+def _figure(value: float | None) -> float | str | None:
+    """An agreement figure for JSON: null when no record had two annotators, "undefined" for NaN."""
+    if value is None:
+        return None
+    return "undefined" if math.isnan(value) else round(value, 4)
 
 
 def _agreement_value(value: float | None) -> str:
@@ -111,6 +127,10 @@ def _print_pull(summary: dict) -> None:
             alpha, kappa = (_agreement_value(v) for v in (a.alpha, a.kappa))
             print(f"agreement {kind}/{a.question}: records with ≥2 annotators {a.units}, "
                   f"Krippendorff alpha (nominal) {alpha}, Cohen kappa {kappa}")
+    if summary.get("translation_wrong"):
+        print(f"{len(summary['translation_wrong'])} relevance answer(s) mark a translation wrong, listed in "
+              f"{Path(summary['out']).with_suffix('.translation_wrong.jsonl')}: correct those titles in the "
+              f"translations dataset")
     if summary["ties"]:
         print(f"{len(summary['ties'])} tie(s) for review (not applied), listed in "
               f"{Path(summary['out']).with_suffix('.ties.jsonl')}:")
