@@ -131,11 +131,13 @@ def _submitted_at(record: PulledRecord) -> str:
 
 def translation_line(record: PulledRecord, lang: str, decided: dict) -> dict:
     # A title equal to the proposed one is no correction, and an empty box keeps it: null keeps the build's
-    # text and its status. Datasets pushed before the fields were renamed hold it as machine_<gender>.
+    # text and its status. Datasets of the first layout (v1) held the proposed title in the field machine_<gender>.
     titles = {}
     for gender in ("masculine", "feminine"):
-        name = f"machine_{gender}" if "template_sentences" in record.fields else f"proposed_{gender}"
-        proposed = _norm_title(record.fields.get(name))
+        if "template_sentences" in record.fields:
+            proposed = _norm_title(record.fields.get(f"machine_{gender}"))
+        else:
+            proposed = _norm_title(record.metadata.get(f"proposed_{gender}"))
         titles[gender] = None if decided[gender] == proposed else decided[gender]
     return {
         "kind": KIND_TRANSLATION, "lang": lang, "source_id": record.metadata["source_id"],

@@ -174,7 +174,7 @@ def settings(min_submitted: int = 2):
                                          "answer and submit at once."),
         ],
         metadata=[
-            rg.TermsMetadataProperty(name="query", title="query (English)"),
+            rg.TermsMetadataProperty(name="query_title", title="query (English title)"),
             rg.IntegerMetadataProperty(name="query_number", title="query number (sort: query, then best rank)"),
             rg.IntegerMetadataProperty(name="best_rank", title="best rank"),
             rg.TermsMetadataProperty(name="origin", title="origin (pool / audit)"),
@@ -198,7 +198,7 @@ def record_specs(ts: TestSet, candidates: list[Candidate]) -> list[RecordSpec]:
     for c in ordered:
         metadata: dict[str, object] = {
             "origin": c.origin, "query_source_id": c.query_source_id, "doc_source_id": c.doc_source_id,
-            "query": q_text[c.query_source_id], "query_number": number[c.query_source_id],
+            "query_title": q_text[c.query_source_id], "query_number": number[c.query_source_id],
         }
         if c.models:
             metadata["models"] = sorted(c.models)

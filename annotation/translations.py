@@ -106,12 +106,7 @@ def settings(min_submitted: int = 1):
         fields=[
             rg.TextField(name="english", title="English title"),
             rg.TextField(name="source", title="Where the titles come from"),
-            rg.TextField(name="machine_titles", title="The translation's own titles (template removed)",
-                         required=False),
-            rg.TextField(name="proposed_masculine", title="Proposed masculine title (what the build uses)",
-                         required=False),
-            rg.TextField(name="proposed_feminine", title="Proposed feminine title (what the build uses)",
-                         required=False),
+            rg.TextField(name="titles", title="Titles: proposed (what the build uses) and the translation's own"),
             rg.TextField(name="check", title="What the automatic check found"),
         ],
         questions=[
@@ -138,6 +133,9 @@ def settings(min_submitted: int = 1):
             rg.TermsMetadataProperty(name="english_head", title="English head word"),
             rg.TermsMetadataProperty(name="english_words", title="English words"),
             rg.TermsMetadataProperty(name="source_id", title="English source id", visible_for_annotators=False),
+            # What pull compares an answer with: the same text is no correction.
+            rg.TermsMetadataProperty(name="proposed_masculine", title="proposed masculine", visible_for_annotators=False),
+            rg.TermsMetadataProperty(name="proposed_feminine", title="proposed feminine", visible_for_annotators=False),
             hash_property(),
         ],
     )
@@ -176,11 +174,16 @@ def _source_text(row: dict) -> str:
             f"{row['sentence_feminine']} → {row['output_feminine']}")
 
 
-def _machine_titles(row: dict) -> str:
+def _none(title: str | None) -> str:
+    return title if title is not None else "(none)"
+
+
+def _titles(row: dict) -> str:
+    proposed = f"Proposed: {_none(row['title_masculine'])} (masculine) · {_none(row['title_feminine'])} (feminine)"
     if _route(row) == "reference":
-        return f"given: {row['mt_masculine']}"
-    return "\n".join(f"{g}: {row[f'mt_{g}'] if row[f'mt_{g}'] is not None else '(none: the template was not removed)'}"
-                     for g in ("masculine", "feminine"))
+        return f"{proposed}\nThe translation's own: {row['mt_masculine']} (the given title)"
+    mt = [row[f"mt_{g}"] if row[f"mt_{g}"] is not None else "(template not removed)" for g in ("masculine", "feminine")]
+    return f"{proposed}\nThe translation's own: {mt[0]} (masculine) · {mt[1]} (feminine)"
 
 
 def _form_agent(row: dict, gender: str) -> str:
@@ -258,15 +261,16 @@ def record_specs(df: pl.DataFrame, lang: str) -> list[RecordSpec]:
         }
         if row["flags"]:
             metadata["flags"] = sorted(row["flags"])
+        for g in ("masculine", "feminine"):
+            if row[f"title_{g}"] is not None:
+                metadata[f"proposed_{g}"] = row[f"title_{g}"]
         marking = suggested_marking(row)
         specs.append(RecordSpec(
             id=record_id(lang, row["source_id"]),
             fields={
                 "english": row["source_text"],
                 "source": _source_text(row),
-                "machine_titles": _machine_titles(row),
-                "proposed_masculine": row["title_masculine"],
-                "proposed_feminine": row["title_feminine"],
+                "titles": _titles(row),
                 "check": _check_text(row, d),
             },
             metadata=metadata,

@@ -30,7 +30,9 @@ def test_translation_records_in_doubt_order_with_suggestions_from_the_verdict(tm
     assert baker.suggestions["feminine"].agent == "MT" and baker.suggestions["feminine"].score == round(1 - baker.metadata["doubt"], 4)
     assert baker.metadata["flags"] == ["wrong_sense"] and baker.metadata["needs_review"] == "yes"
     assert "She is a Baker. → Ela é uma padaria." in baker.fields["source"]
-    assert (baker.fields["proposed_masculine"], baker.fields["proposed_feminine"]) == ("padeiro", "padaria")
+    assert baker.fields["titles"] == ("Proposed: padeiro (masculine) · padaria (feminine)\n"
+                                      "The translation's own: padeiro (masculine) · padaria (feminine)")
+    assert (baker.metadata["proposed_masculine"], baker.metadata["proposed_feminine"]) == ("padeiro", "padaria")
     assert specs[3].suggestions["gender_marking"].value == "neutral"
     assert "flags" not in specs[4].metadata  # no flag: no value to filter on
 
@@ -62,8 +64,8 @@ def test_reinflected_record_shows_the_machines_title_and_what_the_lexicon_change
         .alias("flags"))
     df.write_parquet(path)
     nurse = next(s for s in translation_specs(read_translations(tmp_path, "pt"), "pt") if s.id.endswith("Nurse"))
-    assert "feminine: rede de enfermeiro" in nurse.fields["machine_titles"]
-    assert nurse.fields["proposed_feminine"] == "enfermeira"
+    assert nurse.fields["titles"] == ("Proposed: enfermeiro (masculine) · enfermeira (feminine)\n"
+                                      "The translation's own: enfermeiro (masculine) · rede de enfermeiro (feminine)")
     assert "The feminine title was changed by the ending rule: 'rede de enfermeiro' → 'enfermeira'." in nurse.fields["check"]
     assert nurse.suggestions["feminine"].agent == "ending rule" and nurse.suggestions["masculine"].agent == "MT"
     # routine, lifted by the outputs' word difference: "rede" and "de" have no counterpart, 2 of 3 words
@@ -209,9 +211,8 @@ def test_gender_marking_offers_the_issues_three_values_and_the_file_carries_them
 def test_pull_line_carries_the_marking_and_nulls_unchanged_titles():
     from annotation.pull import PulledRecord, Vote, decide, translation_answers, translation_line
 
-    record = PulledRecord("pt-translation-Midwife", {"source": "…", "proposed_masculine": "parteiro",
-                                                     "proposed_feminine": "parteira"},
-                          {"source_id": "Midwife"}, [
+    record = PulledRecord("pt-translation-Midwife", {"source": "…"},
+                          {"source_id": "Midwife", "proposed_masculine": "parteiro", "proposed_feminine": "parteira"}, [
                               Vote("ana", {"masculine": "parteiro", "feminine": " Parteira", "gender_marking": "feminine_only"},
                                    "2026-01-01T10:00:00Z"),
                               Vote("rui", {"masculine": "Parteiro", "feminine": "parteira", "gender_marking": "feminine_only"},
@@ -235,17 +236,18 @@ def test_corrections_file_of_another_language_is_refused(tmp_path):
 def test_an_empty_title_box_keeps_the_proposed_title_and_old_datasets_still_pull():
     from annotation.pull import PulledRecord, Vote, decide, translation_answers, translation_line
 
-    def line(fields, values):
-        record = PulledRecord("pt-translation-Firefighter", fields, {"source_id": "Firefighter"},
+    def line(fields, values, metadata=None):
+        record = PulledRecord("pt-translation-Firefighter", fields, {"source_id": "Firefighter", **(metadata or {})},
                               [Vote("ana", values, "2026-01-01T10:00:00Z")])
         return translation_line(record, "pt", decide(record, translation_answers)[0])
 
-    new = {"source": "…", "proposed_masculine": "bombeiro", "proposed_feminine": "bombeira"}
+    proposed = {"proposed_masculine": "bombeiro", "proposed_feminine": "bombeira"}
     # boxes left empty (no value sent): null, the build keeps its proposed titles
-    empty = line(new, {"gender_marking": "masculine_only"})
+    empty = line({"source": "…"}, {"gender_marking": "masculine_only"}, proposed)
     assert (empty["masculine"], empty["feminine"], empty["gender_marking"]) == (None, None, "masculine_only")
-    assert line(new, {"masculine": "bombeiro", "feminine": "bombeira civil", "gender_marking": "gendered"})[
-        "feminine"] == "bombeira civil"
+    kept = line({"source": "…"}, {"masculine": "Bombeiro", "feminine": "bombeira civil", "gender_marking": "gendered"},
+                proposed)
+    assert (kept["masculine"], kept["feminine"]) == (None, "bombeira civil")
     # a dataset pushed with the first layout: its machine_<gender> fields held the proposed titles
     old = {"template_sentences": "…", "machine_masculine": "bombeiro", "machine_feminine": "bombeira"}
     assert line(old, {"masculine": "bombeiro", "feminine": "bombeira", "gender_marking": "gendered"})[
