@@ -1,4 +1,4 @@
-"""``python -m annotation``: push translations | push relevance | pull | serve. Reads params.yaml's annotation:."""
+"""``python -m annotation``: push translations | push relevance | pull | rule | serve. Reads params.yaml's annotation:."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import math
 import sys
 from pathlib import Path
 
-from annotation import AnnotationError, relevance, translations
+from annotation import AnnotationError, relevance, rules, translations
 from annotation.corrections import KIND_RELEVANCE, merge, read_corrections, validate_line, write_jsonl_atomic
 from annotation.params import AnnotationParams, load_params, with_overrides
 from annotation.pull import (
@@ -138,6 +138,26 @@ def _print_pull(summary: dict) -> None:
             print(f"  {t['record_id']}: tied on {', '.join(t['questions'])}")
 
 
+def _print_rule(result, args) -> None:
+    def show(t) -> str:
+        return (f"  {t.source_id} ({t.english}): " + " · ".join(
+            f"{t.before[g]} → {t.after[g]}" for g in rules.GENDERS if t.before[g] != t.after[g]))
+
+    verb = "changed" if args.apply else "would change"
+    print(f"rule '{args.find}' → '{args.replace}'" + (f" (English word '{args.english}')" if args.english else "")
+          + f": {len(result.changed)} record(s) {verb}")
+    for t in result.changed:
+        print(show(t))
+    for label, touches in (("doubtful: a person decides them first in Argilla, not changed", result.doubtful),
+                           ("already corrected by a person, not changed", result.corrected)):
+        if touches:
+            print(f"{len(touches)} record(s) {label}:")
+            for t in touches:
+                print(show(t))
+    if not args.apply and result.changed:
+        print("dry run: nothing written; add --apply --annotator NAME to write the corrections")
+
+
 def _positive_int(text: str) -> int:
     if not text.isdigit() or int(text) < 1:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of 1 or more")
@@ -166,6 +186,16 @@ def build_parser() -> argparse.ArgumentParser:
     pl = sub.add_parser("pull", help="write submitted responses to corrections/<lang>.jsonl")
     pl.add_argument("--lang", required=True)
     pl.add_argument("--out", help="corrections file (default: <corrections_dir>/<lang>.jsonl)")
+    ru = sub.add_parser("rule", help="fix a term in every proposed title holding it (dry run; --apply writes "
+                                     "corrections/<lang>.jsonl and the rule to corrections/<lang>.rules.jsonl)")
+    ru.add_argument("--data", required=True, help="root of the built test sets (holds <lang>/translations.parquet)")
+    ru.add_argument("--lang", required=True)
+    ru.add_argument("--find", required=True, help="the words to replace, as they appear in the titles ('de conta')")
+    ru.add_argument("--replace", required=True, help="what to write instead ('de contas')")
+    ru.add_argument("--english", help="only titles whose English title holds this word ('account')")
+    ru.add_argument("--annotator", help="who reviewed the rule (required with --apply)")
+    ru.add_argument("--apply", action="store_true", help="write the corrections (default: list them only)")
+    ru.add_argument("--out", help="corrections file (default: <corrections_dir>/<lang>.jsonl)")
     sv = sub.add_parser("serve", help="run a local Argilla (redis, in-memory search, argilla-server) until Ctrl-C, "
                                       "to try annotation; prints the URL, user, password and API key")
     sv.add_argument("--port", type=_positive_int, default=DEFAULT_PORT, help=f"argilla-server port (default {DEFAULT_PORT})")
@@ -192,6 +222,10 @@ def main(argv: list[str] | None = None) -> int:
             print(push_translations(args.data, args.lang, params))
         elif args.command == "push":
             print(push_relevance(args.data, args.lang, list(args.models or params.relevance.models), params))
+        elif args.command == "rule":
+            _print_rule(rules.run_rule(translations.read_translations(args.data, args.lang), args.lang,
+                                       Path(args.out or corrections_path(params, args.lang)), args.find,
+                                       args.replace, args.english, args.annotator, args.apply), args)
         else:
             _print_pull(pull(args.lang, params, args.out))
     except (AnnotationError, TestSetError, LanguageError) as exc:

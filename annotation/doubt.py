@@ -6,7 +6,8 @@ serious     the title is likely wrong: English left in, a word no     0.80 + 0.2
             lexicon or word list knows, a thing and not a person,
             a failed or echoed output
 check       the build could not vouch for it: no form of the other    0.60 + 0.20 × signal
-            gender known, an unconfirmed single form
+            gender known, an unconfirmed single form, an unknown
+            word after the head (a loanword or a misspelling)
 routine     the lexicon made a form (reinflected, or the other form   0.10 + 0.50 × signal
             of a given title): usually right
 none        nothing flagged                                           0.00 + 0.60 × signal
@@ -28,6 +29,9 @@ SERIOUS_FLAGS = frozenset({"untranslated", "unknown_word", "not_a_person_noun", 
 SERIOUS_VERDICTS = frozenset({"failed", "one_form_failed", "not_a_person", "unaligned", "wrong_gender_form",
                               "masculine_is_feminine"})
 CHECK_VERDICTS = frozenset({"unverified", "uninflected_feminine", "unverified_identical"})
+# unknown_modifier: a word after the head that no lexicon or word list knows: a loanword (helpdesk, voip) or
+# a misspelling (mecanico, saude publica); a person tells them apart.
+CHECK_FLAGS = frozenset({"no_feminine_form", "no_masculine_form", "unknown_modifier"})
 # A form the lexicon re-made or read off the other output; the verdict says when that failed.
 ROUTINE_FLAGS = frozenset({"reinflected_feminine", "reinflected_masculine", "masculine_is_feminine",
                            "from_feminine_output", "feminine_output_read"})
@@ -52,8 +56,8 @@ def severity(verdict: str, flags: list[str], has_masculine: bool, has_feminine: 
     if flags & SERIOUS_FLAGS or verdict in SERIOUS_VERDICTS:
         return "serious"
     # A flag this table does not know is a doubt to look at, never silently routine.
-    unknown = flags - INFORMATIVE_FLAGS - ROUTINE_FLAGS
-    if verdict in CHECK_VERDICTS or unknown or not (has_masculine and has_feminine) and verdict not in (
+    unknown = flags - INFORMATIVE_FLAGS - ROUTINE_FLAGS - CHECK_FLAGS
+    if verdict in CHECK_VERDICTS or flags & CHECK_FLAGS or unknown or not (has_masculine and has_feminine) and verdict not in (
             "masculine_only", "feminine_only"):
         return "check"
     if flags & ROUTINE_FLAGS or verdict in ROUTINE_VERDICTS:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from importlib import resources
 from pathlib import Path
 
@@ -37,6 +38,7 @@ FLAG_WORDS = {
     "untranslated": "English words were left untranslated",
     "unknown_word": "a word neither the lexicon nor the word list knows",
     "unknown_head": "the main noun is unknown to the lexicon and the word list",
+    "unknown_modifier": "a word after the main noun is unknown to the lexicon and the word list (a loanword or a misspelling)",
     "not_a_person_noun": "the title names a thing, not a person",
     "masculine:echo": "the masculine output is the English title echoed back",
     "feminine:echo": "the feminine output is the English title echoed back",
@@ -195,8 +197,11 @@ def _form_agent(row: dict, gender: str) -> str:
 
 
 def _layer_agents(row: dict) -> str:
-    parts = [AGENTS.get(p.split(":", 1)[0], p) for p in str(row["check_method"] or "").split("+") if p]
-    return " + ".join(dict.fromkeys(parts)) or "gender layer"
+    # argilla-server takes letters, digits, spaces and -_:./ in an agent: no "+", no parentheses.
+    # "+" also joins a word list's dictionaries (hunspell:pt_BR+pt_PT): a part without ":" continues the last.
+    parts = [re.sub(r"[^\w\s:./-]", "", AGENTS.get(p.split(":", 1)[0], p.split(":", 1)[0]))
+             for p in str(row["check_method"] or "").split("+") if ":" in p or p in AGENTS]
+    return " and ".join(dict.fromkeys(p for p in parts if p)) or "gender layer"
 
 
 def _changes(row: dict) -> list[str]:

