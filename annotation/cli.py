@@ -93,8 +93,9 @@ def pull(lang: str, params: AnnotationParams, out: str | Path | None = None) -> 
                 decided_lines.append(line)
     merged = merge(old, decided_lines)
     write_jsonl_atomic(merged, out)
+    # Only questions that two annotators answered on some record: the rest have no figure to keep.
     figures = [{"kind": kind, "question": a.question, "records": a.units, "alpha": _figure(a.alpha),
-                "kappa": _figure(a.kappa)} for kind, rows in agreements.items() for a in rows]
+                "kappa": _figure(a.kappa)} for kind, rows in agreements.items() for a in rows if a.units]
     # Side files of this pull: a stale one would send reviewers to settled records, so a pull without
     # entries removes it.
     for suffix, entries in ((".ties.jsonl", ties), (".translation_wrong.jsonl", wrong), (".agreement.jsonl", figures)):
@@ -108,7 +109,8 @@ def pull(lang: str, params: AnnotationParams, out: str | Path | None = None) -> 
 
 
 def _figure(value: float | None) -> float | str | None:
-    """An agreement figure for JSON: null when no record had two annotators, "undefined" for NaN."""
+    """An agreement figure for JSON: null where it does not apply (kappa needs exactly two annotators),
+    "undefined" for NaN (one label only)."""
     if value is None:
         return None
     return "undefined" if math.isnan(value) else round(value, 4)

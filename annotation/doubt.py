@@ -96,12 +96,20 @@ def non_gender_difference(masculine: str | None, feminine: str | None) -> float:
     return min(1.0, (unmatched + reordered) / max(len(m), len(f)))
 
 
+def route_of(row: dict) -> str:
+    """``reference`` (a given title) or ``mt``: the route column, or for builds before it the translator's
+    provenance (``reference:<lang>`` for a given title, docs/FORMAT.md)."""
+    if row.get("route"):
+        return row["route"]
+    return "reference" if str(row.get("translator") or "").startswith("reference:") else "mt"
+
+
 def doubt(row: dict) -> Doubt:
     """The doubt of one row of translations.parquet (with ``route`` and ``alignment_margin`` when known)."""
     sev = severity(row["verdict"], row["flags"] or [], row["title_masculine"] is not None,
                    row["title_feminine"] is not None)
     signal, why = 0.0, ""
-    if row.get("route") == "reference":
+    if route_of(row) == "reference":
         margin = row.get("alignment_margin")
         if margin is not None:
             signal = 1.0 - min(max(margin, 0.0), SURE_MARGIN) / SURE_MARGIN

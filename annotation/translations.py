@@ -9,7 +9,7 @@ from pathlib import Path
 import polars as pl
 
 from annotation import AnnotationError
-from annotation.doubt import SEVERITIES, doubt
+from annotation.doubt import SEVERITIES, doubt, route_of
 from annotation.push import RecordSpec, Suggested, hash_property
 from annotation.server import _rg
 
@@ -157,19 +157,9 @@ def suggested_marking(row: dict) -> str | None:
     return "neutral" if m == f else "gendered"
 
 
-def needs_review(row: dict) -> bool:
-    return doubt(row).severity in ("serious", "check")
-
-
-def _route(row: dict) -> str:
-    if row.get("route"):
-        return row["route"]
-    return "reference" if str(row.get("translator") or "").startswith("reference:") else "mt"
-
-
 def _source_text(row: dict) -> str:
     """Where the titles came from: the dataset's own translation, or the MT route's two template sentences."""
-    if _route(row) == "reference":
+    if route_of(row) == "reference":
         return f"The dataset's own translation (given title): {row['output_masculine']}"
     return (f"Machine translation ({row['translator']}) of two template sentences:\n"
             f"{row['sentence_masculine']} → {row['output_masculine']}\n"
@@ -182,7 +172,7 @@ def _none(title: str | None) -> str:
 
 def _titles(row: dict) -> str:
     proposed = f"Proposed: {_none(row['title_masculine'])} (masculine) · {_none(row['title_feminine'])} (feminine)"
-    if _route(row) == "reference":
+    if route_of(row) == "reference":
         return f"{proposed}\nThe translation's own: {row['mt_masculine']} (the given title)"
     mt = [row[f"mt_{g}"] if row[f"mt_{g}"] is not None else "(template not removed)" for g in ("masculine", "feminine")]
     return f"{proposed}\nThe translation's own: {mt[0]} (masculine) · {mt[1]} (feminine)"
@@ -192,7 +182,7 @@ def _form_agent(row: dict, gender: str) -> str:
     """Who made the proposed form of ``gender``: the translation itself when it is the translation's own
     title, else the gender layer's parts that decided (check_method)."""
     if row[f"title_{gender}"] is not None and row[f"title_{gender}"] == row[f"mt_{gender}"]:
-        return "given translation" if _route(row) == "reference" else "MT"
+        return "given translation" if route_of(row) == "reference" else "MT"
     return _layer_agents(row)
 
 
@@ -259,7 +249,7 @@ def record_specs(df: pl.DataFrame, lang: str) -> list[RecordSpec]:
             "doubt": d.score,
             "verdict": row["verdict"],
             "needs_review": "yes" if d.severity in ("serious", "check") else "no",
-            "route": _route(row),
+            "route": route_of(row),
             "occurs_in": occurs,
             "english_head": english_head(row["source_text"]),
             "english_words": sorted(set(row["source_text"].lower().replace(",", " ").split())),

@@ -97,20 +97,22 @@ def test_translation_records_suggest_from_the_verdict_and_sort_by_doubt(argilla_
     stack = argilla_env
     write_tiny_testset(tmp_path / "data")
     masculine_only_waiter(tmp_path / "data")
-    params = write_params(tmp_path / "params.yaml", "view-translations")
+    # own dataset names and annotators: the session's stack is shared with the other tests, whose annotators
+    # look datasets up by name
+    params = write_params(tmp_path / "params.yaml", "view-translations", dataset_version="view")
     p = ["--params", str(params)]
     rc, out, err = run_cli([*p, "push", "translations", "--data", str(tmp_path / "data"), "--lang", "pt"], capsys)
     assert rc == 0, err
-    ana = Annotator(stack, create_annotator(stack, "ana", "view-translations"))
-    name = "pt-translations-t1"
-    queue = ana.queue(name)
+    vera = Annotator(stack, create_annotator(stack, "vera", "view-translations"))
+    name = "pt-translations-view"
+    queue = vera.queue(name)
 
     # flags and severity are metadata the annotator filters by: exactly the records that carry them
-    only = ana.pending(name, filters=[metadata_filter("flags", "template_not_stripped")])
+    only = vera.pending(name, filters=[metadata_filter("flags", "template_not_stripped")])
     assert [r["external_id"] for r in only] == ["pt-translation-Attorney"]
-    serious = ana.pending(name, filters=[metadata_filter("severity", "serious")])
+    serious = vera.pending(name, filters=[metadata_filter("severity", "serious")])
     assert [r["external_id"] for r in serious] == ["pt-translation-Attorney"]
-    worst_first = ana.pending(name, sort=[{"scope": {"entity": "metadata", "metadata_property": "doubt"}, "order": "desc"}])
+    worst_first = vera.pending(name, sort=[{"scope": {"entity": "metadata", "metadata_property": "doubt"}, "order": "desc"}])
     assert worst_first[0]["external_id"] == "pt-translation-Attorney"
     doubts = [r["metadata"]["doubt"] for r in worst_first]
     assert doubts == sorted(doubts, reverse=True)
@@ -120,11 +122,11 @@ def test_translation_records_suggest_from_the_verdict_and_sort_by_doubt(argilla_
     assert {s["agent"] for s in by_question.values()} >= {"MT", "gender check"}
     assert {s["score"] for s in by_question.values()} == {round(1 - waiter["metadata"]["doubt"], 4)}
     # masculine only: the verdict's marking is suggested and the empty feminine box does not block Submit
-    assert suggestion_values(ana, waiter) == {"masculine": "garçom", "gender_marking": "masculine_only"}
+    assert suggestion_values(vera, waiter) == {"masculine": "garçom", "gender_marking": "masculine_only"}
     assert waiter["metadata"]["severity"] == "check" and waiter["metadata"]["flags"] == ["no_feminine_form"]
-    ana.submit(waiter, {"gender_marking": "masculine_only"})
+    vera.submit(waiter, {"gender_marking": "masculine_only"})
     # a pair whose feminine box the annotator emptied: the proposed feminine stays
-    ana.submit(queue["pt-translation-Nurse"], {"masculine": "enfermeiro", "gender_marking": "gendered"})
+    vera.submit(queue["pt-translation-Nurse"], {"masculine": "enfermeiro", "gender_marking": "gendered"})
 
     corrections = tmp_path / "corrections" / "pt.jsonl"
     rc, out, err = run_cli([*p, "pull", "--lang", "pt", "--out", str(corrections)], capsys)
@@ -149,22 +151,22 @@ def test_translation_records_suggest_from_the_verdict_and_sort_by_doubt(argilla_
 def test_relevance_records_group_by_query_take_two_annotators_and_flag_wrong_translations(argilla_env, tmp_path, capsys):
     stack = argilla_env
     write_tiny_testset(tmp_path / "data", relevant=(("Lawyer", "Attorney"), ("Nurse", "Waiter")))
-    params = write_params(tmp_path / "params.yaml", "view-relevance",
+    params = write_params(tmp_path / "params.yaml", "view-relevance", dataset_version="view",
                           relevance={"audit_sample": 0})
     p = ["--params", str(params)]
     rc, out, err = run_cli([*p, "push", "relevance", "--data", str(tmp_path / "data"), "--lang", "pt",
                             "--models", "tfidf-char", "--depth", "3"], capsys)
     assert rc == 0, err
-    name = "pt-relevance-t1"
-    ana = Annotator(stack, create_annotator(stack, "ana", "view-relevance"))
-    rui = Annotator(stack, create_annotator(stack, "rui", "view-relevance"))
-    dataset = ana.http.get(f"/api/v1/datasets/{ana.dataset_id(name)}").raise_for_status().json()
+    name = "pt-relevance-view"
+    vera = Annotator(stack, create_annotator(stack, "vera", "view-relevance"))
+    ivo = Annotator(stack, create_annotator(stack, "ivo", "view-relevance"))
+    dataset = vera.http.get(f"/api/v1/datasets/{vera.dataset_id(name)}").raise_for_status().json()
     assert dataset["distribution"] == {"strategy": "overlap", "min_submitted": 2}
-    questions = ana.http.get(f"/api/v1/datasets/{dataset['id']}/questions").raise_for_status().json()["items"]
+    questions = vera.http.get(f"/api/v1/datasets/{dataset['id']}/questions").raise_for_status().json()["items"]
     assert [q["name"] for q in questions] == ["relevant"]  # one question: a number key answers and submits
 
     # the English query is visible to annotators; sorting by query number then best rank groups each query
-    by_query = ana.pending(name, sort=[
+    by_query = vera.pending(name, sort=[
         {"scope": {"entity": "metadata", "metadata_property": "query_number"}, "order": "asc"},
         {"scope": {"entity": "metadata", "metadata_property": "best_rank"}, "order": "asc"}])
     keys = [(r["metadata"]["query_number"], r["metadata"]["best_rank"]) for r in by_query]
@@ -172,18 +174,18 @@ def test_relevance_records_group_by_query_take_two_annotators_and_flag_wrong_tra
     first = by_query[0]
     assert first["metadata"]["query_title"] == first["fields"]["query"].splitlines()[0]
     assert "query_source_id" not in first["metadata"]
-    one_query = ana.pending(name, filters=[metadata_filter("query_title", first["metadata"]["query_title"])])
+    one_query = vera.pending(name, filters=[metadata_filter("query_title", first["metadata"]["query_title"])])
     assert {r["metadata"]["query_title"] for r in one_query} == {first["metadata"]["query_title"]}
 
-    ana.submit(first, {"relevant": "not_relevant_translation_wrong"})
-    rui.submit(first, {"relevant": "not_relevant"})
+    vera.submit(first, {"relevant": "not_relevant_translation_wrong"})
+    ivo.submit(first, {"relevant": "not_relevant"})
     corrections = tmp_path / "corrections" / "pt.jsonl"
     rc, out, err = run_cli([*p, "pull", "--lang", "pt", "--out", str(corrections)], capsys)
     assert rc == 0, err
     [line] = map(json.loads, corrections.read_text(encoding="utf-8").splitlines())
-    assert line["relevant"] is False and line["annotators"] == ["ana", "rui"]
+    assert line["relevant"] is False and line["annotators"] == ["ivo", "vera"]
     [wrong] = map(json.loads, corrections.with_suffix(".translation_wrong.jsonl").read_text().splitlines())
-    assert wrong["record_id"] == first["external_id"] and wrong["annotators"] == ["ana"]
+    assert wrong["record_id"] == first["external_id"] and wrong["annotators"] == ["vera"]
     assert "1 relevance answer(s) mark a translation wrong" in out
     # two annotators agreed on one record: one category only, so alpha is undefined rather than n/a
     assert "agreement relevance/relevant: records with ≥2 annotators 1, Krippendorff alpha (nominal) undefined" in out
