@@ -41,6 +41,21 @@ def masculine_only_waiter(root: Path) -> None:
     ).write_parquet(path)
 
 
+def reinflected_lawyer(root: Path) -> None:
+    """The tiny set's Lawyer as the lexicon layer leaves a translator's uninflected feminine: remade."""
+    path = root / "pt" / "translations.parquet"
+    df = pl.read_parquet(path)
+    lawyer = pl.col("source_id") == "Lawyer"
+    df.with_columns(
+        pl.when(lawyer).then(pl.lit("Ela é uma advogado.")).otherwise(pl.col("output_feminine")).alias("output_feminine"),
+        pl.when(lawyer).then(pl.lit("advogado")).otherwise(pl.col("mt_feminine")).alias("mt_feminine"),
+        pl.when(lawyer).then(pl.lit("reinflected")).otherwise(pl.col("verdict")).alias("verdict"),
+        pl.when(lawyer).then(pl.lit("translator's feminine 'advogado' is not the masculine's inflection"))
+        .otherwise(pl.col("reason")).alias("reason"),
+        pl.when(lawyer).then(pl.lit(["reinflected_feminine"])).otherwise(pl.col("flags")).alias("flags"),
+    ).write_parquet(path)
+
+
 def metadata_filter(name: str, *values: str) -> dict:
     return {"type": "terms", "scope": {"entity": "metadata", "metadata_property": name}, "values": list(values)}
 
@@ -97,6 +112,7 @@ def test_translation_records_suggest_from_the_verdict_and_sort_by_doubt(argilla_
     stack = argilla_env
     write_tiny_testset(tmp_path / "data")
     masculine_only_waiter(tmp_path / "data")
+    reinflected_lawyer(tmp_path / "data")
     # own dataset names and annotators: the session's stack is shared with the other tests, whose annotators
     # look datasets up by name
     params = write_params(tmp_path / "params.yaml", "view-translations", dataset_version="view")
@@ -139,12 +155,17 @@ def test_translation_records_suggest_from_the_verdict_and_sort_by_doubt(argilla_
     # the record in the UI: another annotator, who has set every other record aside
     eva = Annotator(stack, create_annotator(stack, "eva", "view-translations"))
     for rid, record in eva.queue(name).items():
-        if rid != "pt-translation-Attorney":
+        if rid != "pt-translation-Lawyer":
             discard(eva, record)
     png, text = screenshot(stack, "eva", eva.dataset_id(name), "annotation-translation-record", tmp_path)
     assert png.stat().st_size > 10_000
-    for shown in ("Attorney", "Where the titles come from", "Proposed: procurador (masculine)",
-                  "What the automatic check found", "Corrected feminine title", "gender check"):
+    # the machine's feminine and the proposed one under their own names, and what the layer changed
+    for shown in ("Lawyer", "She is a Lawyer. → Ela é uma advogado.",
+                  "Proposed: advogado (masculine) · advogada (feminine)",
+                  "The translation's own: advogado (masculine) · advogado (feminine)",
+                  "The feminine title was changed by the ending rule: 'advogado' → 'advogada'.",
+                  "Translator's feminine 'advogado' is not the masculine's inflection.",
+                  "Corrected feminine title", "gender check"):
         assert shown in text, shown
 
 
