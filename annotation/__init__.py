@@ -2,7 +2,8 @@
 
 ``python -m annotation push translations|relevance`` sends records to an Argilla server,
 ``python -m annotation pull`` writes the decided responses to ``corrections/<lang>.jsonl`` (docs/FORMAT.md),
-which the builder applies on the next build. See docs/annotation.md.
+which the builder applies on the next build; ``python -m annotation rule`` fixes one term in every proposed
+title holding it. See docs/annotation.md.
 """
 
 

@@ -1,4 +1,4 @@
-"""``python -m annotation``: push translations | push relevance | pull | serve. Reads params.yaml's annotation:."""
+"""``python -m annotation``: push translations | push relevance | pull | rule | serve. Reads params.yaml's annotation:."""
 
 from __future__ import annotations
 
@@ -7,11 +7,12 @@ import math
 import sys
 from pathlib import Path
 
-from annotation import AnnotationError, relevance, translations
+from annotation import AnnotationError, relevance, rules, translations
 from annotation.corrections import KIND_RELEVANCE, merge, read_corrections, validate_line, write_jsonl_atomic
 from annotation.params import AnnotationParams, load_params, with_overrides
 from annotation.pull import (
     agreement, decide, fetch_submitted, relevance_answers, relevance_line, translation_answers, translation_line,
+    translation_wrong_reports,
 )
 from annotation.push import PushReport, get_or_create_dataset, sync_records
 from annotation.serve import DEFAULT_PORT, serve
@@ -47,7 +48,7 @@ def push_relevance(data: str | Path, lang: str, models: list[str], params: Annot
     audit = relevance.audit_candidates(ts, params.relevance.audit_sample, params.relevance.seed)
     specs = relevance.record_specs(ts, pooled + audit)
     dataset = get_or_create_dataset(server, params.workspace, relevance.dataset_name(lang, params.dataset_version),
-                                    relevance.settings(params.min_submitted))
+                                    relevance.settings(params.relevance.min_submitted))
     report = sync_records(server, dataset, specs, params.batch_size)
     print(f"pool: {len(pooled)} unlabelled pairs from the top {params.relevance.pool_depth} of {', '.join(models)}; "
           f"audit: {len(audit)} carried-over labels")
@@ -64,7 +65,7 @@ def pull(lang: str, params: AnnotationParams, out: str | Path | None = None) -> 
     old = read_corrections(out, lang)  # fail on a broken file (or another language's) before any work
     server = connect()
     workspace = ensure_workspace(server, params.workspace)
-    decided_lines, ties, agreements = [], [], {}
+    decided_lines, ties, agreements, wrong = [], [], {}, []
     kinds = (
         ("translation", translations.dataset_name(lang, params.dataset_version), translation_answers, translation_line),
         ("relevance", relevance.dataset_name(lang, params.dataset_version), relevance_answers, relevance_line),
@@ -75,6 +76,8 @@ def pull(lang: str, params: AnnotationParams, out: str | Path | None = None) -> 
             continue
         records = fetch_submitted(server, dataset)
         agreements[kind] = agreement(records, answers)
+        if kind == "relevance":
+            wrong = translation_wrong_reports(records)
         for record in records:
             decided, tied = decide(record, answers)
             if decided is None:
@@ -90,12 +93,27 @@ def pull(lang: str, params: AnnotationParams, out: str | Path | None = None) -> 
                 decided_lines.append(line)
     merged = merge(old, decided_lines)
     write_jsonl_atomic(merged, out)
-    ties_path = out.with_suffix(".ties.jsonl")
-    if ties:
-        write_jsonl_atomic(ties, ties_path)
-    else:
-        ties_path.unlink(missing_ok=True)  # a stale list would send reviewers to settled records
-    return {"out": out, "decided": len(decided_lines), "ties": ties, "total": len(merged), "agreement": agreements}
+    # Only questions that two annotators answered on some record: the rest have no figure to keep.
+    figures = [{"kind": kind, "question": a.question, "records": a.units, "alpha": _figure(a.alpha),
+                "kappa": _figure(a.kappa)} for kind, rows in agreements.items() for a in rows if a.units]
+    # Side files of this pull: a stale one would send reviewers to settled records, so a pull without
+    # entries removes it.
+    for suffix, entries in ((".ties.jsonl", ties), (".translation_wrong.jsonl", wrong), (".agreement.jsonl", figures)):
+        side_path = out.with_suffix(suffix)
+        if entries:
+            write_jsonl_atomic(entries, side_path)
+        else:
+            side_path.unlink(missing_ok=True)
+    return {"out": out, "decided": len(decided_lines), "ties": ties, "total": len(merged), "agreement": agreements,
+            "translation_wrong": wrong}
+
+
+def _figure(value: float | None) -> float | str | None:
+    """An agreement figure for JSON: null where it does not apply (kappa needs exactly two annotators),
+    "undefined" for NaN (one label only)."""
+    if value is None:
+        return None
+    return "undefined" if math.isnan(value) else round(value, 4)
 
 
 def _agreement_value(value: float | None) -> str:
@@ -111,11 +129,35 @@ def _print_pull(summary: dict) -> None:
             alpha, kappa = (_agreement_value(v) for v in (a.alpha, a.kappa))
             print(f"agreement {kind}/{a.question}: records with ≥2 annotators {a.units}, "
                   f"Krippendorff alpha (nominal) {alpha}, Cohen kappa {kappa}")
+    if summary.get("translation_wrong"):
+        print(f"{len(summary['translation_wrong'])} relevance answer(s) mark a translation wrong, listed in "
+              f"{Path(summary['out']).with_suffix('.translation_wrong.jsonl')}: correct those titles in the "
+              f"translations dataset")
     if summary["ties"]:
         print(f"{len(summary['ties'])} tie(s) for review (not applied), listed in "
               f"{Path(summary['out']).with_suffix('.ties.jsonl')}:")
         for t in summary["ties"]:
             print(f"  {t['record_id']}: tied on {', '.join(t['questions'])}")
+
+
+def _print_rule(result, args) -> None:
+    def show(t) -> str:
+        return (f"  {t.source_id} ({t.english}): " + " · ".join(
+            f"{t.before[g]} → {t.after[g]}" for g in rules.GENDERS if t.before[g] != t.after[g]))
+
+    verb = "changed" if args.apply else "would change"
+    print(f"rule '{args.find}' → '{args.replace}'" + (f" (English word '{args.english}')" if args.english else "")
+          + f": {len(result.changed)} record(s) {verb}")
+    for t in result.changed:
+        print(show(t))
+    for label, touches in (("doubtful: a person decides them first in Argilla, not changed", result.doubtful),
+                           ("already corrected by a person, not changed", result.corrected)):
+        if touches:
+            print(f"{len(touches)} record(s) {label}:")
+            for t in touches:
+                print(show(t))
+    if not args.apply and result.changed:
+        print("dry run: nothing written; add --apply --annotator NAME to write the corrections")
 
 
 def _positive_int(text: str) -> int:
@@ -146,6 +188,16 @@ def build_parser() -> argparse.ArgumentParser:
     pl = sub.add_parser("pull", help="write submitted responses to corrections/<lang>.jsonl")
     pl.add_argument("--lang", required=True)
     pl.add_argument("--out", help="corrections file (default: <corrections_dir>/<lang>.jsonl)")
+    ru = sub.add_parser("rule", help="fix a term in every proposed title holding it (dry run; --apply writes "
+                                     "corrections/<lang>.jsonl and the rule to corrections/<lang>.rules.jsonl)")
+    ru.add_argument("--data", required=True, help="root of the built test sets (holds <lang>/translations.parquet)")
+    ru.add_argument("--lang", required=True)
+    ru.add_argument("--find", required=True, help="the words to replace, as they appear in the titles ('de conta')")
+    ru.add_argument("--replace", required=True, help="what to write instead ('de contas')")
+    ru.add_argument("--english", help="only titles whose English title holds this word ('account')")
+    ru.add_argument("--annotator", help="who reviewed the rule (required with --apply)")
+    ru.add_argument("--apply", action="store_true", help="write the corrections (default: list them only)")
+    ru.add_argument("--out", help="corrections file (default: <corrections_dir>/<lang>.jsonl)")
     sv = sub.add_parser("serve", help="run a local Argilla (redis, in-memory search, argilla-server) until Ctrl-C, "
                                       "to try annotation; prints the URL, user, password and API key")
     sv.add_argument("--port", type=_positive_int, default=DEFAULT_PORT, help=f"argilla-server port (default {DEFAULT_PORT})")
@@ -172,6 +224,10 @@ def main(argv: list[str] | None = None) -> int:
             print(push_translations(args.data, args.lang, params))
         elif args.command == "push":
             print(push_relevance(args.data, args.lang, list(args.models or params.relevance.models), params))
+        elif args.command == "rule":
+            _print_rule(rules.run_rule(translations.read_translations(args.data, args.lang), args.lang,
+                                       Path(args.out or corrections_path(params, args.lang)), args.find,
+                                       args.replace, args.english, args.annotator, args.apply), args)
         else:
             _print_pull(pull(args.lang, params, args.out))
     except (AnnotationError, TestSetError, LanguageError) as exc:

@@ -18,10 +18,12 @@ class RelevanceParams:
     pool_depth: int = 10
     audit_sample: int = 50  # carried-over labels sent for an independent check
     seed: int = 0
+    # Annotators per pair: one keystroke a record, so two is cheap and gives the agreement figures.
+    min_submitted: int = 2
 
     def __post_init__(self):
         # Counts that make no sense would push an empty pool or fail deep inside the SDK: refuse them here.
-        for name, least in (("pool_depth", 1), ("audit_sample", 0)):
+        for name, least in (("pool_depth", 1), ("audit_sample", 0), ("min_submitted", 1)):
             if getattr(self, name) < least:
                 raise ValueError(f"annotation.relevance.{name} is {getattr(self, name)}; it must be {least} or more")
         if not self.models:
@@ -34,7 +36,8 @@ class AnnotationParams:
     # Part of every dataset name: a new test-set version gets new datasets, the old ones stay readable.
     dataset_version: str = "v1"
     batch_size: int = 256
-    # Submitted responses a record needs before Argilla counts it done; 2 or more lets majority vote decide.
+    # Submitted responses a translation record needs before Argilla counts it done; 2 or more lets majority
+    # vote decide (relevance has its own, annotation.relevance.min_submitted).
     min_submitted: int = 1
     corrections_dir: str = "corrections"
     relevance: RelevanceParams = field(default_factory=RelevanceParams)

@@ -12,6 +12,7 @@ from datetime import datetime, timezone
 
 from annotation.agreement import cohen_kappa, krippendorff_alpha_nominal
 from annotation.corrections import KIND_RELEVANCE, KIND_TRANSLATION
+from annotation.relevance import RELEVANT_LABELS, TRANSLATION_WRONG_LABELS
 from annotation.server import Server, server_errors
 
 PAGE = 1000  # the largest page argilla-server lists
@@ -92,7 +93,20 @@ def translation_answers(vote: Vote) -> dict[str, object]:
 
 
 def relevance_answers(vote: Vote) -> dict[str, object]:
-    return {"relevant": vote.values.get("relevant")}
+    """Relevant or not, whether or not the annotator also said a translation is wrong."""
+    return {"relevant": vote.values.get("relevant") in RELEVANT_LABELS}
+
+
+def translation_wrong_reports(records: list[PulledRecord]) -> list[dict]:
+    """Relevance records on which someone answered "a translation is wrong": a pointer to the query's and the
+    document's records in the translations dataset, where the titles themselves are corrected."""
+    out = []
+    for r in records:
+        who = sorted({v.annotator for v in r.votes if v.values.get("relevant") in TRANSLATION_WRONG_LABELS})
+        if who:
+            out.append({"record_id": r.record_id, "query_source_id": r.metadata.get("query_source_id"),
+                        "doc_source_id": r.metadata.get("doc_source_id"), "annotators": who})
+    return out
 
 
 def decide(record: PulledRecord, answers) -> tuple[dict[str, object] | None, list[str]]:
@@ -116,11 +130,15 @@ def _submitted_at(record: PulledRecord) -> str:
 
 
 def translation_line(record: PulledRecord, lang: str, decided: dict) -> dict:
-    # A title equal to the machine's is no correction: null keeps the machine text and its status.
+    # A title equal to the proposed one is no correction, and an empty box keeps it: null keeps the build's
+    # text and its status. Datasets of the first layout (v1) held the proposed title in the field machine_<gender>.
     titles = {}
     for gender in ("masculine", "feminine"):
-        machine = _norm_title(record.fields.get(f"machine_{gender}"))
-        titles[gender] = None if decided[gender] == machine else decided[gender]
+        if "template_sentences" in record.fields:
+            proposed = _norm_title(record.fields.get(f"machine_{gender}"))
+        else:
+            proposed = _norm_title(record.metadata.get(f"proposed_{gender}"))
+        titles[gender] = None if decided[gender] == proposed else decided[gender]
     return {
         "kind": KIND_TRANSLATION, "lang": lang, "source_id": record.metadata["source_id"],
         "record_id": record.record_id, "masculine": titles["masculine"], "feminine": titles["feminine"],
@@ -133,7 +151,7 @@ def relevance_line(record: PulledRecord, lang: str, decided: dict) -> dict:
     return {
         "kind": KIND_RELEVANCE, "lang": lang,
         "query_source_id": record.metadata["query_source_id"], "doc_source_id": record.metadata["doc_source_id"],
-        "record_id": record.record_id, "relevant": decided["relevant"] == "relevant",
+        "record_id": record.record_id, "relevant": decided["relevant"],
         "annotators": _annotators(record), "submitted_at": _submitted_at(record),
     }
 

@@ -8,6 +8,7 @@ what did not arrive (the SDK commits batch by batch).
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 from dataclasses import dataclass
@@ -19,16 +20,26 @@ HASH_KEY = "content_hash"
 
 
 @dataclass(frozen=True)
+class Suggested:
+    """A pre-filled answer: the value, how sure its maker is (0..1) and who made it, shown in the UI."""
+
+    value: object
+    score: float | None = None
+    agent: str | None = None
+
+
+@dataclass(frozen=True)
 class RecordSpec:
-    """What one record holds, independent of the SDK: fields, metadata and suggestions (question → value)."""
+    """What one record holds, independent of the SDK: fields, metadata and suggestions (question → Suggested)."""
 
     id: str
     fields: dict[str, str | None]
     metadata: dict[str, object]
-    suggestions: dict[str, object]
+    suggestions: dict[str, Suggested]
 
     def content_hash(self) -> str:
-        payload = json.dumps([self.fields, self.metadata, self.suggestions], sort_keys=True, ensure_ascii=False)
+        suggestions = {q: dataclasses.astuple(s) for q, s in self.suggestions.items()}
+        payload = json.dumps([self.fields, self.metadata, suggestions], sort_keys=True, ensure_ascii=False)
         return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:16]
 
 
@@ -58,7 +69,26 @@ def get_or_create_dataset(server: Server, workspace_name: str, name: str, settin
             dataset = None
         if dataset is None:
             dataset = rg.Dataset(name=name, workspace=workspace, settings=settings, client=server.client).create()
+        else:
+            check_layout(dataset, settings)
     return dataset
+
+
+def _layout(settings) -> dict[str, list[str]]:
+    return {"fields": sorted(f.name for f in settings.fields), "questions": sorted(q.name for q in settings.questions),
+            "metadata": sorted(m.name for m in settings.metadata)}
+
+
+def check_layout(dataset, settings) -> None:
+    """Refuse to push into a dataset created with other fields, questions or metadata: Argilla cannot change
+    them on a dataset with records, and the records would be refused half-way."""
+    have, want = _layout(dataset.settings), _layout(settings)
+    if have != want:
+        diff = "; ".join(f"{k}: has {sorted(set(have[k]) - set(want[k]))}, lacks {sorted(set(want[k]) - set(have[k]))}"
+                         for k in want if have[k] != want[k])
+        raise AnnotationError(f"dataset {dataset.name} was created with another record layout ({diff}); pull its "
+                              f"answers, then push to a new dataset: raise annotation.dataset_version in params.yaml "
+                              f"(or pass --version)")
 
 
 def existing_hashes(server: Server, dataset) -> dict[str, str | None]:
@@ -76,7 +106,8 @@ def to_sdk_record(spec: RecordSpec):
         id=spec.id,
         fields={k: v for k, v in spec.fields.items() if v is not None},
         metadata={**spec.metadata, HASH_KEY: spec.content_hash()},
-        suggestions=[rg.Suggestion(question_name=q, value=v) for q, v in spec.suggestions.items() if v is not None],
+        suggestions=[rg.Suggestion(question_name=q, value=s.value, score=s.score, agent=s.agent)
+                     for q, s in spec.suggestions.items() if s.value is not None],
     )
 
 

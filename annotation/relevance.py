@@ -18,7 +18,16 @@ from eval.testset import FEMININE, MASCULINE, NEUTRAL, TestSet
 
 ORIGIN_POOL = "pool"
 ORIGIN_AUDIT = "audit"
-LABELS = {"relevant": "relevant", "not_relevant": "not relevant"}
+# One question, so a number key answers and submits at once (Argilla auto-submits only a record with a single
+# question); the "translation wrong" flag rides on the label instead of a second question.
+LABELS = {
+    "relevant": "relevant",
+    "not_relevant": "not relevant",
+    "relevant_translation_wrong": "relevant, but a translation is wrong",
+    "not_relevant_translation_wrong": "not relevant, and a translation is wrong",
+}
+RELEVANT_LABELS = frozenset({"relevant", "relevant_translation_wrong"})
+TRANSLATION_WRONG_LABELS = frozenset({"relevant_translation_wrong", "not_relevant_translation_wrong"})
 
 # model name -> query item id -> document item ids, best first (at least `depth` long)
 Rankings = dict[str, dict[str, list[str]]]
@@ -135,27 +144,41 @@ def _english(items: pl.DataFrame) -> dict[str, str]:
     }
 
 
+# The forms a judgement reads; the inclusive extra forms (doublet, neomorpheme) repeat the pair and clutter it.
+SHOWN_GENDERS = ("masculine", "feminine", "neutral")
+
+
 def _display(ts_items: pl.DataFrame) -> dict[str, str]:
     """English source id -> its translated forms, e.g. 'advogado (masculine) · advogada (feminine)'."""
     forms: dict[str, list[str]] = {}
     for text, gender, sources in ts_items.select("text", "gender", "source_ids").iter_rows():
+        if gender not in SHOWN_GENDERS:
+            continue
         for s in sources:
             forms.setdefault(s, []).append(f"{text} ({gender})")
     return {s: " · ".join(sorted(v)) for s, v in forms.items()}
 
 
-def settings(min_submitted: int = 1):
+def settings(min_submitted: int = 2):
     rg = _rg()
     guidelines = resources.files("annotation").joinpath("guidelines_relevance.md").read_text(encoding="utf-8")
     return rg.Settings(
         guidelines=guidelines,
         distribution=rg.TaskDistribution(min_submitted=min_submitted),
-        fields=[rg.TextField(name="query", title="Query"), rg.TextField(name="document", title="Document")],
-        questions=[rg.LabelQuestion(name="relevant", title="Is the document relevant to the query?", labels=LABELS)],
+        fields=[rg.TextField(name="query", title="Query: English title (its translation below)"),
+                rg.TextField(name="document", title="Document: English title (its translation below)")],
+        questions=[
+            rg.LabelQuestion(name="relevant", title="Is the document relevant to the query?", labels=LABELS,
+                             description="Judge the English titles. When a translated title does not say what its "
+                                         "English says, pick the answer with 'a translation is wrong'. Keys 1-4 "
+                                         "answer and submit at once."),
+        ],
         metadata=[
+            rg.TermsMetadataProperty(name="query_title", title="query (English title)"),
+            rg.IntegerMetadataProperty(name="query_number", title="query number (sort: query, then best rank)"),
+            rg.IntegerMetadataProperty(name="best_rank", title="best rank"),
             rg.TermsMetadataProperty(name="origin", title="origin (pool / audit)"),
             rg.TermsMetadataProperty(name="models", title="proposed by"),
-            rg.IntegerMetadataProperty(name="best_rank", title="best rank"),
             rg.TermsMetadataProperty(name="query_source_id", title="query source id", visible_for_annotators=False),
             rg.TermsMetadataProperty(name="doc_source_id", title="document source id", visible_for_annotators=False),
             hash_property(),
@@ -164,12 +187,18 @@ def settings(min_submitted: int = 1):
 
 
 def record_specs(ts: TestSet, candidates: list[Candidate]) -> list[RecordSpec]:
+    """One record per pair, grouped by query (its English title's order) and by best rank within a query."""
     q_text, d_text = _english(ts.queries), _english(ts.corpus)
     q_forms, d_forms = _display(ts.queries), _display(ts.corpus)
+    number = {sid: i for i, sid in enumerate(sorted({c.query_source_id for c in candidates},
+                                                    key=lambda sid: (q_text[sid].lower(), sid)), 1)}
+    ordered = sorted(candidates, key=lambda c: (number[c.query_source_id], c.best_rank is None, c.best_rank or 0,
+                                                c.doc_source_id))
     specs = []
-    for c in candidates:
+    for c in ordered:
         metadata: dict[str, object] = {
             "origin": c.origin, "query_source_id": c.query_source_id, "doc_source_id": c.doc_source_id,
+            "query_title": q_text[c.query_source_id], "query_number": number[c.query_source_id],
         }
         if c.models:
             metadata["models"] = sorted(c.models)
@@ -178,8 +207,8 @@ def record_specs(ts: TestSet, candidates: list[Candidate]) -> list[RecordSpec]:
         specs.append(RecordSpec(
             id=record_id(ts.lang, c.query_source_id, c.doc_source_id),
             fields={
-                "query": f"{q_text[c.query_source_id]}\n{q_forms[c.query_source_id]}",
-                "document": f"{d_text[c.doc_source_id]}\n{d_forms[c.doc_source_id]}",
+                "query": f"{q_text[c.query_source_id]}\n{q_forms.get(c.query_source_id, '(no translated form)')}",
+                "document": f"{d_text[c.doc_source_id]}\n{d_forms.get(c.doc_source_id, '(no translated form)')}",
             },
             metadata=metadata,
             # No suggestion, not even on audit records: the check of an old label stays independent of it.

@@ -2,38 +2,66 @@
 
 from __future__ import annotations
 
+import re
 from importlib import resources
 from pathlib import Path
 
 import polars as pl
 
 from annotation import AnnotationError
-from annotation.push import RecordSpec, hash_property
+from annotation.doubt import SEVERITIES, doubt, route_of
+from annotation.push import RecordSpec, Suggested, hash_property
 from annotation.server import _rg
 
 REQUIRED_COLUMNS = (
     "source_id", "source_text", "in_queries", "in_corpus", "sentence_masculine", "sentence_feminine",
-    "output_masculine", "output_feminine", "title_masculine", "title_feminine", "check_masculine",
-    "check_feminine", "check_method", "verdict", "flags",
+    "output_masculine", "output_feminine", "mt_masculine", "mt_feminine", "title_masculine", "title_feminine",
+    "check_masculine", "check_feminine", "check_method", "verdict", "reason", "flags", "translator",
 )
-# Verdicts that need no attention; anything else (or a build flag, or a failed strip) goes first.
-CLEAN_VERDICTS = ("gendered", "neutral", "inflected")  # inflected: a given title and the form the layer made
-# Flags that say where a form came from, not that something is doubtful (builder/reference.py, builder/german.py).
-INFORMATIVE_FLAGS = frozenset({"masculine_base", "feminine_base", "inclusive_base", "loanword", "english_loan",
-                               "common_head", "declared_single_form"})
+# The given-translation route's columns (docs/FORMAT.md); builds before them are all MT route.
+ROUTE_COLUMNS = ("route", "alignment_score", "alignment_margin")
 FLAG_LABELS = {
     "not_a_job_title": "not a job title",
     "wrong_sense": "wrong sense",
     "untranslatable": "untranslatable",
 }
-# The issue's masculine / feminine / neutral: a pair of forms, one form for both, or a title that exists in
-# one gender only (the other box is then ignored). The keys are what corrections/<lang>.jsonl carries.
+# A pair of forms, one form for both, or a title that exists in one gender only (the other box is then
+# ignored). The keys are what corrections/<lang>.jsonl carries.
 GENDER_MARKING_LABELS = {
     "gendered": "masculine / feminine (the two forms differ)",
     "neutral": "neutral (one form for both)",
     "masculine_only": "masculine only (no feminine form in use)",
     "feminine_only": "feminine only (no masculine form in use)",
 }
+# The build's flags in the annotator's words (docs/FORMAT.md, the items' flags).
+FLAG_WORDS = {
+    "untranslated": "English words were left untranslated",
+    "unknown_word": "a word neither the lexicon nor the word list knows",
+    "unknown_head": "the main noun is unknown to the lexicon and the word list",
+    "unknown_modifier": "a word after the main noun is unknown to the lexicon and the word list (a loanword or a misspelling)",
+    "not_a_person_noun": "the title names a thing, not a person",
+    "masculine:echo": "the masculine output is the English title echoed back",
+    "feminine:echo": "the feminine output is the English title echoed back",
+    "template_not_stripped": "the template sentence could not be removed from the output",
+    "masculine_is_feminine": "the masculine template gave a feminine noun",
+    "no_feminine_form": "no feminine form of the main noun is known",
+    "no_masculine_form": "no masculine form of the main noun is known",
+    "reinflected_feminine": "the gender layer made the feminine from the masculine (the translator's was not its inflection)",
+    "reinflected_masculine": "the gender layer made the masculine from the feminine (the translator's was not its inflection)",
+    "from_feminine_output": "the masculine was read off the feminine output",
+    "feminine_output_read": "the feminine output was read for the gender",
+    "different_words": "the two forms use different words",
+    "unaligned": "no confident alignment to the given translation",
+    "masculine_base": "the given title is the masculine form",
+    "feminine_base": "the given title is the feminine form",
+    "inclusive_base": "the given title is an inclusive form",
+    "loanword": "a loanword (the same in both genders)",
+    "english_loan": "an English loanword",
+    "common_head": "a common-gender main noun",
+    "declared_single_form": "the language pack declares a single form",
+}
+# check_method parts (docs/FORMAT.md) -> the agent that made or confirmed a form, as the annotator reads it
+AGENTS = {"lexicon": "lexicon", "rule": "ending rule", "hunspell": "word list", "spacy": "parser", "human": "person"}
 
 
 def dataset_name(lang: str, version: str) -> str:
@@ -45,6 +73,8 @@ def record_id(lang: str, source_id: str) -> str:
 
 
 def read_translations(data: str | Path, lang: str) -> pl.DataFrame:
+    """translations.parquet, with the route and alignment columns of raw_translations.parquet beside it when
+    the working file lacks them (builds that wrote them only there)."""
     path = Path(data) / lang / "translations.parquet"
     if not path.is_file():
         raise AnnotationError(f"{path}: file missing; build the language first (python -m builder build ...)")
@@ -58,6 +88,14 @@ def read_translations(data: str | Path, lang: str) -> pl.DataFrame:
     nulls = df.filter(pl.col("source_id").is_null() | pl.col("source_text").is_null())
     if nulls.height:
         raise AnnotationError(f"{path}: {nulls.height} row(s) without source_id or source_text")
+    raw_path = path.with_name("raw_translations.parquet")
+    if "route" not in df.columns and raw_path.is_file():
+        raw = pl.read_parquet(raw_path)
+        if "route" in raw.columns:
+            lacking = [c for c in ROUTE_COLUMNS if c not in raw.columns]
+            if lacking:
+                raise AnnotationError(f"{raw_path}: has a route column but not {lacking}; rebuild the language")
+            df = df.join(raw.select("source_id", *ROUTE_COLUMNS), on="source_id", how="left")
     return df
 
 
@@ -69,79 +107,172 @@ def settings(min_submitted: int = 1):
         distribution=rg.TaskDistribution(min_submitted=min_submitted),
         fields=[
             rg.TextField(name="english", title="English title"),
-            rg.TextField(name="template_sentences", title="Template sentences → machine output"),
-            rg.TextField(name="machine_masculine", title="Machine masculine title", required=False),
-            rg.TextField(name="machine_feminine", title="Machine feminine title", required=False),
-            rg.TextField(name="check", title="Gender check"),
+            rg.TextField(name="source", title="Where the titles come from"),
+            rg.TextField(name="titles", title="Titles: proposed (what the build uses) and the translation's own"),
+            rg.TextField(name="check", title="What the automatic check found"),
         ],
         questions=[
-            rg.TextQuestion(name="masculine", title="Corrected masculine title"),
-            rg.TextQuestion(name="feminine", title="Corrected feminine title"),
-            rg.LabelQuestion(name="gender_marking", title="Gender marking", labels=GENDER_MARKING_LABELS),
-            rg.LabelQuestion(name="flag", title="Flag (optional)", labels=FLAG_LABELS, required=False),
+            rg.TextQuestion(name="masculine", title="Corrected masculine title", required=False,
+                            description="Pre-filled with the proposed title. Fix it, or leave it; an empty box "
+                                        "keeps the proposed title. Title only, no article."),
+            rg.TextQuestion(name="feminine", title="Corrected feminine title", required=False,
+                            description="Pre-filled with the proposed title. Fix it, or leave it; an empty box "
+                                        "keeps the proposed title. Ignored when the title is masculine only."),
+            rg.LabelQuestion(name="gender_marking", title="Gender marking", labels=GENDER_MARKING_LABELS,
+                             description="Pre-selected from the automatic check. Your answer overrides it."),
+            rg.LabelQuestion(name="flag", title="Flag (optional)", labels=FLAG_LABELS, required=False,
+                             description="Not a job title / wrong sense / untranslatable. A flag without a "
+                                         "corrected title removes the title from the language."),
         ],
         metadata=[
+            rg.TermsMetadataProperty(name="severity", title="severity (serious first)", options=list(SEVERITIES)),
+            rg.FloatMetadataProperty(name="doubt", title="doubt (sort descending: worst first)", min=0.0, max=1.0),
+            rg.TermsMetadataProperty(name="flags", title="build flags"),
             rg.TermsMetadataProperty(name="verdict", title="check verdict"),
             rg.TermsMetadataProperty(name="needs_review", title="needs review"),
+            rg.TermsMetadataProperty(name="route", title="route (mt / reference)"),
             rg.TermsMetadataProperty(name="occurs_in", title="occurs in"),
-            rg.IntegerMetadataProperty(name="priority", title="priority (0 first)"),
+            rg.TermsMetadataProperty(name="english_head", title="English head word"),
+            rg.TermsMetadataProperty(name="english_words", title="English words"),
             rg.TermsMetadataProperty(name="source_id", title="English source id", visible_for_annotators=False),
+            # What pull compares an answer with: the same text is no correction.
+            rg.TermsMetadataProperty(name="proposed_masculine", title="proposed masculine", visible_for_annotators=False),
+            rg.TermsMetadataProperty(name="proposed_feminine", title="proposed feminine", visible_for_annotators=False),
             hash_property(),
         ],
     )
 
 
-def needs_review(row: dict) -> bool:
-    return (
-        row["verdict"] not in CLEAN_VERDICTS
-        or bool(set(row["flags"] or []) - INFORMATIVE_FLAGS)
-        or row["title_masculine"] is None
-        or row["title_feminine"] is None
-    )
+def suggested_marking(row: dict) -> str | None:
+    """The gender marking the verdict and the proposed titles say; None when there is no title at all."""
+    m, f = row["title_masculine"], row["title_feminine"]
+    if row["verdict"] in ("neutral", "masculine_only", "feminine_only"):
+        return row["verdict"]
+    if m is None and f is None:
+        return None
+    if f is None:
+        return "masculine_only"
+    if m is None:
+        return "feminine_only"
+    return "neutral" if m == f else "gendered"
 
 
 def _source_text(row: dict) -> str:
-    """Where the titles came from, as the annotator should read it: the dataset's own translation (reference
-    route: no template, the title as its translator wrote it) or the MT route's two template sentences."""
-    if str(row.get("translator") or "").startswith("reference:"):
-        return f"given translation (the dataset's own): {row['output_masculine']}"
-    return (f"{row['sentence_masculine']} → {row['output_masculine']}\n"
+    """Where the titles came from: the dataset's own translation, or the MT route's two template sentences."""
+    if route_of(row) == "reference":
+        return f"The dataset's own translation (given title): {row['output_masculine']}"
+    return (f"Machine translation ({row['translator']}) of two template sentences:\n"
+            f"{row['sentence_masculine']} → {row['output_masculine']}\n"
             f"{row['sentence_feminine']} → {row['output_feminine']}")
 
 
+def _none(title: str | None) -> str:
+    return title if title is not None else "(none)"
+
+
+def _titles(row: dict) -> str:
+    proposed = f"Proposed: {_none(row['title_masculine'])} (masculine) · {_none(row['title_feminine'])} (feminine)"
+    if route_of(row) == "reference":
+        return f"{proposed}\nThe translation's own: {row['mt_masculine']} (the given title)"
+    mt = [row[f"mt_{g}"] if row[f"mt_{g}"] is not None else "(template not removed)" for g in ("masculine", "feminine")]
+    return f"{proposed}\nThe translation's own: {mt[0]} (masculine) · {mt[1]} (feminine)"
+
+
+def _form_agent(row: dict, gender: str) -> str:
+    """Who made the proposed form of ``gender``: the translation itself when it is the translation's own
+    title, else the gender layer's parts that decided (check_method)."""
+    if row[f"title_{gender}"] is not None and row[f"title_{gender}"] == row[f"mt_{gender}"]:
+        return "given translation" if route_of(row) == "reference" else "MT"
+    return _layer_agents(row)
+
+
+def _layer_agents(row: dict) -> str:
+    # argilla-server takes letters, digits, spaces and -_:./ in an agent: no "+", no parentheses.
+    # "+" also joins a word list's dictionaries (hunspell:pt_BR+pt_PT): a part without ":" continues the last.
+    parts = [re.sub(r"[^\w\s:./-]", "", AGENTS.get(p.split(":", 1)[0], p.split(":", 1)[0]))
+             for p in str(row["check_method"] or "").split("+") if ":" in p or p in AGENTS]
+    return " and ".join(dict.fromkeys(p for p in parts if p)) or "gender layer"
+
+
+def _changes(row: dict) -> list[str]:
+    out = []
+    for g in ("masculine", "feminine"):
+        mt, title = row[f"mt_{g}"], row[f"title_{g}"]
+        if title is not None and mt is not None and title != mt:
+            out.append(f"The {g} title was changed by the {_form_agent(row, g)}: '{mt}' → '{title}'.")
+        elif title is not None and mt is None:
+            out.append(f"The {g} title '{title}' was made by the {_form_agent(row, g)} (the translation has none).")
+        elif title is None and mt is not None:
+            out.append(f"The translation's {g} '{mt}' is not used (no {g} title proposed).")
+    return out
+
+
+def _check_text(row: dict, d) -> str:
+    lines = [f"{row['reason'][:1].upper()}{row['reason'][1:]}." if row["reason"] else f"Verdict: {row['verdict']}."]
+    lines += _changes(row)
+    reads = []
+    for g in ("masculine", "feminine"):
+        if row[f"title_{g}"] is not None:
+            reads.append(f"the {g} title reads as {row[f'check_{g}']}")
+    if reads:
+        lines.append(f"Gender check ({_layer_agents(row)}): "
+                     + ", ".join(reads) + ".")
+    notes = [FLAG_WORDS.get(f, f) for f in row["flags"] or []]
+    if notes:
+        lines.append("Notes: " + "; ".join(notes) + ".")
+    if d.why:
+        lines.append(f"Doubt: {d.why}.")
+    return "\n".join(lines)
+
+
+def english_head(text: str) -> str:
+    """The English title's head noun: the word before "of"/"for"/"to" when there is one, else the last word
+    (Director of Staffing → director, Staff Accountant → accountant)."""
+    words = text.lower().replace(",", " ").split()
+    for i, w in enumerate(words):
+        if w in ("of", "for", "to", "in", "at") and i > 0:
+            return words[i - 1]
+    return words[-1] if words else ""
+
+
 def record_specs(df: pl.DataFrame, lang: str) -> list[RecordSpec]:
-    """One record per source title; the ones needing review first, then by source id."""
-    rows = sorted(df.iter_rows(named=True), key=lambda r: (not needs_review(r), r["source_id"]))
+    """One record per source title, in doubt order (worst first), then by source id."""
+    rows = [(doubt(r), r) for r in df.iter_rows(named=True)]
+    rows.sort(key=lambda dr: (-dr[0].score, dr[1]["source_id"]))
     specs = []
-    for row in rows:
-        review = needs_review(row)
+    for d, row in rows:
         occurs = "both" if row["in_queries"] and row["in_corpus"] else ("query" if row["in_queries"] else "corpus")
-        check = (
-            f"verdict: {row['verdict']} · masculine output read as {row['check_masculine']} · "
-            f"feminine output read as {row['check_feminine']} · decided by {row['check_method']}"
-        )
+        confidence = round(1.0 - d.score, 4)
+        metadata = {
+            "source_id": row["source_id"],
+            "severity": d.severity,
+            "doubt": d.score,
+            "verdict": row["verdict"],
+            "needs_review": "yes" if d.severity in ("serious", "check") else "no",
+            "route": route_of(row),
+            "occurs_in": occurs,
+            "english_head": english_head(row["source_text"]),
+            "english_words": sorted(set(row["source_text"].lower().replace(",", " ").split())),
+        }
         if row["flags"]:
-            check += f" · flags: {', '.join(row['flags'])}"
+            metadata["flags"] = sorted(row["flags"])
+        for g in ("masculine", "feminine"):
+            if row[f"title_{g}"] is not None:
+                metadata[f"proposed_{g}"] = row[f"title_{g}"]
+        marking = suggested_marking(row)
         specs.append(RecordSpec(
             id=record_id(lang, row["source_id"]),
             fields={
                 "english": row["source_text"],
-                "template_sentences": _source_text(row),
-                "machine_masculine": row["title_masculine"],
-                "machine_feminine": row["title_feminine"],
-                "check": check,
+                "source": _source_text(row),
+                "titles": _titles(row),
+                "check": _check_text(row, d),
             },
-            metadata={
-                "source_id": row["source_id"],
-                "verdict": row["verdict"],
-                "needs_review": "yes" if review else "no",
-                "occurs_in": occurs,
-                "priority": 0 if review else 1,
-            },
+            metadata=metadata,
             suggestions={
-                "masculine": row["title_masculine"],
-                "feminine": row["title_feminine"],
-                "gender_marking": "neutral" if row["verdict"] == "neutral" else "gendered",
+                "masculine": Suggested(row["title_masculine"], confidence, _form_agent(row, "masculine")),
+                "feminine": Suggested(row["title_feminine"], confidence, _form_agent(row, "feminine")),
+                "gender_marking": Suggested(marking, confidence, "gender check"),
             },
         ))
     return specs

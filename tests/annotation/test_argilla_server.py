@@ -126,16 +126,16 @@ def test_round_trip_push_annotate_pull_rebuild(argilla_env, tmp_path, capsys):
     rui = Annotator(stack, create_annotator(stack, "rui", "round-trip"))
     queue = ana.queue("pt-translations-t1")
     assert len(queue) == n_sources
-    # records the check flagged come first in the annotator's queue, and the verdict is there to filter on
-    order = [r["metadata"]["needs_review"] for r in queue.values()]
-    assert order == sorted(order, key=lambda v: v != "yes") and order[0] == "yes" and "no" in order
-    assert all("verdict" in r["metadata"] for r in queue.values())
-    # The UI sends no sort by default and argilla-server then shuffles each annotator's queue, so "flagged
-    # first" is the sort the guidelines name: metadata priority, ascending.
-    by_priority = ana.pending("pt-translations-t1",
-                              sort=[{"scope": {"entity": "metadata", "metadata_property": "priority"}, "order": "asc"}])
-    needs = [r["metadata"]["needs_review"] for r in by_priority]
-    assert len(needs) == n_sources and needs == sorted(needs, key=lambda v: v != "yes") and needs[0] == "yes"
+    # records are pushed worst first (doubt descending), and the verdict is there to filter on
+    order = [r["metadata"]["doubt"] for r in queue.values()]
+    assert order == sorted(order, reverse=True) and len(set(order)) > 1
+    assert all("verdict" in r["metadata"] and "severity" in r["metadata"] for r in queue.values())
+    # The UI sends no sort by default and argilla-server then shuffles each annotator's queue, so "worst
+    # first" is the sort the guidelines name: metadata doubt, descending.
+    by_doubt = ana.pending("pt-translations-t1",
+                           sort=[{"scope": {"entity": "metadata", "metadata_property": "doubt"}, "order": "desc"}])
+    doubts = [r["metadata"]["doubt"] for r in by_doubt]
+    assert len(doubts) == n_sources and doubts == sorted(doubts, reverse=True)
     # filtering by the check's verdict gives exactly the records with that verdict
     for verdict in {r["metadata"]["verdict"] for r in queue.values()}:
         only = ana.pending("pt-translations-t1", filters=[
@@ -143,7 +143,7 @@ def test_round_trip_push_annotate_pull_rebuild(argilla_env, tmp_path, capsys):
         assert sorted(r["external_id"] for r in only) == sorted(
             k for k, r in queue.items() if r["metadata"]["verdict"] == verdict)
     guidelines = ana.http.get(f"/api/v1/datasets/{ana.dataset_id('pt-translations-t1')}").json()["guidelines"]
-    assert "**Gender marking**" in guidelines and "priority (0 first)" in guidelines  # written into the dataset
+    assert "**Gender marking**" in guidelines and "doubt, descending" in guidelines  # written into the dataset
     questions = ana.http.get(f"/api/v1/datasets/{ana.dataset_id('pt-translations-t1')}/questions").json()["items"]
     marking = next(q for q in questions if q["name"] == "gender_marking")
     assert {o["value"] for o in marking["settings"]["options"]} == {
@@ -152,7 +152,9 @@ def test_round_trip_push_annotate_pull_rebuild(argilla_env, tmp_path, capsys):
     # Baker: the translator's 'padaria' is a bakery; the lexicon layer already made 'padeira' (verdict reinflected,
     # flagged for review); both annotators confirm it and flag the translator's wrong sense -> decided
     assert suggestion_values(ana, baker) == {"masculine": "padeiro", "feminine": "padeira", "gender_marking": "gendered"}
-    assert "Ela é uma padaria." in baker["fields"]["template_sentences"]  # the translator's own output stays visible
+    assert "Ela é uma padaria." in baker["fields"]["source"]  # the translator's own output stays visible
+    assert "(masculine) · padaria (feminine)" in baker["fields"]["titles"].splitlines()[1]
+    assert "· padeira (feminine)" in baker["fields"]["titles"].splitlines()[0]
     for who in (ana, rui):
         who.submit(baker, {"masculine": "padeiro", "feminine": "Padeira ", "gender_marking": "gendered",
                            "flag": "wrong_sense"})

@@ -7,31 +7,104 @@ import pytest
 
 from annotation import AnnotationError
 from annotation.corrections import merge, read_corrections, write_jsonl_atomic
-from annotation.push import RecordSpec
+from annotation.push import RecordSpec, Suggested
 from annotation.relevance import audit_candidates, labelled_source_pairs, pool_candidates, record_specs
 from annotation.translations import read_translations, record_specs as translation_specs
 from eval.testset import read_testset
 from tests.annotation.conftest import write_tiny_testset
 
 
-def test_translation_records_flagged_first_with_suggestions(tmp_path):
+def test_translation_records_in_doubt_order_with_suggestions_from_the_verdict(tmp_path):
     write_tiny_testset(tmp_path)
     specs = translation_specs(read_translations(tmp_path, "pt"), "pt")
-    assert [s.id for s in specs] == [
-        "pt-translation-Attorney", "pt-translation-Baker", "pt-translation-Waiter",  # need review
-        "pt-translation-Data_Analyst", "pt-translation-Lawyer", "pt-translation-Nurse",
+    assert [(s.id, s.metadata["severity"]) for s in specs] == [
+        ("pt-translation-Attorney", "serious"),  # template_not_stripped
+        ("pt-translation-Baker", "check"), ("pt-translation-Waiter", "check"),  # a flag not in the table; a review verdict
+        ("pt-translation-Data_Analyst", "none"), ("pt-translation-Lawyer", "none"), ("pt-translation-Nurse", "none"),
     ]
+    assert [s.metadata["doubt"] for s in specs] == sorted((s.metadata["doubt"] for s in specs), reverse=True)
     baker = specs[1]
-    assert baker.suggestions == {"masculine": "padeiro", "feminine": "padaria", "gender_marking": "gendered"}
-    assert baker.metadata["verdict"] == "needs_review" and baker.metadata["priority"] == 0
-    assert "She is a Baker. → Ela é uma padaria." in baker.fields["template_sentences"]
-    assert specs[3].suggestions["gender_marking"] == "neutral"
+    assert {q: s.value for q, s in baker.suggestions.items()} == {
+        "masculine": "padeiro", "feminine": "padaria", "gender_marking": "gendered"}
+    # every suggestion says who made it and how sure it is (1 - doubt)
+    assert baker.suggestions["feminine"].agent == "MT" and baker.suggestions["feminine"].score == round(1 - baker.metadata["doubt"], 4)
+    assert baker.metadata["flags"] == ["wrong_sense"] and baker.metadata["needs_review"] == "yes"
+    assert "She is a Baker. → Ela é uma padaria." in baker.fields["source"]
+    assert baker.fields["titles"] == ("Proposed: padeiro (masculine) · padaria (feminine)\n"
+                                      "The translation's own: padeiro (masculine) · padaria (feminine)")
+    assert (baker.metadata["proposed_masculine"], baker.metadata["proposed_feminine"]) == ("padeiro", "padaria")
+    assert specs[3].suggestions["gender_marking"].value == "neutral"
+    assert "flags" not in specs[4].metadata  # no flag: no value to filter on
+
+
+def test_marking_suggested_from_the_verdict_and_forms():
+    from annotation.translations import suggested_marking
+
+    def row(verdict, m, f):
+        return {"verdict": verdict, "title_masculine": m, "title_feminine": f}
+
+    assert suggested_marking(row("masculine_only", "bombeiro", None)) == "masculine_only"
+    assert suggested_marking(row("feminine_only", None, "parteira")) == "feminine_only"
+    assert suggested_marking(row("unverified", "pessoal da cozinha", None)) == "masculine_only"
+    assert suggested_marking(row("neutral", "analista", "analista")) == "neutral"
+    assert suggested_marking(row("inflected", "diretor", "diretora")) == "gendered"
+    assert suggested_marking(row("not_a_person", None, None)) is None
+
+
+def test_reinflected_record_shows_the_machines_title_and_what_the_lexicon_changed(tmp_path):
+    from annotation.doubt import doubt
+
+    write_tiny_testset(tmp_path)
+    path = tmp_path / "pt" / "translations.parquet"
+    df = pl.read_parquet(path).with_columns(
+        pl.when(pl.col("source_id") == "Nurse").then(pl.lit("rede de enfermeiro")).otherwise(pl.col("mt_feminine"))
+        .alias("mt_feminine"),
+        pl.when(pl.col("source_id") == "Nurse").then(pl.lit("reinflected")).otherwise(pl.col("verdict")).alias("verdict"),
+        pl.when(pl.col("source_id") == "Nurse").then(pl.lit(["reinflected_feminine"])).otherwise(pl.col("flags"))
+        .alias("flags"))
+    df.write_parquet(path)
+    nurse = next(s for s in translation_specs(read_translations(tmp_path, "pt"), "pt") if s.id.endswith("Nurse"))
+    assert nurse.fields["titles"] == ("Proposed: enfermeiro (masculine) · enfermeira (feminine)\n"
+                                      "The translation's own: enfermeiro (masculine) · rede de enfermeiro (feminine)")
+    assert "The feminine title was changed by the ending rule: 'rede de enfermeiro' → 'enfermeira'." in nurse.fields["check"]
+    assert nurse.suggestions["feminine"].agent == "ending rule" and nurse.suggestions["masculine"].agent == "MT"
+    # routine, lifted by the outputs' word difference: "rede" and "de" have no counterpart, 2 of 3 words
+    d = doubt(df.filter(pl.col("source_id") == "Nurse").row(0, named=True))
+    assert d.severity == "routine" and d.signal == round(2 / 3, 4) and nurse.metadata["doubt"] == round(0.1 + 0.5 * 2 / 3, 4)
+
+
+def test_non_gender_difference_counts_words_that_are_not_inflections():
+    from annotation.doubt import non_gender_difference
+
+    assert non_gender_difference("diretor de contas", "diretora de contas") == 0.0
+    assert non_gender_difference("engenheiro de rede", "rede de engenheiro") == 1 / 3  # same words, other order
+    assert non_gender_difference("padeiro", "padaria") == 1.0  # a bakery is no inflection of a baker
+    assert non_gender_difference("assistente cozinheiro", "cozinheira assistente") == 1 / 2
+    assert non_gender_difference(None, "x") == 0.0
+
+
+def test_severity_order_and_the_alignment_signal():
+    from annotation.doubt import doubt
+
+    base = {"title_masculine": "a", "title_feminine": "b", "mt_masculine": "a", "mt_feminine": None,
+            "route": "reference"}
+    unsure = doubt({**base, "verdict": "inflected", "flags": ["masculine_base"], "alignment_margin": 0.06})
+    sure = doubt({**base, "verdict": "inflected", "flags": ["masculine_base"], "alignment_margin": 0.45})
+    plain = doubt({**base, "verdict": "neutral", "flags": [], "alignment_margin": 0.0})
+    serious = doubt({**base, "verdict": "unverified", "flags": ["untranslated"], "alignment_margin": 0.9})
+    assert (sure.severity, sure.score) == ("routine", 0.1)
+    assert unsure.score == round(0.1 + 0.5 * (1 - 0.06 / 0.3), 4) and "margin 0.06" in unsure.why
+    assert plain.score == 0.6 and serious.score == 0.8  # an unflagged doubt never above a flagged problem
+    assert doubt({**base, "verdict": "unverified", "flags": ["no_feminine_form"], "title_feminine": None,
+                  "alignment_margin": 0.3}).severity == "check"
 
 
 def test_content_hash_changes_with_content_only():
-    a = RecordSpec("r", {"f": "x"}, {"m": 1}, {"q": "y"})
-    assert a.content_hash() == RecordSpec("r", {"f": "x"}, {"m": 1}, {"q": "y"}).content_hash()
-    assert a.content_hash() != RecordSpec("r", {"f": "x"}, {"m": 1}, {"q": "z"}).content_hash()
+    a = RecordSpec("r", {"f": "x"}, {"m": 1}, {"q": Suggested("y", 0.5, "MT")})
+    assert a.content_hash() == RecordSpec("r", {"f": "x"}, {"m": 1}, {"q": Suggested("y", 0.5, "MT")}).content_hash()
+    assert a.content_hash() != RecordSpec("r", {"f": "x"}, {"m": 1}, {"q": Suggested("z", 0.5, "MT")}).content_hash()
+    # a new score or agent is a change to push too
+    assert a.content_hash() != RecordSpec("r", {"f": "x"}, {"m": 1}, {"q": Suggested("y", 0.6, "MT")}).content_hash()
 
 
 def test_missing_translations_file_and_column(tmp_path):
@@ -138,8 +211,8 @@ def test_gender_marking_offers_the_issues_three_values_and_the_file_carries_them
 def test_pull_line_carries_the_marking_and_nulls_unchanged_titles():
     from annotation.pull import PulledRecord, Vote, decide, translation_answers, translation_line
 
-    record = PulledRecord("pt-translation-Midwife", {"machine_masculine": "parteiro", "machine_feminine": "parteira"},
-                          {"source_id": "Midwife"}, [
+    record = PulledRecord("pt-translation-Midwife", {"source": "…"},
+                          {"source_id": "Midwife", "proposed_masculine": "parteiro", "proposed_feminine": "parteira"}, [
                               Vote("ana", {"masculine": "parteiro", "feminine": " Parteira", "gender_marking": "feminine_only"},
                                    "2026-01-01T10:00:00Z"),
                               Vote("rui", {"masculine": "Parteiro", "feminine": "parteira", "gender_marking": "feminine_only"},
@@ -158,3 +231,41 @@ def test_corrections_file_of_another_language_is_refused(tmp_path):
     assert read_corrections(path)[0]["lang"] == "es"
     with pytest.raises(AnnotationError, match=r"pt.jsonl:1: lang 'es' in the corrections file of 'pt'"):
         read_corrections(path, "pt")
+
+
+def test_an_empty_title_box_keeps_the_proposed_title_and_old_datasets_still_pull():
+    from annotation.pull import PulledRecord, Vote, decide, translation_answers, translation_line
+
+    def line(fields, values, metadata=None):
+        record = PulledRecord("pt-translation-Firefighter", fields, {"source_id": "Firefighter", **(metadata or {})},
+                              [Vote("ana", values, "2026-01-01T10:00:00Z")])
+        return translation_line(record, "pt", decide(record, translation_answers)[0])
+
+    proposed = {"proposed_masculine": "bombeiro", "proposed_feminine": "bombeira"}
+    # boxes left empty (no value sent): null, the build keeps its proposed titles
+    empty = line({"source": "…"}, {"gender_marking": "masculine_only"}, proposed)
+    assert (empty["masculine"], empty["feminine"], empty["gender_marking"]) == (None, None, "masculine_only")
+    kept = line({"source": "…"}, {"masculine": "Bombeiro", "feminine": "bombeira civil", "gender_marking": "gendered"},
+                proposed)
+    assert (kept["masculine"], kept["feminine"]) == (None, "bombeira civil")
+    # a dataset pushed with the first layout: its machine_<gender> fields held the proposed titles
+    old = {"template_sentences": "…", "machine_masculine": "bombeiro", "machine_feminine": "bombeira"}
+    assert line(old, {"masculine": "bombeiro", "feminine": "bombeira", "gender_marking": "gendered"})[
+        "masculine"] is None
+
+
+def test_suggestion_agents_are_what_argilla_server_accepts():
+    """argilla-server 2.8 refuses an agent outside ^[a-zA-Z0-9-_:./\\s]*[a-zA-Z0-9][a-zA-Z0-9-_:./\\s]*$ (422)."""
+    import re
+
+    from annotation.translations import _form_agent
+
+    accepted = re.compile(r"^[a-zA-Z0-9\-_:\.\/\s]*[a-zA-Z0-9][a-zA-Z0-9\-_:\.\/\s]*$")
+    row = {"title_masculine": "a", "title_feminine": "b", "mt_masculine": "x", "mt_feminine": "y", "route": "mt",
+           "translator": "bergamot"}
+    for method in ("lexicon:apertium-es-pt+rule:pt-endings+hunspell:pt_BR+pt_PT", "spacy:fr_core_news_sm(agreement)",
+                   "forms:es-doublet", ""):
+        agent = _form_agent({**row, "check_method": method}, "feminine")
+        assert accepted.match(agent), agent
+    assert _form_agent({**row, "check_method": "lexicon:apertium-es-pt+rule:pt-endings+hunspell:pt_BR+pt_PT"},
+                       "feminine") == "lexicon and ending rule and word list"
