@@ -59,14 +59,11 @@ def _rounded(value):
     return value
 
 
-# The figures of a row of the metrics folder: symmetry, MAP per query gender, the gap and its paired test.
-METRICS_ROW = ("AO", "MAP_M", "MAP_F", "MAP_M-MAP_F", "paired_AP_M-AP_F", "paired_AP_M-AP_F_p")
-
-
-def _write_summary(path: Path, summary: dict) -> None:
+def _write_summary(path: Path, summary: dict, row_keys: set[str]) -> None:
     """A .json path: every figure of summary_metrics in one nested file. Any other path: a folder of one small,
     flat file per model and language (the masculine corpus, the paper's main tables), which `dvc metrics show`
-    prints as one readable row each; the folder is replaced whole, so a model dropped from a run leaves no row."""
+    prints as one readable row each, of the figures ``row_keys`` names (``eval.report.metrics_row_keys``); the folder
+    is replaced whole, so a model dropped from a run leaves no row."""
     if path.suffix == ".json":
         _write(path, json.dumps(_rounded(summary), indent=1, sort_keys=True) + "\n")
         return
@@ -80,7 +77,7 @@ def _write_summary(path: Path, summary: dict) -> None:
     for model, languages in summary.items():
         for lang, corpora in languages.items():
             row = corpora.get("masculine") or next(iter(corpora.values()))  # eval.corpora may leave masculine out
-            flat = {key: value for key, value in row.items() if key in METRICS_ROW or key.startswith("RBO(")}
+            flat = {key: value for key, value in row.items() if key in row_keys}
             # A Hugging Face id (org/name) must not become a sub-folder.
             _write(staging / f"{model.replace('/', '--')}.{lang}.json", json.dumps(_rounded(flat), indent=1, sort_keys=True) + "\n")
     if path.exists():
@@ -229,7 +226,7 @@ def write_outputs(docs: list[dict], out: Path, plots, summary, settings=None, *,
     ``tables.md``, the plots and, with ``summary``, the metrics for DVC."""
     from eval.models import model_slug
     from eval.params import EvalSettings
-    from eval.report import summary_metrics, tables_markdown, worst_pairs_markdown, write_plots
+    from eval.report import metrics_row_keys, summary_metrics, tables_markdown, worst_pairs_markdown, write_plots
     from eval.results import write_json
 
     for doc in docs:
@@ -245,7 +242,7 @@ def write_outputs(docs: list[dict], out: Path, plots, summary, settings=None, *,
     _write(out / "tables.md", tables_markdown(docs))
     write_plots(docs, plots or out / "plots")
     if summary:
-        _write_summary(Path(summary), summary_metrics(docs))
+        _write_summary(Path(summary), summary_metrics(docs), metrics_row_keys(docs))
 
 
 def cmd_collect(args: argparse.Namespace) -> int:

@@ -90,6 +90,16 @@ def extra_query_measures(doc: dict) -> list[tuple[str, str]]:
     return []
 
 
+def _gaps(doc: dict) -> list:
+    """The gaps (``eval.measures.Gap``) of a results document, in its order: those of its first corpus block."""
+    from eval.measures import gaps_in
+
+    for block in doc["languages"].values():
+        for corpus in block["corpora"].values():
+            return gaps_in(corpus["parity"])
+    return []
+
+
 def _cell(doc: dict, lang: str, *keys: str) -> dict | None:
     node = doc["languages"].get(lang)
     for k in keys:
@@ -257,23 +267,26 @@ def paper_tables(docs: list[dict]) -> list[Table]:
                 t.rows.append(("model", d["model"]["name"], [_cell(d, lang, "corpora", corpus, section, name, g)
                                                              for lang in langs for g, _ in GENDER_COLUMNS]))
             tables.append(t)
+    gaps = _gaps(docs[0])
     for corpus in ("masculine", "feminine"):
         t = Table(f"parity-{corpus}", f"Parity over {CORPUS_TITLES[corpus]}",
                   "MAP_M − MAP_F is the difference of the MAP figures above (Table 4/5: all masculine vs all feminine "
                   "queries); the paired columns average the masculine minus the feminine query's value over query "
                   "pairs, with a two-sided paired randomisation test (p). Positive: masculine queries served better.",
-                  ["model", "lang", "MAP_M − MAP_F", "paired AP_M − AP_F", "p", "acc@1_M − acc@1_F", "paired acc@1_M − acc@1_F",
-                   "p", "identical top-1", "pairs"])
+                  ["model", "lang",
+                   *(c for g in gaps for c in (f"{g.measure.mean_name}_M − {g.measure.mean_name}_F",
+                                               f"paired {g.measure}_M − {g.measure}_F", "p")),
+                   "identical top-1", "pairs"])
         for d in docs:
             for lang in langs:
                 par = _cell(d, lang, "corpora", corpus, "parity") or {}
                 if not par:
                     continue
                 t.rows.append(("model", d["model"]["name"], [
-                    lang.upper(), par.get("MAP_M-MAP_F"), par.get("paired_AP_M-AP_F"), ("p", par.get("paired_AP_M-AP_F")),
-                    par.get("acc@1_M-acc@1_F"), par.get("paired_acc@1_M-acc@1_F"), ("p", par.get("paired_acc@1_M-acc@1_F")),
+                    lang.upper(),
+                    *(c for g in gaps for c in (par.get(g.difference_key), par.get(g.paired_key), ("p", par.get(g.paired_key)))),
                     _cell(d, lang, "corpora", corpus, "symmetry", "identical_top1"),
-                    str((par.get("paired_AP_M-AP_F") or {}).get("n", "–")),
+                    str(((par.get(gaps[0].paired_key) if gaps else None) or {}).get("n", "–")),
                 ]))
         tables.append(t)
     tables += form_tables(docs)
@@ -427,33 +440,63 @@ def worst_pairs_markdown(doc: dict) -> str:
     return "".join(out)
 
 
+def _gap_summary(gap, corpus_block: dict) -> dict:
+    """A gap's entries of a metrics row. A graded measure's: its mean per query gender (``MAP_F``, ``MAP_M``,
+    ``MAP_N``), the difference, the paired gap and its p; a yes/no measure's (acc@k): the difference and the
+    paired p only, the shape acc@1's entries have had in every published metrics file."""
+    parity, measure = corpus_block["parity"], gap.measure
+    out: dict = {}
+    if not measure.boolean:
+        figures = measure.figures(corpus_block)
+        out.update({f"{measure.mean_name}_{short}": figures[gender]["value"] for gender, short in GENDER_COLUMNS})
+    out[gap.difference_key] = parity[gap.difference_key]["value"]
+    if not measure.boolean:
+        out[gap.paired_key] = parity[gap.paired_key]["value"]
+    out[f"{gap.paired_key}_p"] = parity[gap.paired_key]["p_value"]
+    return out
+
+
 def summary_metrics(docs: list[dict]) -> dict:
-    """Flat key figures per model and language, for `dvc metrics show`."""
+    """Flat key figures per model and language, for `dvc metrics show`: every pair measure's mean, and each gap's
+    entries (``_gap_summary``) with, for a set with extra query forms, each graded gap's form entries."""
+    from eval.measures import gaps_in
+
     out: dict = {}
     for d in docs:
         model = out.setdefault(d["model"]["name"], {})
         for lang, block in d["languages"].items():
             entry = model.setdefault(lang, {})
             for corpus, c in block["corpora"].items():
-                parity = c["parity"]
-                entry[corpus] = {
-                    **{name: fig["value"] for name, fig in c["symmetry"].items()},
-                    "MAP_F": c["MAP"]["feminine"]["value"],
-                    "MAP_M": c["MAP"]["masculine"]["value"],
-                    "MAP_N": c["MAP"]["neutral"]["value"],
-                    "MAP_M-MAP_F": parity["MAP_M-MAP_F"]["value"],
-                    "paired_AP_M-AP_F": parity["paired_AP_M-AP_F"]["value"],
-                    "paired_AP_M-AP_F_p": parity["paired_AP_M-AP_F"]["p_value"],
-                    "acc@1_M-acc@1_F": parity["acc@1_M-acc@1_F"]["value"],
-                    "paired_acc@1_M-acc@1_F_p": parity["paired_acc@1_M-acc@1_F"]["p_value"],
-                }
+                gaps = gaps_in(c["parity"])
+                entry[corpus] = {name: fig["value"] for name, fig in c["symmetry"].items()}
+                for gap in gaps:
+                    entry[corpus].update(_gap_summary(gap, c))
                 for form, f in (c.get("forms") or {}).items():  # only for a set with extra query forms
-                    entry[corpus][f"MAP_{form}"] = f["MAP"]["value"]
-                    for short in ("M", "F"):
-                        gap = f["parity"][f"paired_AP_{form}-AP_{short}"]
-                        entry[corpus][f"paired_AP_{form}-AP_{short}"] = gap["value"]
-                        entry[corpus][f"paired_AP_{form}-AP_{short}_p"] = gap["p_value"]
+                    for gap in (g for g in gaps if not g.measure.boolean):
+                        entry[corpus][f"{gap.measure.mean_name}_{form}"] = gap.measure.figures(f)["value"]
+                        for reference in ("masculine", "feminine"):
+                            key = gap.form_key(form, reference)
+                            entry[corpus][key] = f["parity"][key]["value"]
+                            entry[corpus][f"{key}_p"] = f["parity"][key]["p_value"]
     return out
+
+
+def metrics_row_keys(docs: list[dict]) -> set[str]:
+    """The figures of a row of the DVC metrics folder (one flat file per model and language): the graded pair
+    measures (AO, RBO(p)), and for each graded gap (``Gap(AP)``: not a yes/no one like acc@1's) the means of
+    the masculine and the feminine queries, the difference, the paired gap and its p."""
+    from eval.measures import gaps_in
+
+    keys: set[str] = set()
+    for d in docs:
+        keys.update(pair_measure_names(d))
+        for block in d["languages"].values():
+            for c in block["corpora"].values():
+                for gap in gaps_in(c["parity"]):
+                    if not gap.measure.boolean:
+                        mean = gap.measure.mean_name
+                        keys.update((f"{mean}_M", f"{mean}_F", gap.difference_key, gap.paired_key, f"{gap.paired_key}_p"))
+    return keys
 
 
 def zoomed_limits(values, floor: float | None = None, ceiling: float | None = None, pad: float = 0.08, min_span: float = 0.02):

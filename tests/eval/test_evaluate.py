@@ -146,14 +146,18 @@ def test_settings_reject_bad_parameters():
     with pytest.raises(EvalError, match="eval.self_match: self-match policy"):
         EvalSettings(self_match="ignore")
     with pytest.raises(EvalError, match=r"eval.measures: RBO persistence p must be in \(0, 1\), got 1"):
-        EvalSettings(measures=("AO", "RBO(p=1.0)", "AP", "acc@1"))
+        EvalSettings(measures=("AO", "RBO(p=1.0)", "AP", "acc@1", "Gap(AP)"))
     assert np.isclose(EvalSettings().rbo_p, 0.98)
     with pytest.raises(EvalError, match="acc@k needs a cut-off k >= 1, got 0"):
-        EvalSettings(measures=("AO", "AP", "acc@0", "acc@1"))
-    with pytest.raises(EvalError, match="must include acc@1"):
+        EvalSettings(measures=("AO", "AP", "acc@0", "acc@1", "Gap(AP)"))
+    with pytest.raises(EvalError, match=r"must include Gap\(AP\)"):
         EvalSettings(measures=("AO", "AP", "acc@5"))
+    with pytest.raises(EvalError, match=r"Gap\(acc@1\) needs acc@1 among the measures"):
+        EvalSettings(measures=("AO", "AP", "Gap(AP)", "Gap(acc@1)"))
+    with pytest.raises(EvalError, match="Gap wraps a query measure"):
+        EvalSettings(measures=("AO", "AP", "Gap(AP)", "Gap(AO)"))
     with pytest.raises(EvalError, match="unknown measure 'NDCG'"):
-        EvalSettings(measures=("AO", "AP", "acc@1", "NDCG@10"))
+        EvalSettings(measures=("AO", "AP", "acc@1", "NDCG@10", "Gap(AP)"))
     with pytest.raises(EvalError, match="bootstrap_resamples must be >= 1"):
         EvalSettings(bootstrap_resamples=0)
 
@@ -264,7 +268,7 @@ def test_corrupt_files_and_bad_params_are_clear_errors(tmp_path, small_data):
     for bad, says in (("self_match: ignore", "eval.self_match: self-match policy"),
                       ("bootstrap_resamples: many", "eval.bootstrap_resamples is 'many'; expected an integer"),
                       ("rbo_p: 0.9", "unknown key(s) eval.rbo_p"),
-                      ("measures: [AO, AP]", "eval.measures: measures must include acc@1")):
+                      ("measures: [AO, AP]", "eval.measures: measures must include Gap(AP)")):
         params.write_text(f"eval:\n  {bad}\n")
         r = run_cli("run", "--data", str(small_data), "--lang", "es", "--model", "tfidf-char", "--out", out, "--params", str(params))
         assert r.returncode == 2 and r.stderr.startswith(f"error: {params}: ") and says in r.stderr, r.stderr
@@ -303,7 +307,7 @@ def test_results_document_names_versions_metrics_and_rules(tmp_path, small_data)
     import eval as eval_pkg
 
     (Path(small_data) / "manifest.json").write_text(json.dumps({"version": "2.0.1"}))
-    doc = evaluate(small_data, ["es", "pt"], CharTfidf(), EmbeddingCache(tmp_path / "c"), EvalSettings(measures=("AO", "RBO(p=0.9)", "AP", "acc@1", "identical_top1")), progress=False)
+    doc = evaluate(small_data, ["es", "pt"], CharTfidf(), EmbeddingCache(tmp_path / "c"), EvalSettings(measures=("AO", "RBO(p=0.9)", "AP", "acc@1", "identical_top1", "Gap(AP)", "Gap(acc@1)")), progress=False)
     assert doc["toolkit"]["version"] == eval_pkg.__version__
     import tomllib
 

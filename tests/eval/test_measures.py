@@ -42,13 +42,13 @@ def test_a_bad_measure_name_says_what_is_wrong(bad, says):
 
 
 def test_settings_name_their_measures_and_refuse_repeats():
-    settings = EvalSettings(measures=("AO", "RBO(p=0.900)", "AP", "acc@1"))
-    assert settings.measures == ("AO", "RBO(p=0.9)", "AP", "acc@1") and settings.rbo_name == "RBO(p=0.9)"
+    settings = EvalSettings(measures=("AO", "RBO(p=0.900)", "AP", "acc@1", "Gap( AP)"))
+    assert settings.measures == ("AO", "RBO(p=0.9)", "AP", "acc@1", "Gap(AP)") and settings.rbo_name == "RBO(p=0.9)"
     assert settings.accuracy_k == (1,) and settings.with_measures("acc@1", "acc@10").accuracy_k == (1, 10)
     with pytest.raises(EvalError, match=r"measures \['AO'\] are listed twice"):
-        EvalSettings(measures=("AO", "AO", "AP", "acc@1"))
+        EvalSettings(measures=("AO", "AO", "AP", "acc@1", "Gap(AP)"))
     with pytest.raises(EvalError, match="must include a pair measure"):
-        EvalSettings(measures=("AP", "acc@1"))
+        EvalSettings(measures=("AP", "acc@1", "Gap(AP)"))
 
 
 @pytest.fixture
@@ -74,7 +74,7 @@ def test_a_new_measure_is_one_class_and_one_params_line(tmp_path, reciprocal_ran
     data = tmp_path / "data"
     write_testset(make_testset("pt"), data)
     params = tmp_path / "params.yaml"
-    params.write_text("eval:\n  measures: [AO, RBO(p=0.98), AP, acc@1, acc@5, acc@10, identical_top1, RR]\n", encoding="utf-8")
+    params.write_text("eval:\n  measures: [AO, RBO(p=0.98), AP, acc@1, acc@5, acc@10, identical_top1, Gap(AP), Gap(acc@1), RR]\n", encoding="utf-8")
     settings = read_eval_settings(params)
     doc = evaluate(data, ["pt"], CharTfidf(), EmbeddingCache(tmp_path / "c"), settings, progress=False)
     block = doc["languages"]["pt"]
