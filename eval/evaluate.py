@@ -34,7 +34,7 @@ from eval.errors import EvalError
 from eval.measures import PairRankings, QueryRankings, RankBiasedOverlap
 from eval.memory import release_freed_memory
 from eval.metrics import first_hit_positions
-from eval.models import EmbeddingCache, EmbeddingModel
+from eval.models import EmbeddingCache, EmbeddingModel, check_model
 from eval.params import EvalSettings
 from eval.results import LanguageResult, ResultRows, RunResult
 from eval.relevance import BlockRelevance, block_relevant_columns, rows_of
@@ -354,16 +354,17 @@ def _embed(ts: TestSet, model: EmbeddingModel, cache: EmbeddingCache, timing: Ti
 
     The queries' embeddings are not held for all queries at once: a cached model's are encoded once into the
     cache and read back per block; tfidf-char encodes a block's texts when asked (its vectors are row by row, the
-    same whatever the other rows). A model that is neither is encoded whole, as before."""
+    same whatever the other rows). A model that is neither is encoded whole, as before. The model's declared
+    capabilities (``fits_corpus``, ``cacheable``, ``sparse``: the ``EmbeddingModel`` protocol) choose the way."""
     corpus_texts = ts.corpus["text"].to_list()
     query_texts = ts.queries["text"]  # a Series: the closure below keeps it, and a list of 10^5 strings is 10 MB
     start = time.perf_counter()
-    if hasattr(model, "fit"):
+    if model.fits_corpus:
         model.fit(corpus_texts)
-    cacheable = getattr(model, "cacheable", True)
+    cacheable = model.cacheable
     if cacheable:
         n_q = cache.store(model, query_texts.to_list(), "query", progress=progress)
-    elif hasattr(model, "encode_sparse"):
+    elif model.sparse:
         n_q = query_texts.n_unique()
     else:
         held, n_q = cache.encode(model, query_texts.to_list(), "query", progress=progress)
@@ -371,7 +372,7 @@ def _embed(ts: TestSet, model: EmbeddingModel, cache: EmbeddingCache, timing: Ti
     timing.encode_s += time.perf_counter() - start
     timing.encoded += n_q + n_d
     timing.texts += len(query_texts) + len(corpus_texts)
-    if not cacheable and not hasattr(model, "encode_sparse"):
+    if not cacheable and not model.sparse:
         return (lambda rows: held[rows]), d
 
     def query_vectors(rows: np.ndarray):
@@ -630,6 +631,7 @@ def evaluate_language(
 ) -> tuple[dict, Timing]:
     """All figures for one language; also per-query and per-pair rows (for audits) and the worst pairs."""
     corpora = settings.corpora
+    check_model(model)
     _check_testset(ts, corpora)
     timing = Timing()
     start = time.perf_counter()

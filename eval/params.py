@@ -30,6 +30,8 @@ from eval.ranking import SELF_MATCH_RULES, TIE_BREAK, check_policy
 
 __all__ = ["EvalSettings", "AuditSettings", "read_eval_settings", "read_audit_settings"]
 
+# The models scored when params.yaml names none: the paper's model, a small multilingual e5 and the lexical
+# floor (eval/models.py declares each).
 DEFAULT_MODELS = ("m-use", "m-e5-small-q4", "tfidf-char")
 DEFAULT_CORPORA = ("masculine", "feminine")
 KNOWN_CORPORA = ("masculine", "feminine", "doublet")

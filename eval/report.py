@@ -142,28 +142,26 @@ def paper_map(model_name: str, lang: str) -> tuple[float, float] | None:
     """The paper's Table-4 MAP (feminine, masculine queries) of our model on lang, else None."""
     pack, paper = _pack(lang), paper_model(model_name)
     return pack.paper_table4_map.get(paper) if pack and paper else None
-# Our model names that are the paper's models (the same weights): only these get the paper's values beside
-# them. m-e5-small-q4 is the small e5 quantised, not the paper's multilingual-e5-base: no paper value.
-PAPER_MODEL_OF = {
-    "m-use": "m-use",
-    "intfloat/multilingual-e5-base": "m-e5",
-    "intfloat/multilingual-e5-large": "m-e5-l",
-    "sentence-transformers/paraphrase-multilingual-MiniLM-L12-v2": "minilm",
-    "paraphrase-multilingual-MiniLM-L12-v2": "minilm",
-}
-
-
 def paper_model(name: str) -> str | None:
-    """The paper's name for our model ``name`` when it is the same model, else None."""
-    return PAPER_MODEL_OF.get(name)
+    """The paper's name for our model ``name`` when it is the same weights (its record's ``paper_name``: only these
+    get the paper's values beside them; m-e5-small-q4 is the small e5 quantised, not the paper's
+    multilingual-e5-base), else None."""
+    from eval.models import record_of_result
+
+    record = record_of_result(name)
+    return record.paper_name if record else None
 
 
 # One colour and one marker per model, the same in every eval and audit figure and on the site. The
 # Okabe-Ito colours stay apart for colour-blind readers; the markers differ in shape, not only in size.
 PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#8C564B", "#7F7F7F", "#BCBD22")
 MARKERS = ("o", "^", "s", "X", "v", "P", "D", "*", "h", "<")  # neighbours differ in outline, not only in angle
-# The project's models keep their slot whatever else is plotted with them.
-KNOWN_MODELS = ("m-use", "m-e5-small-q4", "tfidf-char", "all-minilm-l6-v2")
+def _builtin_models() -> tuple[str, ...]:
+    """The project's models, which keep their slot whatever else is plotted with them: the built-in records, in
+    their order."""
+    from eval.models import MODEL_RECORDS
+
+    return tuple(r.name for r in MODEL_RECORDS.values() if r.kind == "builtin")
 
 
 def model_styles(names: list[str]) -> dict[str, dict[str, str]]:
@@ -172,9 +170,10 @@ def model_styles(names: list[str]) -> dict[str, dict[str, str]]:
     import hashlib
 
     slots: dict[str, int] = {}
+    known = _builtin_models()
     for name in dict.fromkeys(names):
-        if name in KNOWN_MODELS:
-            slots[name] = KNOWN_MODELS.index(name)
+        if name in known:
+            slots[name] = known.index(name)
     for name in sorted(set(names) - set(slots)):
         start = int(hashlib.sha256(name.encode("utf-8")).hexdigest()[:8], 16) % len(PALETTE)
         free = [s for s in range(len(PALETTE)) if s not in slots.values()]
