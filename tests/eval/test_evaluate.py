@@ -13,11 +13,11 @@ import pytest
 from eval.errors import EvalError
 from eval.evaluate import EvalSettings, evaluate, evaluate_language
 from eval.metrics import average_overlap, average_precision, rbo
-from eval.models import CharTfidf, EmbeddingCache
+from eval.models import CharTfidf, EmbeddingCache, ModelBase
 from eval import testset
 from eval.testset import read_testset, write_testset
 
-from .conftest import make_testset
+from .testsets import make_testset
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -413,11 +413,12 @@ def test_a_language_without_query_pairs_still_reports(tmp_path):
     assert block["parity"]["paired_AP_M-AP_F"]["p_value"] is None and block["MAP"]["neutral"]["n"] == 1
 
 
-class DenseTfidf:
+class DenseTfidf(ModelBase):
     """tfidf-char giving dense vectors only, so eval and the whole-matrix reference below score with the same
     dense product."""
 
     cacheable = False
+    fits_corpus = True
 
     def __init__(self):
         self._inner = CharTfidf()
@@ -435,7 +436,7 @@ def synthetic_testset(n_units: int = 40, seed: int = 3) -> testset.TestSet:
     """Generated titles with shared syllables (many near and exact score ties), identical masculine and
     feminine forms, a unit with two feminine forms, and merged source ids (self-matches that differ
     between the two forms of a pair)."""
-    from .conftest import items, qrels_for
+    from .testsets import items, qrels_for
 
     rng = np.random.default_rng(seed)
     syllables = ["ad", "vo", "ga", "en", "fer", "mei", "pro", "fes", "sor", "co", "zi", "nhei", "da", "dos"]
@@ -551,7 +552,7 @@ def test_memory_budget_is_validated_where_it_is_set(tmp_path, small_data):
 
 def test_results_json_is_the_same_bytes_on_a_rerun_unless_timing_is_asked(tmp_path):
     """`dvc repro` must leave the tree clean: without --timing two runs on the same set write the same bytes."""
-    from tests.eval.conftest import make_testset
+    from tests.eval.testsets import make_testset
 
     data = tmp_path / "data"
     write_testset(make_testset("pt"), data)
