@@ -142,6 +142,8 @@ def paper_map(model_name: str, lang: str) -> tuple[float, float] | None:
     """The paper's Table-4 MAP (feminine, masculine queries) of our model on lang, else None."""
     pack, paper = _pack(lang), paper_model(model_name)
     return pack.paper_table4_map.get(paper) if pack and paper else None
+
+
 def paper_model(name: str) -> str | None:
     """The paper's name for our model ``name`` when it is the same weights (its record's ``paper_name``: only these
     get the paper's values beside them; m-e5-small-q4 is the small e5 quantised, not the paper's
@@ -156,6 +158,8 @@ def paper_model(name: str) -> str | None:
 # Okabe-Ito colours stay apart for colour-blind readers; the markers differ in shape, not only in size.
 PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#8C564B", "#7F7F7F", "#BCBD22")
 MARKERS = ("o", "^", "s", "X", "v", "P", "D", "*", "h", "<")  # neighbours differ in outline, not only in angle
+
+
 def _builtin_models() -> tuple[str, ...]:
     """The project's models, which keep their slot whatever else is plotted with them: the built-in records, in
     their order."""
