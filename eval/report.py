@@ -303,9 +303,11 @@ EXTRA_FORMS = ("doublet", "neomorpheme")
 def form_tables(docs: list[dict]) -> list[Table]:
     """Per language and corpus variant with extra query forms: the masculine, feminine, doublet and neomorpheme
     queries side by side per model: MAP, acc@1, each graded pair measure against the masculine and the feminine
-    query of the same pair, and the paired AP gaps with their p values (docs/eval.md "Extra query forms")."""
+    query of the same pair, and each graded gap's paired form (AP's, and nDCG@10's when measured) with its p
+    value (docs/eval.md "Extra query forms")."""
     tables = []
     measures = pair_measure_names(docs[0])
+    gaps = [g for g in _gaps(docs[0]) if not g.measure.boolean]
     for lang in _langs(docs):
         corpora = list(dict.fromkeys(c for d in docs for c, block in (_cell(d, lang, "corpora") or {}).items() if block.get("forms")))
         for corpus in corpora:
@@ -316,28 +318,29 @@ def form_tables(docs: list[dict]) -> list[Table]:
                       "the M row's gap vs F is paired AP_M − AP_F. n: queries with a relevant title.",
                       ["model", "form", "MAP", "acc@1",
                        *(f"{m} vs {side}" for side in ("M", "F") for m in measures),
-                       "AP gap vs M", "p", "AP gap vs F", "p", "n"])
+                       *(c for g in gaps for c in (f"{g.measure} gap vs M", "p", f"{g.measure} gap vs F", "p")), "n"])
             for d in docs:
                 block = _cell(d, lang, "corpora", corpus)
                 if not block:
                     continue
                 sym, par = block["symmetry"], block["parity"]
                 for gender, short in (("masculine", "M"), ("feminine", "F")):
-                    gap = par.get("paired_AP_M-AP_F") if short == "M" else None
+                    m_gaps = [par.get(g.paired_key) if short == "M" else None for g in gaps]
                     t.rows.append(("model", d["model"]["name"], [
                         gender, block["MAP"].get(gender), (block.get("accuracy") or {}).get("acc@1", {}).get(gender),
                         *(("–" if side == short else sym.get(m)) for side in ("M", "F") for m in measures),
-                        "–", "–", gap or "–", ("p", gap) if gap else "–",
+                        *(c for gap in m_gaps for c in ("–", "–", gap or "–", ("p", gap) if gap else "–")),
                         str((block["MAP"].get(gender) or {}).get("n", "–"))]))
                 for form in EXTRA_FORMS:
                     f = (block.get("forms") or {}).get(form)
                     if not f:
                         continue
-                    gaps = [f["parity"].get(f"paired_AP_{form}-AP_{side}") for side in ("M", "F")]
+                    pairs = [[f["parity"].get(g.form_key(form, ref)) for ref in ("masculine", "feminine")] for g in gaps]
                     t.rows.append(("model", d["model"]["name"], [
                         form, f.get("MAP"), (f.get("accuracy") or {}).get("acc@1"),
                         *(f["symmetry"].get(f"vs_{side}", {}).get(m) for side in ("M", "F") for m in measures),
-                        gaps[0], ("p", gaps[0]), gaps[1], ("p", gaps[1]), str((f.get("MAP") or {}).get("n", "–"))]))
+                        *(c for vs_m, vs_f in pairs for c in (vs_m, ("p", vs_m), vs_f, ("p", vs_f))),
+                        str((f.get("MAP") or {}).get("n", "–"))]))
             tables.append(t)
     return tables
 

@@ -312,3 +312,29 @@ def test_a_result_stored_before_forms_were_measured_is_rerun(tmp_path, forms_dat
     assert rerun.returncode == 0 and "stored result matches" not in rerun.stdout
     assert "forms" in json.loads(stored.read_text())["figures"]["counts"]
 
+
+
+def test_a_graded_gap_reaches_the_forms_figures_tables_and_metrics(tmp_path, forms_data):
+    """Gap(nDCG@10) listed: each extra form's paired nDCG@10 gap against the masculine and feminine query is in the
+    results (from the per-query values), the forms table (columns after AP's) and the metrics row."""
+    from eval.report import form_tables, summary_metrics
+
+    settings = EvalSettings(bootstrap_resamples=50, permutation_resamples=200).with_measures("nDCG@10", "Gap(nDCG@10)")
+    result, _ = evaluate_language(read_testset(forms_data, "pt"), CharTfidf(), EmbeddingCache(tmp_path / "c"), settings,
+                                  progress=False)
+    block = result["corpora"]["masculine"]
+    rows = {r["query_id"]: r for r in result["per_query"] if r["corpus"] == "masculine"}
+    pairs = [r for r in result["per_form_pair"] if r["corpus"] == "masculine" and r["form"] == "doublet"
+             and r["reference"] == "masculine"]
+    diffs = [rows[p["form_id"]]["nDCG@10"] - rows[p["reference_id"]]["nDCG@10"] for p in pairs
+             if rows[p["form_id"]]["nDCG@10"] is not None and rows[p["reference_id"]]["nDCG@10"] is not None]
+    gap = block["forms"]["doublet"]["parity"]["paired_nDCG@10_doublet-nDCG@10_M"]
+    assert gap["n"] == len(diffs) > 0 and gap["value"] == pytest.approx(np.mean(diffs), abs=1e-12)
+    # as a results document holds it (its rows written as lists)
+    doc = {"model": {"name": "tfidf-char"}, "languages": {"pt": json.loads(json.dumps(result, default=list))}}
+    (table,) = [t for t in form_tables([doc]) if t.anchor == "forms-pt-masculine"]
+    assert table.columns[-9:] == ["AP gap vs M", "p", "AP gap vs F", "p", "nDCG@10 gap vs M", "p", "nDCG@10 gap vs F", "p", "n"]
+    doublet = next(cells for _, _, cells in table.rows if cells[0] == "doublet")
+    assert doublet[-5]["value"] == gap["value"]
+    metrics = summary_metrics([doc])["tfidf-char"]["pt"]["masculine"]
+    assert metrics["paired_nDCG@10_doublet-nDCG@10_M"] == gap["value"] and "nDCG@10_doublet" in metrics
