@@ -5,6 +5,7 @@
   python -m eval compare   put several results files in one set of tables
   python -m eval audit     audit several models at once (docs/audit.md)
   python -m eval report    a static site of results and audit to browse (docs/eval.md)
+  python -m eval models    the declared models (name, how it loads, licence, languages)
 
 Defaults come from the eval: section of params.yaml; flags override them.
 """
@@ -59,14 +60,11 @@ def _rounded(value):
     return value
 
 
-# The figures of a row of the metrics folder: symmetry, MAP per query gender, the gap and its paired test.
-METRICS_ROW = ("AO", "MAP_M", "MAP_F", "MAP_M-MAP_F", "paired_AP_M-AP_F", "paired_AP_M-AP_F_p")
-
-
-def _write_summary(path: Path, summary: dict) -> None:
+def _write_summary(path: Path, summary: dict, row_keys: set[str]) -> None:
     """A .json path: every figure of summary_metrics in one nested file. Any other path: a folder of one small,
     flat file per model and language (the masculine corpus, the paper's main tables), which `dvc metrics show`
-    prints as one readable row each; the folder is replaced whole, so a model dropped from a run leaves no row."""
+    prints as one readable row each, of the figures ``row_keys`` names (``eval.report.metrics_row_keys``); the folder
+    is replaced whole, so a model dropped from a run leaves no row."""
     if path.suffix == ".json":
         _write(path, json.dumps(_rounded(summary), indent=1, sort_keys=True) + "\n")
         return
@@ -80,7 +78,7 @@ def _write_summary(path: Path, summary: dict) -> None:
     for model, languages in summary.items():
         for lang, corpora in languages.items():
             row = corpora.get("masculine") or next(iter(corpora.values()))  # eval.corpora may leave masculine out
-            flat = {key: value for key, value in row.items() if key in METRICS_ROW or key.startswith("RBO(")}
+            flat = {key: value for key, value in row.items() if key in row_keys}
             # A Hugging Face id (org/name) must not become a sub-folder.
             _write(staging / f"{model.replace('/', '--')}.{lang}.json", json.dumps(_rounded(flat), indent=1, sort_keys=True) + "\n")
     if path.exists():
@@ -152,7 +150,7 @@ def without_timing_result(result):
 def cmd_run(args: argparse.Namespace) -> int:
     from eval.evaluate import evaluate_one, testset_version
     from eval.memory import fix_mmap_threshold
-    from eval.models import EmbeddingCache, load_model
+    from eval.models import EmbeddingCache, load_model, model_record
     from eval.results import RunResult, find_stored
     import polars as pl
 
@@ -184,8 +182,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     for name in settings.models:
         model = load_model(name, device=args.device, workers=args.encode_workers)
         revision = model.meta.revision
+        trained_for = model_record(name).languages
         results = []
         for lang in langs:
+            if trained_for is not None and lang not in trained_for:  # the paper scores mUSE on ca and gl too
+                print(f"note: {name} was not trained on {lang} (its record, eval/models.py: {', '.join(trained_for)}); "
+                      "scored anyway", file=sys.stderr)
             ts = read_testset(data, lang, qrels="stream")
             stored = None if args.force else find_stored(store, model.meta.name, revision, lang)
             # A result stored before the extra forms were measured lacks their figures: rerun it.
@@ -229,7 +231,7 @@ def write_outputs(docs: list[dict], out: Path, plots, summary, settings=None, *,
     ``tables.md``, the plots and, with ``summary``, the metrics for DVC."""
     from eval.models import model_slug
     from eval.params import EvalSettings
-    from eval.report import summary_metrics, tables_markdown, worst_pairs_markdown, write_plots
+    from eval.report import metrics_row_keys, summary_metrics, tables_markdown, worst_pairs_markdown, write_plots
     from eval.results import write_json
 
     for doc in docs:
@@ -245,7 +247,7 @@ def write_outputs(docs: list[dict], out: Path, plots, summary, settings=None, *,
     _write(out / "tables.md", tables_markdown(docs))
     write_plots(docs, plots or out / "plots")
     if summary:
-        _write_summary(Path(summary), summary_metrics(docs))
+        _write_summary(Path(summary), summary_metrics(docs), metrics_row_keys(docs))
 
 
 def cmd_collect(args: argparse.Namespace) -> int:
@@ -392,6 +394,15 @@ def cmd_audit(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_models(args: argparse.Namespace) -> int:
+    """The declared models, one line each (eval/models.py MODEL_RECORDS)."""
+    from eval.models import MODEL_RECORDS
+
+    for record in MODEL_RECORDS.values():
+        print(record.describe())
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m eval", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -465,6 +476,10 @@ def main(argv: list[str] | None = None) -> int:
     audit.add_argument("--cache", help="embedding cache folder (default params eval.cache)")
     audit.add_argument("--quiet", action="store_true", help="no progress bars")
     audit.set_defaults(func=cmd_audit)
+    models = sub.add_parser("models", help="list the declared models: name, how it loads, licence, languages",
+                            description="The models eval/models.py declares (MODEL_RECORDS), one line each; any other "
+                                        "local sentence-transformers folder or Hugging Face id loads too.")
+    models.set_defaults(func=cmd_models)
     args = parser.parse_args(argv)
     try:
         with surviving_closed_stdout():  # `eval run ... | head -1` still writes all of --out

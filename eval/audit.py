@@ -107,8 +107,8 @@ def run_audit(
         texts, sources = query_texts(ts)
         block: dict = {"testset_version": testset["languages"][lang], "corpora": {}}
         for corpus in ("masculine", "feminine"):
-            pm = pair_matrix(before[lang], corpus, settings.k, rbo_name)
-            block["corpora"][corpus] = audit_corpus(pm, texts, settings, rbo_name, sources)
+            pm = pair_matrix(before[lang], corpus, settings.k, eval_settings.measure_objects)
+            block["corpora"][corpus] = audit_corpus(pm, texts, settings, sources)
             forms = form_exclusion(before[lang], corpus, settings)
             if forms:  # a set with extra query forms (doublet, neomorpheme): the pairs each form excludes
                 block["corpora"][corpus]["forms"] = forms

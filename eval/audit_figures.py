@@ -12,7 +12,7 @@ import numpy as np
 from eval.correlation import CORRELATIONS, correlation_with_ci
 from eval.errors import AuditError
 from eval.exclusion import check_tau, exclusion, served
-from eval.pair_matrix import MEASURES, PairMatrix
+from eval.pair_matrix import PairMatrix
 from eval.stats import mean_figure
 
 if TYPE_CHECKING:
@@ -31,17 +31,16 @@ def _share(indicator: np.ndarray, settings: AuditSettings) -> dict:
     return {**_mean(values, settings), "count": int(values.sum())}
 
 
-def audit_corpus(pm: PairMatrix, texts: Mapping[str, str], settings: AuditSettings, rbo_name: str,
+def audit_corpus(pm: PairMatrix, texts: Mapping[str, str], settings: AuditSettings,
                  sources: Mapping[str, list[str]] | None = None) -> dict:
     """Per-pair rows, correlations between models, systemic exclusion (with the rho x tau grid) and the most
     often excluded occupations for one corpus variant."""
     n_models = len(pm.models)
     check_tau(settings.tau, n_models)
-    label = {"1-AO": "1-AO", "1-RBO": f"1-{rbo_name}", "AP_M-AP_F": "AP_M-AP_F"}
     scorable = pm.scorable
 
     correlations: dict[str, list[dict]] = {}
-    for measure in MEASURES:
+    for measure in pm.values:
         values = pm.values[measure]
         rows = ~np.isnan(values).any(axis=1)
         entries = []
@@ -54,7 +53,7 @@ def audit_corpus(pm: PairMatrix, texts: Mapping[str, str], settings: AuditSettin
                         values[rows, a], values[rows, b], method, resamples=settings.bootstrap_resamples,
                         seed=settings.seed, names=names)
                 entries.append(entry)
-        correlations[label[measure]] = entries
+        correlations[measure] = entries
 
     ap_m, ap_f = pm.ap_m[scorable], pm.ap_f[scorable]
     hit_m, hit_f = pm.hit_m[scorable], pm.hit_f[scorable]
@@ -117,7 +116,7 @@ def audit_corpus(pm: PairMatrix, texts: Mapping[str, str], settings: AuditSettin
             "masculine": texts.get(m_id, m_id), "feminine": texts.get(f_id, f_id), "scored": bool(scorable[i]),
             "models": {
                 name: {
-                    **{label[m]: (None if np.isnan(pm.values[m][i, j]) else float(pm.values[m][i, j])) for m in MEASURES},
+                    **{m: (None if np.isnan(v[i, j]) else float(v[i, j])) for m, v in pm.values.items()},
                     **({"served_M": bool(served(pm.hit_m[i, j], pm.ap_m[i, j], settings.rho)),
                         "served_F": bool(served(pm.hit_f[i, j], pm.ap_f[i, j], settings.rho))} if scorable[i] else {}),
                 }
@@ -126,7 +125,7 @@ def audit_corpus(pm: PairMatrix, texts: Mapping[str, str], settings: AuditSettin
         })
 
     mean_asymmetry = {
-        label[m]: {name: _mean(pm.values[m][:, j], settings) for j, name in enumerate(pm.models)} for m in MEASURES
+        m: {name: _mean(v[:, j], settings) for j, name in enumerate(pm.models)} for m, v in pm.values.items()
     }
     return {"pairs": len(pm.pairs), "mean": mean_asymmetry, "correlation": correlations, "exclusion": exclusion_block,
             "most_excluded": most, "per_pair": per_pair}

@@ -7,11 +7,12 @@ For each corpus variant (masculine = masculine + neutral titles, feminine = femi
   query gender;
 - every masculine x feminine query pair (``TestSet.query_pairs``) is ranked over the same items (self-matches
   of either query dropped under ``drop``), and the two rankings give AO, RBO_ext(p) and identical top-1;
-- parity: ``MAP_M-MAP_F`` and ``acc@1_M-acc@1_F``, the differences of the per-gender figures above (all
-  masculine vs all feminine queries with relevant items; interval from resampling each gender's queries),
-  and their paired forms ``paired_AP_M-AP_F`` / ``paired_acc@1_M-acc@1_F``: the mean over query pairs of
-  the masculine minus the feminine query's value, with a two-sided paired randomisation test. The two agree
-  when every gendered query is in exactly one pair and both queries of every pair have relevant items.
+- parity: every gap of ``settings.measures`` (``Gap(X)``, ``eval.measures.Gap``; by default ``Gap(AP)`` and
+  ``Gap(acc@1)``): ``MAP_M-MAP_F``, the difference of the per-gender figures above (all masculine vs all
+  feminine queries with relevant items; interval from resampling each gender's queries), and its paired form
+  ``paired_AP_M-AP_F``: the mean over query pairs of the masculine minus the feminine query's value, with a
+  two-sided paired randomisation test. The two agree when every gendered query is in exactly one pair and
+  both queries of every pair have relevant items.
 
 Every figure is ``{"value", "ci95", "n"}`` with a percentile bootstrap over queries or pairs.
 """
@@ -33,7 +34,7 @@ from eval.errors import EvalError
 from eval.measures import PairRankings, QueryRankings, RankBiasedOverlap
 from eval.memory import release_freed_memory
 from eval.metrics import first_hit_positions
-from eval.models import EmbeddingCache, EmbeddingModel
+from eval.models import EmbeddingCache, EmbeddingModel, check_model
 from eval.params import EvalSettings
 from eval.results import LanguageResult, ResultRows, RunResult
 from eval.relevance import BlockRelevance, block_relevant_columns, rows_of
@@ -353,16 +354,17 @@ def _embed(ts: TestSet, model: EmbeddingModel, cache: EmbeddingCache, timing: Ti
 
     The queries' embeddings are not held for all queries at once: a cached model's are encoded once into the
     cache and read back per block; tfidf-char encodes a block's texts when asked (its vectors are row by row, the
-    same whatever the other rows). A model that is neither is encoded whole, as before."""
+    same whatever the other rows). A model that is neither is encoded whole, as before. The model's declared
+    capabilities (``fits_corpus``, ``cacheable``, ``sparse``: the ``EmbeddingModel`` protocol) choose the way."""
     corpus_texts = ts.corpus["text"].to_list()
     query_texts = ts.queries["text"]  # a Series: the closure below keeps it, and a list of 10^5 strings is 10 MB
     start = time.perf_counter()
-    if hasattr(model, "fit"):
+    if model.fits_corpus:
         model.fit(corpus_texts)
-    cacheable = getattr(model, "cacheable", True)
+    cacheable = model.cacheable
     if cacheable:
         n_q = cache.store(model, query_texts.to_list(), "query", progress=progress)
-    elif hasattr(model, "encode_sparse"):
+    elif model.sparse:
         n_q = query_texts.n_unique()
     else:
         held, n_q = cache.encode(model, query_texts.to_list(), "query", progress=progress)
@@ -370,7 +372,7 @@ def _embed(ts: TestSet, model: EmbeddingModel, cache: EmbeddingCache, timing: Ti
     timing.encode_s += time.perf_counter() - start
     timing.encoded += n_q + n_d
     timing.texts += len(query_texts) + len(corpus_texts)
-    if not cacheable and not hasattr(model, "encode_sparse"):
+    if not cacheable and not model.sparse:
         return (lambda rows: held[rows]), d
 
     def query_vectors(rows: np.ndarray):
@@ -465,10 +467,18 @@ def _by_gender(values: np.ndarray, qi: QueryIndex, has_relevant: np.ndarray, set
     return {g: _figure(values[(qi.gender == g) & has_relevant], settings) for g in (FEMININE, MASCULINE, NEUTRAL)}
 
 
+def _place(block: dict, measure, figures) -> None:
+    """Put a query measure's figures at its ``location`` in a corpus block."""
+    *parents, last = measure.location
+    for key in parents:
+        block = block.setdefault(key, {})
+    block[last] = figures
+
+
 def corpus_figures(scored: dict, qi: QueryIndex, n_docs: int, settings: EvalSettings) -> dict:
     """The figures of one corpus variant: the pair measures' means (``symmetry``), the query measures' means
-    per query gender (AP's as ``MAP``, the others under their section), and parity on AP and acc@1."""
-    has_relevant, ap, acc1 = scored["has_relevant"], scored["query"]["AP"], scored["query"]["acc@1"]
+    per query gender (AP's as ``MAP``, the others under their section), and every gap (``parity``)."""
+    has_relevant = scored["has_relevant"]
     is_m, is_f, m_idx, f_idx = qi.gender == MASCULINE, qi.gender == FEMININE, qi.m_idx, qi.f_idx
     both_scored = has_relevant[m_idx] & has_relevant[f_idx]
     block: dict = {
@@ -476,24 +486,18 @@ def corpus_figures(scored: dict, qi: QueryIndex, n_docs: int, settings: EvalSett
         "symmetry": {name: _figure(values, settings) for name, values in scored["pair"].items()},
     }
     for m in settings.query_measures:
-        figures = _by_gender(scored["query"][str(m)], qi, has_relevant, settings)
-        if m.section == "MAP":
-            block["MAP"] = figures
-        else:
-            block.setdefault(m.section, {})[str(m)] = figures
-    block["parity"] = {
-        "MAP_M-MAP_F": _difference(ap[is_m & has_relevant], ap[is_f & has_relevant], settings),
-        "acc@1_M-acc@1_F": _difference(acc1[is_m & has_relevant], acc1[is_f & has_relevant], settings),
-        "paired_AP_M-AP_F": _paired(ap[m_idx][both_scored] - ap[f_idx][both_scored], settings),
-        "paired_acc@1_M-acc@1_F": _paired(acc1[m_idx][both_scored] - acc1[f_idx][both_scored], settings),
-    }
+        _place(block, m, _by_gender(scored["query"][str(m)], qi, has_relevant, settings))
+    parity: dict = {}
+    for gap in settings.gaps:  # the differences first, then the paired forms: the order results have held
+        v = scored["query"][str(gap.measure)]
+        parity[gap.difference_key] = _difference(v[is_m & has_relevant], v[is_f & has_relevant], settings)
+    for gap in settings.gaps:
+        v = scored["query"][str(gap.measure)]
+        parity[gap.paired_key] = _paired(v[m_idx][both_scored] - v[f_idx][both_scored], settings)
+    block["parity"] = parity
     # the masculine, feminine and neutral queries (the extra forms count theirs in their own block)
     block["queries_without_relevant"] = int((~has_relevant & (qi.gender != INCLUSIVE)).sum())
     return block
-
-
-def _gap_name(measure: str, form: str, short: str) -> str:
-    return f"paired_{measure}_{form}-{measure}_{short}"
 
 
 def form_figures(scored: dict, qi: QueryIndex, pairs: list[FormPairs], pair_values: list[dict],
@@ -503,8 +507,9 @@ def form_figures(scored: dict, qi: QueryIndex, pairs: list[FormPairs], pair_valu
     - ``symmetry``: ``vs_M`` / ``vs_F``, each pair measure's mean over (form query, masculine / feminine query)
       pairs of one ``pair_id`` (the form's ranking against the gendered form's);
     - ``MAP`` and each other query measure's figure (under its section) over the form's queries with relevant items;
-    - ``parity``: the paired gaps ``paired_AP_<form>-AP_M``, ``paired_AP_<form>-AP_F`` (and acc@1 likewise), the
-      mean over those pairs (both queries with relevant items) with the paired randomisation test.
+    - ``parity``: each gap's paired form against the masculine and the feminine query, ``paired_AP_<form>-AP_M``,
+      ``paired_AP_<form>-AP_F`` (``Gap.form_key``), the mean over those pairs (both queries with relevant items)
+      with the paired randomisation test.
     ``pair_values``: per entry of ``pairs``, its per-pair values of every pair measure."""
     has_relevant = scored["has_relevant"]
     out: dict = {}
@@ -515,11 +520,7 @@ def form_figures(scored: dict, qi: QueryIndex, pairs: list[FormPairs], pair_valu
         block: dict = {"queries": int(rows.sum()), "queries_without_relevant": int((rows & ~has_relevant).sum()),
                        "symmetry": {}}
         for m in settings.query_measures:
-            figure = _figure(scored["query"][str(m)][rows & has_relevant], settings)
-            if m.section == "MAP":
-                block["MAP"] = figure
-            else:
-                block.setdefault(m.section, {})[str(m)] = figure
+            _place(block, m, _figure(scored["query"][str(m)][rows & has_relevant], settings))
         parity: dict = {}
         for p, values in zip(pairs, pair_values):
             if p.form != form:
@@ -527,9 +528,9 @@ def form_figures(scored: dict, qi: QueryIndex, pairs: list[FormPairs], pair_valu
             short = dict(FORM_REFERENCES)[p.reference]
             block["symmetry"][f"vs_{short}"] = {name: _figure(v, settings) for name, v in values.items()}
             both = has_relevant[p.form_idx] & has_relevant[p.reference_idx]
-            for measure in ("AP", "acc@1"):
-                v = scored["query"][measure]
-                parity[_gap_name(measure, form, short)] = _paired(v[p.form_idx][both] - v[p.reference_idx][both], settings)
+            for gap in settings.gaps:
+                v = scored["query"][str(gap.measure)]
+                parity[gap.form_key(form, p.reference)] = _paired(v[p.form_idx][both] - v[p.reference_idx][both], settings)
         block["parity"] = parity
         out[form] = block
     return out
@@ -630,6 +631,7 @@ def evaluate_language(
 ) -> tuple[dict, Timing]:
     """All figures for one language; also per-query and per-pair rows (for audits) and the worst pairs."""
     corpora = settings.corpora
+    check_model(model)
     _check_testset(ts, corpora)
     timing = Timing()
     start = time.perf_counter()

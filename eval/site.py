@@ -389,6 +389,8 @@ def render_page(docs: list[dict], sources: list[str], audit: dict | None, audit_
              "MAP of the feminine vs the masculine queries; below the diagonal the feminine queries are served worse. "
              "Hollow markers: the paper's Table 4 for the same model."),
         *(table_html(tables[a], styles) for a in ("table-4", "table-5")),
+        # the query measures beyond AP and acc@k (nDCG@10, a newcomer's), each in its own tables
+        *(table_html(t, styles) for a, t in tables.items() if a.startswith("measure-")),
         '<h2 id="parity">Parity: the paired gap and its test</h2>',
         _img("gap.png", "paired AP gap per language and model",
              "Mean over query pairs of AP_M − AP_F with its 95% interval and the paired randomisation test's p (bold below 0.05)."),

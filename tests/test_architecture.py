@@ -115,3 +115,28 @@ def test_the_format_module_and_eval_package_stay_light():
             " & {m.split('.')[0] for m in sys.modules}; print(sorted(heavy))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=True)
     assert done.stdout.strip() == "[]", done.stdout
+
+
+# Inside eval (docs/architecture.md, "A measure", "A model"): measures are pure functions of rankings, declared in
+# one module over eval.metrics; models are records and a protocol that know nothing of measures or results; the
+# modules that read results (tables, metrics rows, site, audit figures) find every figure through the measures
+# and never rank anything themselves.
+EVAL_LAYERS = {
+    "eval.metrics": (),
+    "eval.measures": ("eval.metrics", "eval.errors"),
+    "eval.models": ("eval.errors",),
+}
+RESULT_READERS = ("eval.report", "eval.site", "eval.audit_report", "eval.pair_matrix", "eval.audit_figures",
+                  "eval.mitigation_effect")
+
+
+def test_eval_measures_and_models_stand_alone_and_readers_rank_nothing():
+    def allowed(module: str, name: str) -> bool:
+        if module in EVAL_LAYERS:
+            return name == module or any(is_in(name, ok) for ok in EVAL_LAYERS[module]) or name == "eval"
+        if module in RESULT_READERS:
+            return not any(is_in(name, m) for m in ("eval.evaluate", "eval.ranking", "eval.relevance"))
+        return True
+
+    bad = violations(allowed)
+    assert bad == [], "eval's measures and models import only their own ground; readers of results rank nothing:\n" + "\n".join(bad)

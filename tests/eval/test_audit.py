@@ -168,14 +168,14 @@ def _matrix() -> PairMatrix:
     asym = np.array([[0.1, 0.2, 0.3], [0.2, 0.1, 0.3], [0.3, 0.4, 0.3], [0.4, 0.3, 0.3]])
     keys = [(f"p{i}", f"m{i}", f"f{i}") for i in range(4)]
     return PairMatrix("masculine", ["never-fails", "b", "c"], keys,
-                      {"1-AO": asym, "1-RBO": asym * 2, "AP_M-AP_F": ap_m - ap_f}, ap_m, ap_f, ones, ones)
+                      {"1-AO": asym, "1-RBO(p=0.98)": asym * 2, "AP_M-AP_F": ap_m - ap_f}, ap_m, ap_f, ones, ones)
 
 
 def test_audit_corpus_hand_computed():
     pm = _matrix()
     texts = {f"m{i}": f"masc{i}" for i in range(4)} | {f"f{i}": f"fem{i}" for i in range(4)}
     settings = AuditSettings(k=10, rho=0.1, tau=2, rho_grid=(0.0, 0.1, 0.6), bootstrap_resamples=200)
-    out = audit_corpus(pm, texts, settings, "RBO(p=0.98)")
+    out = audit_corpus(pm, texts, settings)
     ex = out["exclusion"]
     assert ex["feminine_excluded"]["value"] == 0.25 and ex["feminine_excluded"]["count"] == 1
     assert ex["masculine_excluded"]["value"] == 0.25 and ex["both_failed"]["value"] == 0.25
@@ -197,7 +197,7 @@ def test_audit_corpus_hand_computed():
     assert by_pair[("never-fails", "b")]["pearson"]["value"] == pytest.approx(stats.pearsonr(pm.values["1-AO"][:, 0], pm.values["1-AO"][:, 1])[0])
     assert "1-RBO(p=0.98)" in out["correlation"]
     with pytest.raises(AuditError, match="tau = 5"):
-        audit_corpus(pm, texts, replace(settings, tau=5), "RBO(p=0.98)")
+        audit_corpus(pm, texts, replace(settings, tau=5))
 
 
 # --- real runs ----------------------------------------------------------------------------------------
@@ -208,14 +208,16 @@ def test_pair_matrix_from_real_tfidf_runs(tmp_path, small_data):
     cache = EmbeddingCache(tmp_path / "cache")
     settings = EvalSettings(bootstrap_resamples=100, permutation_resamples=100)
     blocks = {m.meta.name: evaluate_language(ts, m, cache, settings, progress=False)[0] for m in (CharTfidf(), CharTfidf512())}
-    pm = pair_matrix(blocks, "masculine", 10, "RBO(p=0.98)")
+    pm = pair_matrix(blocks, "masculine", 10, settings.measure_objects)
     assert pm.models == ["tfidf-char", "tfidf-char-512"] and len(pm.pairs) == 4
+    # graded pair measures and graded gaps only: identical_top1 and Gap(acc@1) are yes/no
+    assert list(pm.values) == ["1-AO", "1-RBO(p=0.98)", "AP_M-AP_F"]
     rows = {(r["pair_id"], r["m_id"], r["f_id"]): r for r in blocks["tfidf-char"]["per_pair"] if r["corpus"] == "masculine"}
     for i, key in enumerate(pm.pairs):
         assert pm.values["1-AO"][i, 0] == pytest.approx(1 - rows[key]["AO"])
         assert pm.values["AP_M-AP_F"][i, 0] == pytest.approx(rows[key]["AP_M"] - rows[key]["AP_F"])
     with pytest.raises(AuditError, match="acc@3"):
-        pair_matrix(blocks, "masculine", 3, "RBO(p=0.98)")
+        pair_matrix(blocks, "masculine", 3, settings.measure_objects)
 
 
 def test_run_audit_on_inline_sets_writes_tables_and_plots(tmp_path, small_data):

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -15,13 +14,19 @@ from pathlib import Path
 import pytest
 
 PROJECT = Path(__file__).resolve().parents[2]
-ROW = re.compile(r"^\| `?(\d+\.\d+\.\d+)`? \| `(testset@v[0-9.]+)` \| `([0-9a-f]{40})` \|", re.M)
 
 
 def newest_published() -> tuple[str, str]:
-    rows = ROW.findall((PROJECT / "README.md").read_text(encoding="utf-8"))
-    assert rows, "README.md lists no published release"
-    version, _tag, commit = rows[-1]
+    """The newest version of published.json (the machine record ``python -m releases publish`` writes) and the
+    commit that added it there. The README's table of the same is checked against that record by
+    tests/releases/test_published.py; this test reads the record, not the prose."""
+    from releases.anchor import publishing_commit, read_published
+
+    entries = read_published(PROJECT)
+    assert entries, "published.json records no published release"
+    version = entries[-1]["version"]
+    commit = publishing_commit(PROJECT, version)
+    assert commit, f"no commit added {version} to published.json"
     return version, commit
 
 
@@ -49,10 +54,11 @@ def test_tfidf_char_gives_the_stored_figures_of_the_published_release(release, l
                                        capture_output=True, text=True, check=True).stdout)
     settings = read_eval_settings(PROJECT / "params.yaml")
     doc = evaluate(folder, [lang], CharTfidf(), EmbeddingCache(tmp_path / "cache"), settings, progress=False)
-    from eval.__main__ import METRICS_ROW, _rounded  # the metrics file's own row and rounding
-    from eval.report import summary_metrics
+    from eval.__main__ import _rounded  # the metrics file's own rounding
+    from eval.report import metrics_row_keys, summary_metrics
 
     row = summary_metrics([doc])[doc["model"]["name"]][lang]["masculine"]
-    computed = _rounded({k: v for k, v in row.items() if k in METRICS_ROW or k.startswith("RBO(")})
+    computed = _rounded({k: v for k, v in row.items() if k in metrics_row_keys([doc])})
+    assert set(computed) == set(stored), "the metrics row names other figures than the published one"
     assert set(stored) <= set(computed), f"figures missing from the result: {sorted(set(stored) - set(computed))}"
     assert {k: computed[k] for k in stored} == stored

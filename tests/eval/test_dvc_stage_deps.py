@@ -10,7 +10,7 @@ from pathlib import Path
 import yaml
 
 from eval.testset import write_testset
-from tests.eval.conftest import make_testset
+from tests.eval.testsets import make_testset
 from tests.import_trace import imported_files, uncovered
 
 REPO = Path(__file__).resolve().parents[2]

@@ -13,11 +13,11 @@ import pytest
 from eval.errors import EvalError
 from eval.evaluate import EvalSettings, evaluate, evaluate_language
 from eval.metrics import average_overlap, average_precision, rbo
-from eval.models import CharTfidf, EmbeddingCache
+from eval.models import CharTfidf, EmbeddingCache, ModelBase
 from eval import testset
 from eval.testset import read_testset, write_testset
 
-from .conftest import make_testset
+from .testsets import make_testset
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -146,14 +146,18 @@ def test_settings_reject_bad_parameters():
     with pytest.raises(EvalError, match="eval.self_match: self-match policy"):
         EvalSettings(self_match="ignore")
     with pytest.raises(EvalError, match=r"eval.measures: RBO persistence p must be in \(0, 1\), got 1"):
-        EvalSettings(measures=("AO", "RBO(p=1.0)", "AP", "acc@1"))
+        EvalSettings(measures=("AO", "RBO(p=1.0)", "AP", "acc@1", "Gap(AP)"))
     assert np.isclose(EvalSettings().rbo_p, 0.98)
     with pytest.raises(EvalError, match="acc@k needs a cut-off k >= 1, got 0"):
-        EvalSettings(measures=("AO", "AP", "acc@0", "acc@1"))
-    with pytest.raises(EvalError, match="must include acc@1"):
+        EvalSettings(measures=("AO", "AP", "acc@0", "acc@1", "Gap(AP)"))
+    with pytest.raises(EvalError, match=r"must include Gap\(AP\)"):
         EvalSettings(measures=("AO", "AP", "acc@5"))
+    with pytest.raises(EvalError, match=r"Gap\(acc@1\) needs acc@1 among the measures"):
+        EvalSettings(measures=("AO", "AP", "Gap(AP)", "Gap(acc@1)"))
+    with pytest.raises(EvalError, match="Gap wraps a query measure"):
+        EvalSettings(measures=("AO", "AP", "Gap(AP)", "Gap(AO)"))
     with pytest.raises(EvalError, match="unknown measure 'NDCG'"):
-        EvalSettings(measures=("AO", "AP", "acc@1", "NDCG@10"))
+        EvalSettings(measures=("AO", "AP", "acc@1", "NDCG@10", "Gap(AP)"))
     with pytest.raises(EvalError, match="bootstrap_resamples must be >= 1"):
         EvalSettings(bootstrap_resamples=0)
 
@@ -264,7 +268,7 @@ def test_corrupt_files_and_bad_params_are_clear_errors(tmp_path, small_data):
     for bad, says in (("self_match: ignore", "eval.self_match: self-match policy"),
                       ("bootstrap_resamples: many", "eval.bootstrap_resamples is 'many'; expected an integer"),
                       ("rbo_p: 0.9", "unknown key(s) eval.rbo_p"),
-                      ("measures: [AO, AP]", "eval.measures: measures must include acc@1")):
+                      ("measures: [AO, AP]", "eval.measures: measures must include Gap(AP)")):
         params.write_text(f"eval:\n  {bad}\n")
         r = run_cli("run", "--data", str(small_data), "--lang", "es", "--model", "tfidf-char", "--out", out, "--params", str(params))
         assert r.returncode == 2 and r.stderr.startswith(f"error: {params}: ") and says in r.stderr, r.stderr
@@ -303,7 +307,7 @@ def test_results_document_names_versions_metrics_and_rules(tmp_path, small_data)
     import eval as eval_pkg
 
     (Path(small_data) / "manifest.json").write_text(json.dumps({"version": "2.0.1"}))
-    doc = evaluate(small_data, ["es", "pt"], CharTfidf(), EmbeddingCache(tmp_path / "c"), EvalSettings(measures=("AO", "RBO(p=0.9)", "AP", "acc@1", "identical_top1")), progress=False)
+    doc = evaluate(small_data, ["es", "pt"], CharTfidf(), EmbeddingCache(tmp_path / "c"), EvalSettings(measures=("AO", "RBO(p=0.9)", "AP", "acc@1", "identical_top1", "Gap(AP)", "Gap(acc@1)")), progress=False)
     assert doc["toolkit"]["version"] == eval_pkg.__version__
     import tomllib
 
@@ -409,11 +413,12 @@ def test_a_language_without_query_pairs_still_reports(tmp_path):
     assert block["parity"]["paired_AP_M-AP_F"]["p_value"] is None and block["MAP"]["neutral"]["n"] == 1
 
 
-class DenseTfidf:
+class DenseTfidf(ModelBase):
     """tfidf-char giving dense vectors only, so eval and the whole-matrix reference below score with the same
     dense product."""
 
     cacheable = False
+    fits_corpus = True
 
     def __init__(self):
         self._inner = CharTfidf()
@@ -431,7 +436,7 @@ def synthetic_testset(n_units: int = 40, seed: int = 3) -> testset.TestSet:
     """Generated titles with shared syllables (many near and exact score ties), identical masculine and
     feminine forms, a unit with two feminine forms, and merged source ids (self-matches that differ
     between the two forms of a pair)."""
-    from .conftest import items, qrels_for
+    from .testsets import items, qrels_for
 
     rng = np.random.default_rng(seed)
     syllables = ["ad", "vo", "ga", "en", "fer", "mei", "pro", "fes", "sor", "co", "zi", "nhei", "da", "dos"]
@@ -547,7 +552,7 @@ def test_memory_budget_is_validated_where_it_is_set(tmp_path, small_data):
 
 def test_results_json_is_the_same_bytes_on_a_rerun_unless_timing_is_asked(tmp_path):
     """`dvc repro` must leave the tree clean: without --timing two runs on the same set write the same bytes."""
-    from tests.eval.conftest import make_testset
+    from tests.eval.testsets import make_testset
 
     data = tmp_path / "data"
     write_testset(make_testset("pt"), data)

@@ -20,46 +20,11 @@ from eval.params import EvalSettings, read_eval_settings
 from eval.stats import paired_randomization_test
 from eval.testset import ITEM_SCHEMA, TestSet, read_testset, write_testset
 
-from .conftest import PT_CORPUS, PT_QRELS, make_testset, qrels_for
+from .golden import assert_json_close
+from .testsets import EXTRA_CORPUS, forms_testset, make_testset
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURES = Path(__file__).parent / "fixtures"
-
-# (source id, form, text): the Lawyer doublet is written exactly as the masculine query, so its ranking is the
-# masculine ranking; the others are the forms job ads write.
-EXTRA_QUERIES = [
-    ("Lawyer", "doublet", "advogado"),
-    ("Nurse", "doublet", "enfermeiro(a)"),
-    ("Teacher", "doublet", "professor(a)"),
-    ("Cook", "doublet", "cozinheiro(a)"),
-    ("Lawyer", "neomorpheme", "advogade"),
-    ("Nurse", "neomorpheme", "enfermeire"),
-]
-# Doublet corpus items (the build.forms.corpus variant): one per corpus pair that has both forms.
-EXTRA_CORPUS = [(sid, "doublet", f"{m}(a)") for sid, m, f in PT_CORPUS if m != f][:8]
-
-
-def extra_items(rows: list[tuple[str, str, str]], prefix: str) -> pl.DataFrame:
-    return pl.DataFrame([
-        dict(id=f"{form}:{text}", text=text, gender="inclusive", form=form, pair_id=f"{prefix}-{sid}", source_ids=[sid],
-             source_texts=[sid.replace("_", " ")], check_gender="inclusive", check_method=f"forms:pt-{form}",
-             check_ok=True, flags=[], status="machine", provenance="test:1")
-        for sid, form, text in rows], schema=ITEM_SCHEMA)
-
-
-def forms_testset(corpus_doublets: bool = False) -> TestSet:
-    base = make_testset("pt")
-    queries = pl.concat([base.queries, extra_items(EXTRA_QUERIES, "ptq")])
-    corpus = pl.concat([base.corpus, extra_items(EXTRA_CORPUS, "ptc")]) if corpus_doublets else base.corpus
-    return TestSet("pt", queries, corpus, qrels_for(queries, corpus, PT_QRELS), {"lang": "pt"})
-
-
-@pytest.fixture
-def forms_data(tmp_path: Path) -> Path:
-    root = tmp_path / "forms"
-    write_testset(forms_testset(), root)
-    return root
-
 
 def run_cli(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess:
     import os
@@ -186,15 +151,17 @@ def test_extra_forms_leave_the_masculine_and_feminine_figures_as_they_were(tmp_p
     assert "per_form_pair" not in b and "forms" not in b["counts"]
 
 
-def test_a_set_without_extra_forms_gives_the_bytes_of_the_toolkit_before_forms(tmp_path):
+def test_a_set_without_extra_forms_gives_the_result_of_the_toolkit_before_forms(tmp_path):
     """tests/eval/fixtures/language-result-v2-before-forms-tfidf-char-pt.json was written by the toolkit before
-    the extra forms (commit 3fb761a) from this same set (`eval run --data data --model tfidf-char --store-only`)."""
+    the extra forms (commit 3fb761a) from this same set (`eval run --data data --model tfidf-char --store-only`);
+    compared key by key in order, floats to a relative 1e-12 (golden.py says why not byte for byte)."""
     write_testset(make_testset("pt"), tmp_path / "data")
     done = run_cli("run", "--data", "data", "--model", "tfidf-char", "--store", "store", "--store-only",
                    "--cache", "cache", "--quiet", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     (stored,) = (tmp_path / "store").rglob("pt.json")
-    assert stored.read_bytes() == (FIXTURES / "language-result-v2-before-forms-tfidf-char-pt.json").read_bytes()
+    golden = FIXTURES / "language-result-v2-before-forms-tfidf-char-pt.json"
+    assert_json_close(json.loads(stored.read_bytes()), json.loads(golden.read_bytes()))
 
 
 def test_block_scores_give_an_equal_embedding_the_same_scores():
@@ -331,33 +298,6 @@ def test_audit_reports_form_exclusion_across_real_models(tmp_path, forms_data):
     assert "pairs the extra query forms exclude" in audit_markdown(doc)
 
 
-def test_a_release_with_forms_round_trips_into_eval_run(tmp_path, project):
-    """make -> verify -> `eval run` on the release gives the forms figures of `eval run` on the data it was made from."""
-    from releases import make_release, verify_release
-    from tests.releases.conftest import record_data
-
-    from eval.testset import table1_counts
-    from tests.releases.conftest import small_testset
-
-    ts = forms_testset()
-    stats = {**small_testset("pt").stats, "queries": table1_counts(ts.queries), "corpus": table1_counts(ts.corpus),
-             "qrels": ts.qrels.height}
-    write_testset(TestSet("pt", ts.queries, ts.corpus, ts.qrels, stats), project.data)
-    record_data(project)
-    release = project.root / "release"
-    make_release(project.data, "0.1.0", release, project.params)
-    verify_release(release)
-    figures = {}
-    for name, root in (("data", project.data), ("release", release)):
-        done = run_cli("run", "--data", str(root), "--lang", "pt", "--model", "tfidf-char", "--out", str(tmp_path / name),
-                       "--cache", str(tmp_path / "cache"), "--quiet")
-        assert done.returncode == 0, done.stderr
-        (path,) = (tmp_path / name).glob("tfidf-char__*.json")
-        figures[name] = {c: v["forms"] for c, v in json.loads(path.read_text())["languages"]["pt"]["corpora"].items()}
-    assert figures["release"] == figures["data"]
-    assert figures["release"]["masculine"]["doublet"]["symmetry"]["vs_M"]["AO"]["n"] == 4
-
-
 def test_a_result_stored_before_forms_were_measured_is_rerun(tmp_path, forms_data):
     args = ["run", "--data", str(forms_data), "--model", "tfidf-char", "--store", str(tmp_path / "store"), "--store-only",
             "--cache", str(tmp_path / "cache"), "--quiet"]
@@ -373,4 +313,28 @@ def test_a_result_stored_before_forms_were_measured_is_rerun(tmp_path, forms_dat
     assert "forms" in json.loads(stored.read_text())["figures"]["counts"]
 
 
-from tests.releases.conftest import project, project_template  # noqa: E402,F401  (the release fixtures)
+
+def test_a_graded_gap_reaches_the_forms_figures_tables_and_metrics(tmp_path, forms_data):
+    """Gap(nDCG@10) listed: each extra form's paired nDCG@10 gap against the masculine and feminine query is in the
+    results (from the per-query values), the forms table (columns after AP's) and the metrics row."""
+    from eval.report import form_tables, summary_metrics
+
+    settings = EvalSettings(bootstrap_resamples=50, permutation_resamples=200).with_measures("nDCG@10", "Gap(nDCG@10)")
+    result, _ = evaluate_language(read_testset(forms_data, "pt"), CharTfidf(), EmbeddingCache(tmp_path / "c"), settings,
+                                  progress=False)
+    block = result["corpora"]["masculine"]
+    rows = {r["query_id"]: r for r in result["per_query"] if r["corpus"] == "masculine"}
+    pairs = [r for r in result["per_form_pair"] if r["corpus"] == "masculine" and r["form"] == "doublet"
+             and r["reference"] == "masculine"]
+    diffs = [rows[p["form_id"]]["nDCG@10"] - rows[p["reference_id"]]["nDCG@10"] for p in pairs
+             if rows[p["form_id"]]["nDCG@10"] is not None and rows[p["reference_id"]]["nDCG@10"] is not None]
+    gap = block["forms"]["doublet"]["parity"]["paired_nDCG@10_doublet-nDCG@10_M"]
+    assert gap["n"] == len(diffs) > 0 and gap["value"] == pytest.approx(np.mean(diffs), abs=1e-12)
+    # as a results document holds it (its rows written as lists)
+    doc = {"model": {"name": "tfidf-char"}, "languages": {"pt": json.loads(json.dumps(result, default=list))}}
+    (table,) = [t for t in form_tables([doc]) if t.anchor == "forms-pt-masculine"]
+    assert table.columns[-9:] == ["AP gap vs M", "p", "AP gap vs F", "p", "nDCG@10 gap vs M", "p", "nDCG@10 gap vs F", "p", "n"]
+    doublet = next(cells for _, _, cells in table.rows if cells[0] == "doublet")
+    assert doublet[-5]["value"] == gap["value"]
+    metrics = summary_metrics([doc])["tfidf-char"]["pt"]["masculine"]
+    assert metrics["paired_nDCG@10_doublet-nDCG@10_M"] == gap["value"] and "nDCG@10_doublet" in metrics

@@ -16,7 +16,8 @@ from eval.params import EvalSettings, read_eval_settings
 from eval.report import tables_markdown
 from eval.testset import write_testset
 
-from .conftest import make_testset
+from .golden import assert_json_close
+from .testsets import make_testset
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -42,13 +43,13 @@ def test_a_bad_measure_name_says_what_is_wrong(bad, says):
 
 
 def test_settings_name_their_measures_and_refuse_repeats():
-    settings = EvalSettings(measures=("AO", "RBO(p=0.900)", "AP", "acc@1"))
-    assert settings.measures == ("AO", "RBO(p=0.9)", "AP", "acc@1") and settings.rbo_name == "RBO(p=0.9)"
+    settings = EvalSettings(measures=("AO", "RBO(p=0.900)", "AP", "acc@1", "Gap( AP)"))
+    assert settings.measures == ("AO", "RBO(p=0.9)", "AP", "acc@1", "Gap(AP)") and settings.rbo_name == "RBO(p=0.9)"
     assert settings.accuracy_k == (1,) and settings.with_measures("acc@1", "acc@10").accuracy_k == (1, 10)
     with pytest.raises(EvalError, match=r"measures \['AO'\] are listed twice"):
-        EvalSettings(measures=("AO", "AO", "AP", "acc@1"))
+        EvalSettings(measures=("AO", "AO", "AP", "acc@1", "Gap(AP)"))
     with pytest.raises(EvalError, match="must include a pair measure"):
-        EvalSettings(measures=("AP", "acc@1"))
+        EvalSettings(measures=("AP", "acc@1", "Gap(AP)"))
 
 
 @pytest.fixture
@@ -74,7 +75,7 @@ def test_a_new_measure_is_one_class_and_one_params_line(tmp_path, reciprocal_ran
     data = tmp_path / "data"
     write_testset(make_testset("pt"), data)
     params = tmp_path / "params.yaml"
-    params.write_text("eval:\n  measures: [AO, RBO(p=0.98), AP, acc@1, acc@5, acc@10, identical_top1, RR]\n", encoding="utf-8")
+    params.write_text("eval:\n  measures: [AO, RBO(p=0.98), AP, acc@1, acc@5, acc@10, identical_top1, Gap(AP), Gap(acc@1), RR]\n", encoding="utf-8")
     settings = read_eval_settings(params)
     doc = evaluate(data, ["pt"], CharTfidf(), EmbeddingCache(tmp_path / "c"), settings, progress=False)
     block = doc["languages"]["pt"]
@@ -100,7 +101,7 @@ def test_a_new_measure_is_one_class_and_one_params_line(tmp_path, reciprocal_ran
 
 def test_default_measures_give_the_figures_stored_before_they_were_objects(tmp_path):
     """tests/eval/fixtures/results-v1-tfidf-char-small.json was written by `python -m eval run --model tfidf-char`
-    on conftest's pt and es sets before measures were objects (commit 3610dcf)."""
+    on testsets.py's pt and es sets before measures were objects (commit 3610dcf)."""
     data = tmp_path / "data"
     for lang in ("pt", "es"):
         write_testset(make_testset(lang), data)
@@ -120,8 +121,157 @@ def test_default_measures_give_the_figures_stored_before_they_were_objects(tmp_p
         return d
 
     assert doc.pop("schema_version") == 2 and "schema_version" not in stored
-    assert without_digests(doc) == without_digests(stored)
+    assert_json_close(without_digests(doc), without_digests(stored))
     doc["testset"] = stored["testset"]
     for lang, block in doc["languages"].items():
         block["testset_version"] = stored["languages"][lang]["testset_version"]
     assert (FIXTURES / "results-v1-tfidf-char-small.tables.md").read_text(encoding="utf-8") == tables_markdown([doc])
+
+
+def _ranked_block(rng, n_queries=15, n_docs=40, k_max=16):
+    """Queries over one corpus with tied scores (rounded), as eval ranks them, and the ir-measures inputs."""
+    from eval.measures import QueryRankings
+    from eval.metrics import first_hit_positions
+    from eval.ranking import rank_corpus
+
+    doc_ids = [f"d{j:03d}" for j in range(n_docs)]
+    scores = np.round(rng.random((n_queries, n_docs)), 1)
+    relevant = np.zeros((n_queries, n_docs), dtype=bool)
+    for i in range(n_queries - 1):  # the last query has no relevant item: NaN, as AP gives
+        relevant[i, rng.choice(n_docs, size=rng.integers(1, k_max), replace=False)] = True
+    ranking = rank_corpus(scores, doc_ids)
+    hits = np.take_along_axis(relevant, ranking, axis=1)
+    rows, positions = np.nonzero(hits)
+    block = QueryRankings(ranking, relevant, relevant.sum(axis=1), rows, positions,
+                          first_hit_positions(rows, positions, n_queries, n_docs))
+    qrels = {f"q{i}": {doc_ids[j]: 1 for j in np.flatnonzero(relevant[i])} for i in range(n_queries)}
+    run = {f"q{i}": {d: float(scores[i, j]) for j, d in enumerate(doc_ids)} for i in range(n_queries)}
+    return block, qrels, run
+
+
+@pytest.mark.parametrize("k", [1, 3, 10])
+def test_ndcg_equals_ir_measures_with_ties(k):
+    """nDCG@k per query against ir-measures (trec_eval's ndcg_cut), on rankings with many tied scores."""
+    import ir_measures
+
+    block, qrels, run = _ranked_block(np.random.default_rng(11))
+    ours = parse_measure(f"nDCG@{k}").per_query(block)
+    expected = {m.query_id: m.value for m in ir_measures.iter_calc([ir_measures.nDCG @ k], qrels, run)}
+    for i, value in enumerate(ours[:-1]):
+        assert value == pytest.approx(expected[f"q{i}"], abs=1e-12), i
+    assert np.isnan(ours[-1])
+    # not a vacuous match: some queries score 0, some 1 or in between
+    assert np.nanmin(ours) == 0 and 0 < np.nanmax(ours) <= 1 and len(set(ours[:-1].round(12))) > 1
+
+
+def test_a_gap_wraps_any_query_measure():
+    gap = parse_measure("Gap(nDCG@10)")
+    assert str(gap) == "Gap(nDCG@10)" and parse_measure(str(gap)) == gap
+    assert (gap.difference_key, gap.paired_key, gap.pair_key) == (
+        "nDCG@10_M-nDCG@10_F", "paired_nDCG@10_M-nDCG@10_F", "nDCG@10_M-nDCG@10_F")
+    ap = parse_measure("Gap(AP)")  # the keys the results have always had
+    assert (ap.difference_key, ap.paired_key, ap.form_key("doublet", "masculine")) == (
+        "MAP_M-MAP_F", "paired_AP_M-AP_F", "paired_AP_doublet-AP_M")
+    with pytest.raises(EvalError, match="Gap wraps a query measure"):
+        parse_measure("Gap(identical_top1)")
+    with pytest.raises(EvalError, match="unknown measure 'nope'"):
+        parse_measure("Gap(nope)")
+
+
+NDCG_PARAMS = "eval:\n  measures: [AO, RBO(p=0.98), AP, acc@1, acc@5, acc@10, identical_top1, Gap(AP), Gap(acc@1), nDCG@10, Gap(nDCG@10)]\n"
+
+
+def test_ndcg_and_its_gap_are_one_class_and_one_params_line(tmp_path):
+    """nDCG@10 is one class (eval/measures.py) and Gap(nDCG@10) wraps it; one params.yaml line turns both on, and
+    they appear in the results, the tables, the DVC metrics rows, the report site and the audit, with the
+    figures of AP, acc@1, AO and RBO exactly those of a run without them."""
+    import subprocess
+    import sys
+    from dataclasses import replace
+
+    from eval.audit import AuditSettings, run_audit
+    from eval.audit_report import audit_markdown
+    from eval.stats import paired_randomization_test
+
+    repo = Path(__file__).resolve().parents[2]
+    data = tmp_path / "data"
+    for lang in ("pt", "es"):
+        write_testset(make_testset(lang), data)
+    params = tmp_path / "params.yaml"
+    params.write_text(NDCG_PARAMS, encoding="utf-8")
+    settings = read_eval_settings(params)
+    assert [str(g) for g in settings.gaps] == ["Gap(AP)", "Gap(acc@1)", "Gap(nDCG@10)"]
+
+    def cli(*args):
+        done = subprocess.run([sys.executable, "-m", "eval", *args], cwd=repo, capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, done.stderr
+        return done
+
+    runs = {}
+    for name, extra in (("plain", ()), ("ndcg", ("--params", str(params)))):
+        cli("run", "--data", str(data), "--model", "tfidf-char", "--out", str(tmp_path / name), "--cache", str(tmp_path / "c"),
+            "--summary", str(tmp_path / name / "metrics"), "--quiet", *extra)
+        (path,) = (tmp_path / name).glob("tfidf-char__*.json")
+        runs[name] = json.loads(path.read_text(encoding="utf-8"))
+    doc = runs["ndcg"]
+    pt = doc["languages"]["pt"]
+    block = pt["corpora"]["masculine"]
+    # the results: the measure's means per gender and its gap, from the per-query values
+    rows = {r["query_id"]: r for r in pt["per_query"] if r["corpus"] == "masculine"}
+    for gender in ("feminine", "masculine"):
+        values = [r["nDCG@10"] for r in rows.values() if r["gender"] == gender and r["nDCG@10"] is not None]
+        assert block["retrieval"]["nDCG@10"][gender]["value"] == pytest.approx(np.mean(values), abs=1e-12)
+    pairs = [p for p in pt["per_pair"] if p["corpus"] == "masculine"]
+    diffs = np.array([rows[p["m_id"]]["nDCG@10"] - rows[p["f_id"]]["nDCG@10"] for p in pairs
+                      if rows[p["m_id"]]["nDCG@10"] is not None and rows[p["f_id"]]["nDCG@10"] is not None])
+    paired = block["parity"]["paired_nDCG@10_M-nDCG@10_F"]
+    assert paired["n"] == len(diffs) > 0 and paired["value"] == pytest.approx(diffs.mean(), abs=1e-12)
+    assert paired["p_value"] == paired_randomization_test(diffs, resamples=10000, seed=0)
+    assert block["parity"]["nDCG@10_M-nDCG@10_F"]["value"] == pytest.approx(
+        block["retrieval"]["nDCG@10"]["masculine"]["value"] - block["retrieval"]["nDCG@10"]["feminine"]["value"], abs=1e-12)
+    assert "paired_nDCG@10_M-nDCG@10_F" in doc["settings"]["metrics"]
+    # the other figures do not move, nor does the metrics row of a run without nDCG
+    plain = runs["plain"]["languages"]["pt"]["corpora"]["masculine"]
+    for key in ("symmetry", "MAP", "accuracy"):
+        assert block[key] == plain[key]
+    assert {k: v for k, v in block["parity"].items() if "nDCG" not in k} == plain["parity"]
+    # the tables: its own table and the parity table's columns
+    tables = (tmp_path / "ndcg" / "tables.md").read_text(encoding="utf-8")
+    assert "## nDCG@10 over masculine corpora" in tables
+    assert "| nDCG@10_M − nDCG@10_F | paired nDCG@10_M − nDCG@10_F | p |" in tables
+    # the DVC metrics rows: the graded gap's row entries beside AP's, AP's entries unchanged
+    row = json.loads((tmp_path / "ndcg" / "metrics" / "tfidf-char.pt.json").read_text(encoding="utf-8"))
+    plain_row = json.loads((tmp_path / "plain" / "metrics" / "tfidf-char.pt.json").read_text(encoding="utf-8"))
+    assert set(row) - set(plain_row) == {"nDCG@10_M", "nDCG@10_F", "nDCG@10_M-nDCG@10_F", "paired_nDCG@10_M-nDCG@10_F",
+                                         "paired_nDCG@10_M-nDCG@10_F_p"}
+    assert {k: row[k] for k in plain_row} == plain_row
+    assert row["paired_nDCG@10_M-nDCG@10_F"] == round(paired["value"], 4) + 0.0
+    # the report site
+    cli("report", str(tmp_path / "ndcg"), "--out", str(tmp_path / "site"))
+    html = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
+    assert "paired nDCG@10_M − nDCG@10_F" in html and "nDCG@10 over masculine corpora" in html
+    # the audit: the gap's per-pair vector is correlated between models and averaged like AP's
+    class CharTfidf512(CharTfidf):  # a second model for the audit: fewer hash buckets, its own name
+        def __init__(self):
+            super().__init__(dimension=512)
+
+        def _make_meta(self):
+            return replace(super()._make_meta(), name="tfidf-char-512")
+
+    audit, _ = run_audit(data, ["pt"], [CharTfidf(), CharTfidf512()], EmbeddingCache(tmp_path / "c"),
+                         settings.with_measures("acc@10"), AuditSettings(tau=1, bootstrap_resamples=100), mitigation=False,
+                         progress=False)
+    corpus = audit["languages"]["pt"]["corpora"]["masculine"]
+    assert list(corpus["correlation"]) == ["1-AO", "1-RBO(p=0.98)", "AP_M-AP_F", "nDCG@10_M-nDCG@10_F"]
+    first = next(p for p in corpus["per_pair"] if p["scored"])
+    m, f = rows[first["m_id"]]["nDCG@10"], rows[first["f_id"]]["nDCG@10"]
+    assert first["models"]["tfidf-char"]["nDCG@10_M-nDCG@10_F"] == pytest.approx(m - f, abs=1e-12)
+    assert "nDCG@10_M-nDCG@10_F" in audit_markdown(audit)
+
+
+def test_the_golden_comparison_allows_an_ulp_not_a_change():
+    assert_json_close({"a": 0.1 + 0.2, "b": [1, None, "x"]}, {"a": 0.3, "b": [1, None, "x"]})  # 0.30000000000000004
+    for actual, expected in (({"a": 0.3 + 1e-9}, {"a": 0.3}), ({"b": 1, "a": 2}, {"a": 2, "b": 1}),
+                             ({"a": True}, {"a": 1}), ({"a": [1]}, {"a": [1, 2]}), ({"a": None}, {"a": 0.0})):
+        with pytest.raises(AssertionError):
+            assert_json_close(actual, expected)

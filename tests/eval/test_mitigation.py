@@ -12,7 +12,7 @@ from eval.models import CharTfidf, EmbeddingCache
 from eval import testset
 from languages import load
 
-from .conftest import PT_CORPUS, PT_QRELS, PT_QUERIES, items, qrels_for
+from .testsets import PT_CORPUS, PT_QRELS, PT_QUERIES, items, qrels_for
 
 def rule_of(code: str):
     """normalise() with the language's pack, resolved once (as the audit does)."""

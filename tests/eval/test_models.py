@@ -8,7 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from eval.models import CharTfidf, EmbeddingCache, EmbeddingModel, ModelNotFoundError, load_model
+from eval.errors import EvalError
+from eval.models import CharTfidf, EmbeddingCache, EmbeddingModel, ModelBase, ModelNotFoundError, load_model
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -54,8 +55,8 @@ def test_unknown_and_unreachable_models_are_clear_errors(monkeypatch):
         load_model("no-org/no-model")
 
 
-class CountingModel:
-    """A real model (tfidf-char) wrapped to count what reaches encode, and made cacheable."""
+class CountingModel(ModelBase):
+    """A real model (tfidf-char) wrapped to count what reaches encode, and made cacheable (dense, fitted here)."""
 
     def __init__(self):
         self._inner = CharTfidf(dimension=64)
@@ -270,6 +271,88 @@ def test_models_are_declared_records_not_guessed_from_names(tmp_path):
     assert (undeclared.query_prompt, undeclared.passage_prompt) == ("", "") and undeclared.path == str(folder)
     with pytest.raises(ModelNotFoundError, match="unknown model 'no-such-model'"):
         model_record("no-such-model")
+
+
+def test_one_record_per_model_says_how_it_loads_and_what_the_report_shows():
+    """A model's loader, its torch need, the paper's name for it and its report colour all come from its record."""
+    from eval.models import MODEL_RECORDS, record_of_result
+    from eval.report import model_styles, paper_model
+
+    assert isinstance(load_model("tfidf-char"), MODEL_RECORDS["tfidf-char"].load)
+    assert [r.name for r in MODEL_RECORDS.values() if r.torch] == ["all-minilm-l6-v2"]
+    with pytest.raises(EvalError, match="tfidf-char runs on the CPU in one process.*all-minilm-l6-v2"):
+        load_model("tfidf-char", device="cuda")
+    assert paper_model("m-use") == "m-use" and paper_model("m-e5-small-q4") is None
+    assert paper_model("intfloat/multilingual-e5-base") == "m-e5"
+    assert record_of_result("paraphrase-multilingual-MiniLM-L12-v2").paper_name == paper_model(
+        "paraphrase-multilingual-MiniLM-L12-v2") == "minilm"
+    builtin = [r.name for r in MODEL_RECORDS.values() if r.kind == "builtin"]
+    styles = model_styles(list(reversed(builtin)) + ["someone/else"])
+    assert [styles[n]["color"] for n in builtin] == ["#0072B2", "#D55E00", "#009E73", "#CC79A7"]  # fixed slots
+
+
+def test_capabilities_are_declared_in_the_protocol_not_detected():
+    from eval.models import ModelBase, check_model
+
+    assert (CharTfidf.fits_corpus, CharTfidf.cacheable, CharTfidf.sparse) == (True, False, True)
+    assert (ModelBase.fits_corpus, ModelBase.cacheable, ModelBase.sparse) == (False, True, False)
+    assert isinstance(CharTfidf(), EmbeddingModel)
+
+    class Bare:  # meta and encode only: what the protocol asked before capabilities were declared
+        meta = CharTfidf().meta
+
+        def encode(self, texts, role="passage"):
+            return np.ones((len(texts), 4096), dtype=np.float32)
+
+    with pytest.raises(EvalError, match="Bare is not an eval model: it lacks fits_corpus, cacheable, sparse; subclass "
+                                        "eval.models.ModelBase"):
+        check_model(Bare())
+
+    class Adapter(ModelBase, Bare):  # the recipe: subclass ModelBase, set meta, write encode
+        pass
+
+    assert check_model(Adapter()) is not None and isinstance(Adapter(), EmbeddingModel)
+
+    class ClaimsToFit(Adapter):
+        fits_corpus = True
+
+    with pytest.raises(EvalError, match="ClaimsToFit is not an eval model: it lacks fit"):
+        check_model(ClaimsToFit())
+    with pytest.raises(EvalError, match="ClaimsToFit is not an eval model"):  # and eval refuses it before any work
+        from eval.evaluate import evaluate_language
+        from eval.params import EvalSettings
+
+        from .testsets import make_testset
+
+        evaluate_language(make_testset("pt"), ClaimsToFit(), EmbeddingCache("unused"), EvalSettings(), progress=False)
+
+
+def test_the_models_command_lists_each_record_and_a_language_outside_it_is_noted(tmp_path):
+    """`python -m eval models` prints every record with its licence and languages; `eval run` on a language its
+    record does not list says so on stderr (and still scores it, as the paper scores mUSE on ca and gl)."""
+    import dataclasses
+    import subprocess
+    import sys
+
+    from eval.models import MODEL_RECORDS
+    from eval.testset import write_testset
+
+    from .testsets import make_testset
+
+    repo = Path(__file__).resolve().parents[2]
+    listed = subprocess.run([sys.executable, "-m", "eval", "models"], cwd=repo, capture_output=True, text=True, timeout=120)
+    lines = listed.stdout.splitlines()
+    assert listed.returncode == 0 and len(lines) == len(MODEL_RECORDS)
+    for line, record in zip(lines, MODEL_RECORDS.values()):
+        assert line.startswith(f"{record.name}: ") and f"licence {record.licence}" in line
+    assert "trained for ar, de, en, es" in lines[0]
+    write_testset(dataclasses.replace(make_testset("pt"), lang="ca"), tmp_path / "data")
+    done = subprocess.run([sys.executable, "-m", "eval", "run", "--data", str(tmp_path / "data"), "--model", "m-use",
+                           "--out", str(tmp_path / "o"), "--cache", str(tmp_path / "c"), "--quiet"],
+                          cwd=repo, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.startswith("note: m-use was not trained on ca (its record, eval/models.py: ar, de, en, es")
+    assert "m-use ca: masculine corpus AO" in done.stdout
 
 
 def _spoil(db_path: Path, how: dict[int, bytes]) -> None:

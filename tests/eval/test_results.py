@@ -12,7 +12,7 @@ from eval.errors import EvalError
 from eval.results import SCHEMA_VERSION, LanguageResult, RunResult, read_store
 from eval.testset import write_testset
 
-from .conftest import make_testset
+from .testsets import make_testset
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURE = Path(__file__).parent / "fixtures" / "results-v1-tfidf-char-small.json"

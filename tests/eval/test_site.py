@@ -180,7 +180,7 @@ def run_cli(*args: str, **kwargs) -> subprocess.CompletedProcess:
 @pytest.fixture(scope="module")
 def results(tmp_path_factory) -> Path:
     """Real runs of two models on the inline PT and ES sets, and a real audit of them, written by the CLI."""
-    from tests.eval.conftest import make_testset
+    from tests.eval.testsets import make_testset
     from eval.testset import write_testset
 
     tmp = tmp_path_factory.mktemp("site-results")
@@ -440,7 +440,7 @@ def test_report_refuses_a_language_that_is_not_a_code_and_a_string_where_a_numbe
 def test_a_test_set_folder_that_is_not_a_language_code_is_refused(tmp_path):
     from eval.testset import list_languages, write_testset
     from languages import LanguageError, languages_under
-    from tests.eval.conftest import make_testset
+    from tests.eval.testsets import make_testset
 
     data = tmp_path / "data"
     write_testset(make_testset("pt"), data)

@@ -48,7 +48,7 @@ def test_qrels_without_a_relevant_line(tmp_path):
 
     from eval.testset import write_testset
 
-    from .conftest import make_testset
+    from .testsets import make_testset
 
     ts = make_testset("pt")
     write_testset(replace(ts, qrels=ts.qrels.with_columns(relevance=pl.lit(0, dtype=pl.Int64))), tmp_path / "data")
@@ -127,7 +127,7 @@ def test_column_types_against_the_format(tmp_path):
 
     from eval.testset import write_testset
 
-    from .conftest import make_testset
+    from .testsets import make_testset
 
     for column, value in (("text", pl.struct(pl.col("text"))), ("gender", pl.lit(1, dtype=pl.Int32))):
         data = tmp_path / column / "data"
