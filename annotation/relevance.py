@@ -107,7 +107,7 @@ def model_rankings(ts: TestSet, model_names: list[str], depth: int) -> Rankings:
     for name in tqdm(model_names, desc=f"ranking {ts.lang} for the pool", unit="model",
                      disable=None):  # off when stderr is no terminal (a log file, CI)
         model = load_model(name)
-        if hasattr(model, "fit"):  # tfidf-char learns its IDF from the corpus it ranks
+        if model.fits_corpus:  # tfidf-char learns its IDF from the corpus it ranks (a declared capability)
             model.fit(ts.corpus["text"].to_list())
         q_emb = _unit(model.encode(ts.queries["text"].to_list(), role="query"))
         d_emb = _unit(model.encode(ts.corpus["text"].to_list(), role="passage"))
