@@ -1,4 +1,4 @@
-"""``python -m builder {source,translate,postprocess,build,defaults}`` — see README "Building a language".
+"""``python -m builder {source,translate,postprocess,build,defaults,esco}`` — see README "Building a language".
 
 Failure behaviour (docs/failure-behaviour.md): a user's mistake is one ``error:`` line and exit status 2,
 Ctrl-C exits 130, both without a traceback; outputs are replaced whole or not at all.
@@ -198,6 +198,26 @@ def cmd_corrections(args, params) -> None:
               f"{len(found.relevance)} relevance labels")
 
 
+def cmd_esco(args, params) -> None:
+    """An ESCO language (builder/esco.py, docs/esco.md): only when a folder is given; the main job never needs it."""
+    from builder.build import DEFAULT_CACHE_DIR
+    from builder.esco import build_esco, describe_esco
+    from builder.params import load_esco_params
+    from builder.summary import format_table, table1_rows
+
+    esco = load_esco_params(args.params)
+    folder = args.esco or esco.dir
+    if not folder:
+        raise BuildError("no ESCO folder: give --esco DIR (ESCO's CSV download, holding occupations_<lang>.csv) or "
+                         "esco.dir in params.yaml")
+    language = language_for(params, args.lang)
+    stats = build_esco(Path(folder), language, Path(args.out), args.esco_version or esco.version,
+                       args.corpus or esco.corpus, Path(args.cache or DEFAULT_CACHE_DIR) / "lexicon.sqlite")
+    if not args.quiet:
+        print(format_table(table1_rows([stats], [])))
+    print(describe_esco(stats, Path(args.out) / args.lang))
+
+
 def _translator_name(value: str) -> str:
     if not is_translator_name(value):
         raise argparse.ArgumentTypeError(f"{value!r} is not a translator ({', '.join(TRANSLATORS)}) or a chain "
@@ -248,6 +268,17 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--lang", required=True)
     p.add_argument("--corrections", default=None, help="default: corrections/<lang>.jsonl")
     p.set_defaults(func=cmd_corrections)
+    p = sub.add_parser("esco", help="build a test set from ESCO's occupation labels (docs/esco.md)")
+    p.add_argument("--esco", default=None, help="folder of ESCO's CSV download (default: esco.dir in params.yaml)")
+    p.add_argument("--lang", required=True)
+    p.add_argument("--out", default=str(Path("data") / "esco"), help="output root (default: data/esco)")
+    p.add_argument("--esco-version", default=None,
+                   help="ESCO version of the files (default: esco.version, else the folder name's vN.N.N)")
+    p.add_argument("--corpus", choices=("labels", "preferred"), default=None,
+                   help="labels: the occupation's other labels (default); preferred: the notebook's preferred labels")
+    p.add_argument("--cache", default=None, help="cache folder: lexicon.sqlite (default: cache)")
+    p.add_argument("--quiet", action="store_true", help="no table")
+    p.set_defaults(func=cmd_esco)
     p = sub.add_parser("defaults", help="build every params.yaml language offline and print the Table-1 summary")
     common(p, lang=False)
     p.add_argument("--cache", default=None, help="cache folder (default: cache)")

@@ -119,6 +119,28 @@ class BuildParams:
                              f"{', '.join(SELF_MATCH_POLICIES)}")
 
 
+@dataclass(frozen=True)
+class EscoParams:
+    """``esco:``: the ESCO source (builder/esco.py), read by ``python -m builder esco`` alone: the main job and
+    the DVC pipeline never need it."""
+
+    dir: str | None = None  # the folder of ESCO's CSV download; null: only --esco builds
+    version: str | None = None  # null: --esco-version, else the folder name's vN.N.N
+    corpus: str = "labels"  # labels | preferred (builder.esco.CORPUS_DESIGNS)
+
+    def __post_init__(self):
+        if self.corpus not in ("labels", "preferred"):
+            raise ValueError(f"esco.corpus is {self.corpus!r}; expected labels or preferred")
+
+
+def load_esco_params(path: str | Path | None = None) -> EscoParams:
+    p = params_path(path)
+    try:
+        return config.section(EscoParams, config.read_params(p), "esco", where=p)
+    except config.ConfigError as exc:
+        raise BuildError(str(exc)) from None
+
+
 def params_path(path: str | Path | None = None) -> Path:
     """params.yaml given, else the one in the working directory, else the repository's."""
     return config.params_path(path)

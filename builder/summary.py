@@ -21,7 +21,8 @@ def table1_rows(all_stats: list[dict], languages: list[Language]) -> list[list[s
         q, c = st["queries"], st["corpus"]
         source = (f"given translation ({(st.get('alignment') or {}).get('translated_by', '?')})"
                   + (f" + {st['translator']}" if st.get("translator") else "")
-                  if st.get("route") == "reference" else st["translator"])
+                  if st.get("route") == "reference" else f"ESCO {st['esco']['version']}" if st.get("source") == "esco"
+                  else st["translator"])
         rows.append([lang.upper(), f"this build ({source})", str(q["pairs"]), str(q["neutral"]), str(q["titles"]),
                      str(c["pairs"]), str(c["neutral"]), str(c["titles"]), str(c.get("masculine_only", "")),
                      str(c.get("feminine_only", "")), str(c.get("reinflected", "")), str(st["qrels"]),

@@ -1,0 +1,226 @@
+"""ESCO as a second source (builder/esco.py): small occupations files written here in ESCO's CSV layout, built
+with the real gender layers (Apertium's Spanish lexicon, builder/german.py), read back by the test-set reader
+and scored by eval unchanged; bad files are one error line naming the file and line."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+
+from builder.__main__ import main
+from builder.esco import dual_sides
+from eval.testset import read_testset, table1_counts
+
+HEADER = ["conceptType", "conceptUri", "iscoGroup", "preferredLabel", "altLabels", "description"]
+URI = "http://data.europa.eu/esco/occupation/"
+
+# (uuid, preferred label, alternatives): what ESCO writes for Spanish, in miniature.
+SPANISH = [
+    ("aaa1", "director técnico/directora técnica", ["directora técnica", "director técnico", "jefe técnico",
+                                                     "jefa técnica", "gerente técnico"]),
+    ("bbb2", "conductor de autobús/conductora de autobús", ["conductora de autobús", "conductor de autobús",
+                                                             "chófer de autobús", "taxista"]),
+    ("ccc3", "analista de datos", ["especialista en datos"]),
+    ("ddd4", "director de fábrica/firectora de fábrica", ["gerente de fábrica"]),  # ESCO's own typo
+    ("eee5", "comprador/compradora de café", ["comprador de café", "compradora de café", "catador de café",
+                                               "catadora de café"]),
+]
+GERMAN = [
+    ("d1", "Medizinisch-technischer Laborassistent/Medizinisch-technische Laborassistentin",
+     ["MTLA", "Laborant/Laborantin"]),
+    ("d2", "Koch/Köchin", ["Küchenchef/Küchenchefin", "Küchenhilfe"]),
+]
+
+
+def write_occupations(folder: Path, lang: str, rows, header=HEADER) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"occupations_{lang}.csv"
+    with open(path, "w", encoding="utf-8", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(header)
+        for row in rows:
+            if isinstance(row, tuple) and len(row) == 3:
+                uid, preferred, alts = row
+                w.writerow(["Occupation", URI + uid, "1234", preferred, "\n".join(alts), ""][:len(header)])
+            else:
+                w.writerow(row)
+    return path
+
+
+def build(tmp_path: Path, lang: str, rows, *extra: str) -> tuple[int, Path]:
+    esco = tmp_path / "ESCO dataset - v1.2.0 - classification - csv"
+    write_occupations(esco, lang, rows)
+    out = tmp_path / "out"
+    code = main(["esco", "--esco", str(esco), "--lang", lang, "--out", str(out), "--cache", str(tmp_path / "cache"),
+                 "--quiet", *extra])
+    return code, out
+
+
+@pytest.fixture(scope="module")
+def spanish(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("esco-es")
+    code, out = build(tmp, "es", SPANISH)
+    assert code == 0
+    return read_testset(out, "es")
+
+
+def texts(frame, gender):
+    return sorted(frame.filter(frame["gender"] == gender)["text"].to_list())
+
+
+def test_queries_are_the_confirmed_pairs_of_the_preferred_labels(spanish):
+    q = spanish.queries
+    assert texts(q, "masculine") == ["comprador de café", "conductor de autobús", "director técnico"]
+    assert texts(q, "feminine") == ["compradora de café", "conductora de autobús", "directora técnica"]
+    assert texts(q, "neutral") == ["analista de datos"]  # a common-gender preferred label
+    # The typo pair (firectora) is not the masculine's inflection: no query, and the reason is recorded.
+    assert "director de fábrica" not in q["text"].to_list()
+    esco = spanish.stats["esco"]
+    assert esco["dropped"]["query:not_the_inflection"] == 1
+    assert esco["dropped_examples"]["query:not_the_inflection"] == ["director de fábrica/firectora de fábrica"]
+    pairs = spanish.query_pairs()
+    assert pairs.height == 3 and set(pairs["pair_id"]) == {"p:aaa1", "p:bbb2", "p:eee5"}
+
+
+def test_corpus_is_the_other_labels_and_relevance_the_occupation(spanish):
+    c = spanish.corpus
+    assert texts(c, "masculine") == ["catador de café", "jefe técnico"]
+    assert texts(c, "feminine") == ["catadora de café", "jefa técnica"]
+    assert texts(c, "neutral") == ["chófer de autobús", "especialista en datos", "gerente de fábrica", "taxista"]
+    # gerente técnico is gendered (técnico agrees) and ESCO gives no gerente técnica: in neither corpus.
+    assert spanish.stats["esco"]["dropped_examples"]["corpus_label:no_partner"] == ["gerente técnico"]
+    text_of = dict(zip(c["id"], c["text"])) | dict(zip(spanish.queries["id"], spanish.queries["text"]))
+    got = {(text_of[q], text_of[d]) for q, d in spanish.qrels.select("query_id", "doc_id").iter_rows()}
+    by_occupation = {"director técnico": {"jefe técnico", "jefa técnica"},
+                     "directora técnica": {"jefe técnico", "jefa técnica"},
+                     "conductor de autobús": {"chófer de autobús", "taxista"},
+                     "conductora de autobús": {"chófer de autobús", "taxista"},
+                     "comprador de café": {"catador de café", "catadora de café"},
+                     "compradora de café": {"catador de café", "catadora de café"},
+                     "analista de datos": {"especialista en datos"}}
+    assert got == {(q, d) for q, docs in by_occupation.items() for d in docs}
+    # No query text is its own relevant document, and no corpus item shares a source id with a query (eval's
+    # self-match rule would drop it).
+    assert not any(q == d for q, d in got)
+    assert not set(spanish.queries["source_ids"].explode()) & set(c["source_ids"].explode())
+
+
+def test_stats_record_version_checksum_counts_and_licence(spanish, tmp_path):
+    s = spanish.stats
+    assert s["source"] == "esco" and s["esco"]["version"] == "v1.2.0"  # from the download folder's name
+    path = write_occupations(tmp_path, "es", SPANISH)
+    import hashlib
+
+    assert s["esco"]["sha256"] == hashlib.sha256(path.read_bytes()).hexdigest()
+    assert s["queries"] == table1_counts(spanish.queries) and s["corpus"] == table1_counts(spanish.corpus)
+    assert s["queries"]["pairs"] == 3 and s["queries"]["neutral"] == 1 and s["qrels"] == spanish.qrels.height == 13
+    assert "2011/833/EU" in s["esco"]["licence"] and "acknowledged" in s["esco"]["licence"]
+
+
+def test_preferred_design_is_the_notebooks_corpus(tmp_path):
+    code, out = build(tmp_path, "es", SPANISH, "--corpus", "preferred")
+    assert code == 0
+    ts = read_testset(out, "es")
+    assert set(ts.corpus["gender"]) == {"neutral"}
+    assert sorted(ts.corpus["text"]) == sorted(p for _, p, _ in SPANISH)
+    preferred = {uid: p for uid, p, _ in SPANISH}
+    query_source = dict(zip(ts.queries["id"], ts.queries["source_ids"]))
+    doc_text = dict(zip(ts.corpus["id"], ts.corpus["text"]))
+    for q, d in ts.qrels.select("query_id", "doc_id").iter_rows():
+        (uid,) = query_source[q]
+        assert doc_text[d] == preferred[uid]  # its own occupation's preferred label, the dual form holding the query
+    assert ts.qrels.height == ts.queries.height == 7
+
+
+def test_german_pairs_split_the_dual_form(tmp_path):
+    code, out = build(tmp_path, "de", GERMAN)
+    assert code == 0
+    ts = read_testset(out, "de")
+    assert texts(ts.queries, "masculine") == ["koch", "medizinisch-technischer laborassistent"]
+    assert texts(ts.queries, "feminine") == ["köchin", "medizinisch-technische laborassistentin"]
+    assert texts(ts.corpus, "masculine") == ["küchenchef", "laborant"]
+    assert texts(ts.corpus, "neutral") == ["küchenhilfe"]
+    assert ts.stats["gender_layer"]["module"] == "builder/german.py"
+
+
+@pytest.mark.parametrize("label, sides", [
+    ("director técnico/directora técnica", ["director técnico", "directora técnica"]),
+    ("comprador/compradora de café verde", ["comprador de café verde", "compradora de café verde"]),
+    ("juez/juez", ["juez"]),
+    ("a b/c d/a b", ["a b", "c d"]),
+    ("analista", ["analista"]),
+])
+def test_dual_sides(label, sides):
+    assert dual_sides(label) == (sides, None)
+    assert dual_sides("x/y/z") == ([], "more_than_two_sides")
+
+
+def test_eval_scores_an_esco_set_unchanged(tmp_path):
+    from eval.__main__ import main as eval_main
+
+    code, out = build(tmp_path, "es", SPANISH)
+    assert code == 0
+    assert eval_main(["run", "--data", str(out), "--model", "tfidf-char", "--out", str(tmp_path / "runs"),
+                      "--cache", str(tmp_path / "emb"), "--quiet"]) == 0
+    doc = json.loads(next((tmp_path / "runs").glob("tfidf-char__*.json")).read_text())
+    masculine = doc["languages"]["es"]["corpora"]["masculine"]
+    assert masculine["symmetry"]["RBO(p=0.98)"]["n"] == 3  # the three confirmed pairs
+    assert masculine["queries_without_relevant"] == 0
+
+
+BAD = [
+    ("missing column", lambda p: write_occupations(p, "es", [("a1", "juez/jueza", [])],
+                                                   header=["conceptType", "conceptUri", "iscoGroup", "preferredLabel"]),
+     ":1: missing column(s) altLabels"),
+    ("duplicate uri", lambda p: write_occupations(p, "es", [("a1", "juez/jueza", ["magistrado\nmagistrada"]),
+                                                            ("a1", "director técnico/directora técnica", [])]),
+     ":4: conceptUri http://data.europa.eu/esco/occupation/a1 repeats line 2"),
+    ("empty preferred label", lambda p: write_occupations(p, "es", [("a1", "juez/jueza", []), ("a2", "  ", ["x"])]),
+     ":3: empty preferredLabel for http://data.europa.eu/esco/occupation/a2"),
+    ("empty uri", lambda p: write_occupations(p, "es", [["Occupation", "", "1", "juez", "", ""]]),
+     ":2: empty conceptUri"),
+    ("short record", lambda p: write_occupations(p, "es", [["Occupation", URI + "a", "1", "juez"]]),
+     ":2: 4 fields, the header has 6"),
+    ("not utf-8", lambda p: (p.mkdir(parents=True, exist_ok=True),
+                            (p / "occupations_es.csv").write_bytes(",".join(HEADER).encode() + b"\nOccupation,u,1,ju\xe9z,,\n")),
+     ":2: not UTF-8"),
+]
+
+
+@pytest.mark.parametrize("name, make, message", BAD, ids=[b[0] for b in BAD])
+def test_bad_files_are_one_error_line(tmp_path, capsys, name, make, message):
+    esco = tmp_path / "esco-v1.2.0"
+    make(esco)
+    out = tmp_path / "out"
+    code = main(["esco", "--esco", str(esco), "--lang", "es", "--out", str(out), "--cache", str(tmp_path / "c")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2
+    assert len(err) == 1 and err[0].startswith("error: ") and "Traceback" not in err[0]
+    assert f"{esco / 'occupations_es.csv'}{message}" in err[0]
+    assert not (out / "es").exists()  # nothing half-written
+
+
+def test_missing_file_folder_and_version_are_one_error_line(tmp_path, capsys):
+    (tmp_path / "no-version").mkdir()
+    write_occupations(tmp_path / "no-version", "es", SPANISH)
+    for args, expected in (
+            (["--esco", str(tmp_path / "absent")], f"error: {tmp_path / 'absent'}: no such folder"),
+            (["--esco", str(tmp_path / "no-version"), "--lang", "fr"], "occupations_fr.csv: missing"),
+            (["--esco", str(tmp_path / "no-version")], "the ESCO version is not known; give it with --esco-version"),
+            ([], "error: no ESCO folder: give --esco DIR")):
+        lang = [] if "--lang" in args else ["--lang", "es"]
+        assert main(["esco", *args, *lang, "--out", str(tmp_path / "out")]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and expected in err[0], err
+
+
+def test_a_record_after_a_multiline_field_is_named_by_its_own_line(tmp_path, capsys):
+    rows = [("a1", "juez/jueza", ["magistrado", "magistrada", "juez de paz"]), ("a2", "", [])]
+    esco = tmp_path / "v1.0.9"
+    write_occupations(esco, "es", rows)
+    assert main(["esco", "--esco", str(esco), "--lang", "es", "--out", str(tmp_path / "o")]) == 2
+    # line 1 header, lines 2-4 the first record (three alternatives, one per line), line 5 the second
+    assert f"{esco / 'occupations_es.csv'}:5: empty preferredLabel" in capsys.readouterr().err
