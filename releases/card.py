@@ -65,6 +65,14 @@ def _counts(items: pl.DataFrame) -> dict[str, int]:
 def _route_lines(s: dict) -> list[str]:
     """Which titles came from which route (builder/reference.py): the dataset's own translation, the MT route, none."""
     translator = f"`{s.get('translator', 'not recorded')}` version `{s.get('translator_version', 'not recorded')}`"
+    if s.get("source") == "esco":  # builder/esco.py: labels written by people, no translation (docs/esco.md)
+        e = s.get("esco") or {}
+        dropped = e.get("dropped") or {}
+        return [f"- Source: ESCO {e.get('version', '?')} (`{e.get('file', '?')}`, SHA-256 `{e.get('sha256', '?')}`, "
+                f"{e.get('occupations', '?')} occupations): masculine/feminine pairs from the labels ESCO publishes in "
+                f"both forms, each confirmed by the gender layer ({sum(dropped.values())} labels or candidate pairs "
+                f"dropped with a reason); corpus: {e.get('corpus_design_meaning', '?')}. No machine translation.",
+                f"- Licence and attribution: {e.get('licence', 'not recorded')}"]
     if s.get("route") != "reference":
         return [f"- Route: machine translation of every English title with the templates; translator {translator}."]
     a, r = s.get("alignment") or {}, s.get("routes") or {}

@@ -224,3 +224,14 @@ def test_a_record_after_a_multiline_field_is_named_by_its_own_line(tmp_path, cap
     assert main(["esco", "--esco", str(esco), "--lang", "es", "--out", str(tmp_path / "o")]) == 2
     # line 1 header, lines 2-4 the first record (three alternatives, one per line), line 5 the second
     assert f"{esco / 'occupations_es.csv'}:5: empty preferredLabel" in capsys.readouterr().err
+
+
+def test_card_names_the_esco_source_and_its_licence(spanish):
+    from languages import load
+    from releases.card import render_card
+
+    card = render_card("0.1.0", "testset@v0.1.0", [spanish], "0.1.0", {"es": load("es")})
+    section = card.split("### ")[1]
+    assert "Source: ESCO v1.2.0 (`occupations_es.csv`, SHA-256 `" in section and "No machine translation." in section
+    assert "Licence and attribution: ESCO is published by the European Commission" in section
+    assert "2011/833/EU" in section and "Route: machine translation" not in section
