@@ -46,7 +46,8 @@ from eval.ranking import (
     self_match_columns,
 )
 from eval.stats import bootstrap_ci, bootstrap_ci_difference, paired_randomization_test
-from eval.testset import DOUBLET, EXTRA_FORMS, FEMININE, INCLUSIVE, MASCULINE, NEUTRAL, TestSet, testset_version
+from eval.testset import (DOUBLET, EXTRA_FORMS, FEMININE, INCLUSIVE, MASCULINE, NEUTRAL, TestSet, testset_source,
+                           testset_version)
 
 CORPORA = (MASCULINE, FEMININE)
 # The gendered forms an extra form (doublet, neomorpheme) is compared with, and their short names in the keys
@@ -678,6 +679,8 @@ def evaluate_language(
             scored_by_variant[corpus_gender] = split_pairs(scored, len(qi.m_idx), extra_pairs)
             del self_cols, scored  # not held while the next variant builds its own
     result: dict = {"lang": ts.lang, "counts": _counts(ts, qi, extra_pairs, relevance), "corpora": {}}
+    if testset_source(ts.stats):  # a job-title set's result keeps its bytes: only another source is named
+        result["source"] = testset_source(ts.stats)
     per_query: list[pl.DataFrame] = []
     per_pair: list[pl.DataFrame] = []
     per_form_pair: list[pl.DataFrame] = []

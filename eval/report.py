@@ -49,6 +49,28 @@ def _fmt_ci(fig: dict | None, digits: int = 3) -> str:
     return f"{fig['value']:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]"
 
 
+JOB_TITLES = "job-title similarity dataset"
+
+
+def source_of(doc: dict) -> str:
+    """The source a results document scored (``testset_source`` as eval run recorded it per language): ESCO and
+    its version, else the job-title dataset. The paper's values belong beside the job-title figures only."""
+    names = set()
+    for block in doc["languages"].values():
+        src = block.get("source") if isinstance(block, dict) else None
+        names.add(f"{src.get('name', '?').upper()} {src.get('version', '')} ({src.get('corpus_design', '')} corpus)".strip()
+                  if isinstance(src, dict) else JOB_TITLES)
+    return " + ".join(sorted(names))
+
+
+def by_source(docs: list[dict]) -> dict[str, list[dict]]:
+    """The documents per source, the job-title dataset first."""
+    groups: dict[str, list[dict]] = {}
+    for d in docs:
+        groups.setdefault(source_of(d), []).append(d)
+    return dict(sorted(groups.items(), key=lambda kv: (kv[0] != JOB_TITLES, kv[0])))
+
+
 def _langs(docs: list[dict]) -> list[str]:
     return sorted({lang for d in docs for lang in d["languages"]})
 
@@ -239,7 +261,8 @@ def paper_tables(docs: list[dict]) -> list[Table]:
                       ["model"] + [lang.upper() for lang in langs])
             for d in docs:
                 t.rows.append(("model", d["model"]["name"], [_cell(d, lang, "corpora", corpus, "symmetry", metric) for lang in langs]))
-                if (number, metric) == (2, "AO") and paper_model(d["model"]["name"]) in PAPER_TABLE2_MODELS:
+                if (number, metric) == (2, "AO") and paper_model(d["model"]["name"]) in PAPER_TABLE2_MODELS \
+                        and source_of(d) == JOB_TITLES:
                     values = [paper_ao(d["model"]["name"], lang) for lang in langs]
                     t.rows.append(("paper", f"paper: {paper_model(d['model']['name'])} (Table 2)",
                                    [f"{v:.4f}" if v is not None else "–" for v in values]))
@@ -252,7 +275,7 @@ def paper_tables(docs: list[dict]) -> list[Table]:
                   ["model"] + [f"{lang.upper()} {g}" for lang in langs for _, g in GENDER_COLUMNS])
         for d in docs:
             t.rows.append(("model", d["model"]["name"], [_cell(d, lang, "corpora", corpus, "MAP", g) for lang in langs for g, _ in GENDER_COLUMNS]))
-            if number == 4 and paper_model(d["model"]["name"]) in PAPER_TABLE4_MODELS:
+            if number == 4 and paper_model(d["model"]["name"]) in PAPER_TABLE4_MODELS and source_of(d) == JOB_TITLES:
                 cells = []
                 for lang in langs:
                     f, m = paper_map(d["model"]["name"], lang) or (None, None)
@@ -580,7 +603,7 @@ def write_plots(docs: list[dict], folder: str | Path) -> list[Path]:
     written = []
 
     def paper_ao_of(doc, lang):
-        return paper_ao(doc["model"]["name"], lang)
+        return paper_ao(doc["model"]["name"], lang) if source_of(doc) == JOB_TITLES else None
 
     symmetry_measures = pair_measure_names(docs[0])
     fig, axes = plt.subplots(len(symmetry_measures), 2, figsize=(11, 1.5 + 3 * len(symmetry_measures)), sharey="row", squeeze=False)
@@ -606,7 +629,7 @@ def write_plots(docs: list[dict], folder: str | Path) -> list[Path]:
                 m = _figure_point(_cell(d, lang, "corpora", corpus, "MAP", "masculine"))
                 points.append((d["model"]["name"], lang, corpus, f, m))
     paper_points = [(d["model"]["name"], lang, paper_map(d["model"]["name"], lang)) for d in docs for lang in langs
-                    if paper_map(d["model"]["name"], lang) is not None]
+                    if paper_map(d["model"]["name"], lang) is not None and source_of(d) == JOB_TITLES]
     ends = [v - lo for *_, f, m in points for v, lo, _ in (f, m)] + [v + hi for *_, f, m in points for v, _, hi in (f, m)]
     ends += [v for *_, fm in paper_points for v in fm]
     lim = zoomed_limits(ends, 0.0, 1.0)

@@ -9,6 +9,7 @@ holds no time stamp and no absolute path, so the same inputs give the same bytes
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import json
 import re
@@ -25,6 +26,8 @@ from eval.report import (
     load_results,
     model_styles,
     pair_measure_names,
+    JOB_TITLES,
+    by_source,
     paper_tables,
     settings_line,
     write_plots,
@@ -365,9 +368,25 @@ def render_page(docs: list[dict], sources: list[str], audit: dict | None, audit_
                 eval_figures: list[str], audit_figures: list[str]) -> str:
     models = [d["model"]["name"] for d in docs]
     styles = model_styles(models + ([m["name"] for m in audit["models"]] if audit else []))
-    tables = {t.anchor: t for t in paper_tables(docs)}
+    groups = by_source(docs)
+    # One block of tables per source (ESCO beside the job-title sets, docs/esco.md); a page of job-title results
+    # alone is the page it always was.
+    per_source = [(name if len(groups) > 1 or name != JOB_TITLES else None,
+                   {t.anchor: dataclasses.replace(t, anchor=f"{t.anchor}-{i}") if i else t for t in paper_tables(group)})
+                  for i, (name, group) in enumerate(groups.items())]
+    tables = per_source[0][1] if len(per_source) == 1 else {a: t for _, ts in per_source for a, t in ts.items()}
+
+    def blocks(anchors) -> list[str]:
+        out = []
+        for i, (name, ts) in enumerate(per_source):
+            found = [a for a in anchors if a in ts]
+            if name is not None and found:
+                out.append(f'<h3 id="{found[0]}-source-{i}">Source: {_e(name)}</h3>')
+            out += [table_html(ts[a], styles) for a in found]
+        return out
+
     settings = docs[0]["settings"]
-    form_anchors = [a for a in tables if a.startswith("forms-")]
+    form_anchors = list(dict.fromkeys(a for _, ts in per_source for a in ts if a.startswith("forms-")))
     nav = [("symmetry", "Symmetry"), ("map", "MAP"), ("parity", "Parity")] + (
         [("forms", "Query forms")] if form_anchors else []) + [("worst-pairs", "Worst pairs")] + (
         [("audit", "Audit")] if audit else [])
@@ -383,25 +402,25 @@ def render_page(docs: list[dict], sources: list[str], audit: dict | None, audit_
         _img("symmetry.png", "symmetry per language and model",
              "AO (the paper's \"RBO\") and RBO_ext per language and model with 95% bootstrap intervals; hollow markers: the "
              "paper's Table 2 for the same model. Axes zoomed to the data."),
-        *(table_html(tables[a], styles) for a in ("table-2a", "table-2b", "table-3a", "table-3b")),
+        *blocks(["table-2a", "table-2b", "table-3a", "table-3b"]),
         '<h2 id="map">MAP per query gender</h2>',
         _img("map.png", "MAP feminine vs masculine queries",
              "MAP of the feminine vs the masculine queries; below the diagonal the feminine queries are served worse. "
              "Hollow markers: the paper's Table 4 for the same model."),
-        *(table_html(tables[a], styles) for a in ("table-4", "table-5")),
         # the query measures beyond AP and acc@k (nDCG@10, a newcomer's), each in its own tables
-        *(table_html(t, styles) for a, t in tables.items() if a.startswith("measure-")),
+        *blocks(["table-4", "table-5",
+                 *dict.fromkeys(a for _, ts in per_source for a in ts if a.startswith("measure-"))]),
         '<h2 id="parity">Parity: the paired gap and its test</h2>',
         _img("gap.png", "paired AP gap per language and model",
              "Mean over query pairs of AP_M − AP_F with its 95% interval and the paired randomisation test's p (bold below 0.05)."),
-        *(table_html(tables[a], styles) for a in ("parity-masculine", "parity-feminine")),
+        *blocks(["parity-masculine", "parity-feminine"]),
         *(['<h2 id="forms">Query forms: is <i>abogado/a</i> ranked like <i>abogado</i>?</h2>',
            '<p class="note">The extra query forms of the test set (doublet, neomorpheme; docs/forms.md) beside the masculine '
            "and feminine queries of the same occupations.</p>"] if form_anchors else []),
         *([_img("forms.png", "paired AP gap of each extra query form",
                 "Mean over (form, masculine / feminine query) pairs of AP_form − AP_M and AP_form − AP_F with 95% intervals.")]
           if form_anchors and "forms.png" in eval_figures else []),
-        *(table_html(tables[a], styles) for a in form_anchors),
+        *blocks(form_anchors),
         '<h2 id="worst-pairs">Least symmetric pairs, lists side by side</h2>',
         '<p class="legend"><span><span class="rel">bold ✓</span> relevant in the qrels</span>'
         '<span><span class="only">italic †</span> not in the other form\'s list</span></p>',

@@ -614,6 +614,19 @@ def table1_counts(items: pl.DataFrame) -> dict:
     }
 
 
+def testset_source(stats: dict) -> dict | None:
+    """Where a set's titles come from, when it is not the translated job-title dataset: ``{"name", "version",
+    "corpus_design"}`` of ``stats.json``'s ``source`` (``esco``: builder/esco.py, docs/esco.md); None for a
+    job-title set. Results carry it so reports keep the sources apart and set the paper's values beside the
+    job-title figures only."""
+    name = stats.get("source")
+    if not name:
+        return None
+    block = stats.get(name) if isinstance(stats.get(name), dict) else {}
+    return {"name": str(name), "version": str(block.get("version", "")),
+            "corpus_design": str(block.get("corpus_design", ""))}
+
+
 def read_release_version(root: str | Path) -> str | None:
     """The ``version`` of the release manifest at ``root``; None when ``root`` is not a release folder (no
     manifest.json) or the manifest names no version."""

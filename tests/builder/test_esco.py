@@ -235,3 +235,41 @@ def test_card_names_the_esco_source_and_its_licence(spanish):
     assert "Source: ESCO v1.2.0 (`occupations_es.csv`, SHA-256 `" in section and "No machine translation." in section
     assert "Licence and attribution: ESCO is published by the European Commission" in section
     assert "2011/833/EU" in section and "Route: machine translation" not in section
+
+
+def test_results_and_report_keep_the_sources_apart(tmp_path):
+    """eval run records the ESCO source per language; the report gives each source its own tables, and sets the
+    paper's values (measured on job titles) beside the job-title results only."""
+    import re
+
+    from eval.__main__ import main as eval_main
+    from eval.site import build_site
+
+    code, out = build(tmp_path, "es", SPANISH)
+    assert code == 0
+    assert eval_main(["run", "--data", str(out), "--model", "m-use", "--out", str(tmp_path / "runs"),
+                      "--cache", str(tmp_path / "emb"), "--quiet"]) == 0
+    esco_path = next((tmp_path / "runs").glob("m-use__*.json"))
+    doc = json.loads(esco_path.read_text())
+    assert doc["languages"]["es"]["source"] == {"name": "esco", "version": "v1.2.0", "corpus_design": "labels"}
+    assert "paper:" not in (tmp_path / "runs" / "tables.md").read_text()  # the paper measured job titles
+    # A job-title result: the same document without a source, on another test set.
+    job_titles = {**doc, "testset": {**doc["testset"], "version": "sha-000000000000"},
+                  "languages": {"es": {k: v for k, v in doc["languages"]["es"].items() if k != "source"}}}
+    jt_path = tmp_path / "jt" / "m-use__sha-000000000000.json"
+    jt_path.parent.mkdir()
+    jt_path.write_text(json.dumps(job_titles))
+    page = build_site([esco_path, jt_path], tmp_path / "site").read_text()
+    source, paper_rows = None, {}
+    for heading, table in re.findall(r'>Source: ([^<]+)</h3>|(<table id=.*?</table>)', page):
+        if heading:
+            source = heading
+        elif table.count('<tr class="paper">'):
+            paper_rows[source] = paper_rows.get(source, 0) + table.count('<tr class="paper">')
+    assert re.findall(r">Source: ([^<]+)</h3>", page)[:2] == ["job-title similarity dataset", "ESCO v1.2.0 (labels corpus)"]
+    assert set(paper_rows) == {"job-title similarity dataset"}  # the paper's Table 2 and 4 rows, job titles only
+    ids = re.findall(r' id="([^"]+)"', page)
+    assert len(ids) == len(set(ids))
+    # Job-title results alone: the page as it was, no source headings.
+    alone = build_site([jt_path], tmp_path / "site-alone").read_text()
+    assert "Source:" not in alone and 'class="paper"' in alone
