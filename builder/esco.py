@@ -459,7 +459,7 @@ def build_esco(folder: Path, lang, out: Path, version: str | None = None, corpus
     return stats
 
 
-# As the brief's sources state it; docs/esco.md says what was and was not checked against ESCO's own page.
+# As issue 24 states it; docs/esco.md says what was and was not checked against ESCO's own wording.
 LICENCE = ("ESCO is published by the European Commission. Its reuse is governed by Commission Decision 2011/833/EU "
            "on the reuse of Commission documents: reuse is allowed provided the source is acknowledged. This set is "
            "derived from ESCO (European Skills, Competences, Qualifications and Occupations), © European Union, "
