@@ -349,7 +349,9 @@ def esco_units(esco: EscoFile, judge: _Judge, corpus_design: str) -> tuple[list[
     from builder.postprocess import normalise
 
     dropped = _Dropped()
-    forms = {occ.uri: [s for a in occ.alternatives for s in _forms(a, dropped)] for occ in esco.occupations}
+    # The alternatives' drops count only where they would have been corpus documents.
+    label_drops = dropped if corpus_design == "labels" else _Dropped()
+    forms = {occ.uri: [s for a in occ.alternatives for s in _forms(a, label_drops)] for occ in esco.occupations}
     judge.prepare([s for occ in esco.occupations for s in dual_sides(occ.preferred)[0]]
                   + [s for v in forms.values() for s in v])
     units, relevant = [], []

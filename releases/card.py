@@ -105,6 +105,9 @@ def _language_section(ts: TestSet, pack: Language) -> str:
                        + (f"; main errors: {pack.quality['errors']}" if pack.quality.get("errors") else "") + ".")
     elif pack.quality.get("sample"):
         quality.append(f"Hand-checked sample: {pack.quality['sample']}.")
+    esco = s.get("source") == "esco"
+    if esco:  # the pack's hand-checks are of its translated job titles, not of ESCO's labels
+        quality = []
     lines = [
         f"### {name} (`{ts.lang}`)" + (" — experimental" if pack.experimental else ""),
         "",
@@ -114,7 +117,8 @@ def _language_section(ts: TestSet, pack: Language) -> str:
         f"- Human corrections: {corrected} of {items.height} items have `status = corrected` "
         f"(queries {ts.queries.filter(pl.col('status') == STATUS_CORRECTED).height}, "
         f"corpus {ts.corpus.filter(pl.col('status') == STATUS_CORRECTED).height}); "
-        f"the other {items.height - corrected} are machine translation as output by the translator.",
+        + (f"the other {items.height - corrected} are ESCO's labels as published (not reviewed in Argilla)." if esco
+           else f"the other {items.height - corrected} are machine translation as output by the translator."),
         f"- Grammatical-gender check: decided by {methods or 'nothing'}; "
         f"{check_failed} items where the check does not agree with the gender label (`check_ok = false`).",
         f"- Self-match policy recorded by the build: `{s.get('self_match_policy', 'not recorded')}`"
@@ -133,7 +137,7 @@ def _language_section(ts: TestSet, pack: Language) -> str:
                      f"occupations have a masculine form only and {c.get('feminine_only', 0)} a feminine form only.")
     elif isinstance(layer, dict):
         lines.append(f"- Gender decided by `{layer.get('method')}` (no lexicon declared for this language).")
-    if "needs_review" in s:
+    if "needs_review" in s and not esco:
         extra = (f" (uninflected feminine: {s['uninflected_feminine']})" if "uninflected_feminine" in s else "")
         lines.append(f"- English sources whose machine translation the build flagged for review: {s['needs_review']}{extra}.")
     lines.append("")
@@ -159,7 +163,7 @@ def _table1(testsets: list[TestSet], packs: dict[str, Language]) -> str:
         q, c = ts.stats["queries"], ts.stats["corpus"]
         rows.append(f"| {ts.lang.upper()} | {q['pairs']} | {q['neutral']} | {q['titles']} | "
                     f"{c['pairs']} | {c['neutral']} | {c['titles']} | {ts.stats['qrels']} |")
-        if packs[ts.lang].paper_table1:
+        if packs[ts.lang].paper_table1 and not ts.stats.get("source"):  # the paper's rows are of job titles
             paper = " | ".join(str(n) for n in packs[ts.lang].paper_table1)
             rows.append(f"| {ts.lang.upper()}, paper (Google Translate) | {paper} | not given |")
     return "\n".join(rows)
@@ -181,7 +185,10 @@ def _unpaired_note(testsets: list[TestSet]) -> str:
 
 
 def _translator_note(testsets: list[TestSet]) -> str:
-    others = sorted({str(ts.stats.get("translator")) for ts in testsets} - {PAPER_TRANSLATOR})
+    translated = [ts for ts in testsets if not ts.stats.get("source")]  # an ESCO set has no translator
+    if not translated:
+        return ""
+    others = sorted({str(ts.stats.get("translator")) for ts in translated} - {PAPER_TRANSLATOR})
     if not others:
         return "The translator is the paper's (Google Translate), but its output changes over time."
     return (f"The translators ({', '.join(f'`{t}`' for t in others)}) are not the paper's (Google Translate), so "
@@ -196,8 +203,8 @@ def render_card(version: str, tag: str, testsets: list[TestSet], toolkit_version
     languages = [ts.lang for ts in testsets]
     header = yaml.safe_dump(card_header(languages), sort_keys=False, allow_unicode=True)
     per_language = "\n".join(_language_section(ts, packs[ts.lang]) for ts in testsets)
-    machine_langs = [ts.lang for ts in testsets
-                     if pl.concat([ts.queries, ts.corpus]).filter(pl.col("status") != STATUS_CORRECTED).height]
+    machine_langs = [ts.lang for ts in testsets if not ts.stats.get("source")
+                     and pl.concat([ts.queries, ts.corpus]).filter(pl.col("status") != STATUS_CORRECTED).height]
     first = languages[0]
     return f"""---
 {header}---
