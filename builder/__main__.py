@@ -148,25 +148,23 @@ def cmd_defaults(args, params) -> None:
     """The main job on embedded offline defaults: every language in params.yaml whose offline translator
     is installed, built from the local English folder, then the summary beside the paper's Table 1."""
     import languages
-    from builder.build import build_language
     from builder.forms import describe_forms
     from builder.summary import describe, format_table, table1_rows
 
     src = _load(_source_dir(args, params), params)
-    built, skipped = [], []
+    planned, skipped = [], []
     declared = [language_for(params, code) for code in params.get("languages", [])]
     for lang in declared:
         name = translator_for(params, lang)
         available = bool(name) and offline_available(name, lang.code)
         if route_for(params, lang) == "reference":
             # The given translations need no translator; an offline one takes the ids the alignment leaves.
-            built.append(build_language(src, lang, name if available else None, args.out, None, args.cache, params,
-                                        progress=not args.quiet))
-            continue
-        if not available:
+            planned.append((lang, name if available else None))
+        elif available:
+            planned.append((lang, name))
+        else:
             skipped.append(f"{lang.code} ({name or 'no translator'} not installed)")
-            continue
-        built.append(build_language(src, lang, name, args.out, None, args.cache, params, progress=not args.quiet))
+    built = _build_languages(src, planned, args, params)
     print(format_table(table1_rows(built, declared)))
     for st in built:
         print(describe(st, Path(args.out) / st["lang"]))
@@ -180,6 +178,34 @@ def cmd_defaults(args, params) -> None:
         if pack.paper_table1 and code not in built_codes and not pack.translator and pack.route == "mt":
             print(f"{code}: paper Table 1 {'/'.join(map(str, pack.paper_table1))} (queries M/F, N, T; corpus M/F, N, T); "
                   f"not built offline: {pack.notes}")
+
+
+def _build_languages(src, planned: list, args, params: dict) -> list[dict]:
+    """Each (language, translator) of ``planned`` built into --out, their stats in the same order. With --jobs
+    above 1 the languages are built in that many worker processes: a translator binds to its thread, and the
+    languages share nothing but the caches, whose answers do not depend on which language asked first (bergamot
+    and the encoder take one text at a time, apertium one line at a time), so the bytes written are the same as
+    one process writes (tests/builder/test_defaults_jobs.py, benchmarks/bench_build.py)."""
+    from builder.build import build_language
+
+    jobs = min(args.jobs, len(planned))
+    if jobs <= 1:
+        return [build_language(src, lang, name, args.out, None, args.cache, params, progress=not args.quiet)
+                for lang, name in planned]
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    # spawn, not fork: a forked child would inherit the parent's threads' locks (polars' pool) half-held.
+    with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+        # Progress bars of several processes on one terminal would overwrite each other: none in workers.
+        futures = [pool.submit(build_language, src, lang, name, args.out, None, args.cache, params, progress=False)
+                   for lang, name in planned]
+        try:
+            return [future.result() for future in futures]
+        except BaseException:
+            for future in futures:  # the first failure stops the languages not yet started
+                future.cancel()
+            raise
 
 
 def cmd_corrections(args, params) -> None:
@@ -223,6 +249,12 @@ def _translator_name(value: str) -> str:
         raise argparse.ArgumentTypeError(f"{value!r} is not a translator ({', '.join(TRANSLATORS)}) or a chain "
                                          "such as bergamot>apertium")
     return value
+
+def _jobs(value: str) -> int:
+    if not value.isdigit() or int(value) < 1:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a number of processes (an integer >= 1)")
+    return int(value)
+
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m builder", description=__doc__)
@@ -282,6 +314,9 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("defaults", help="build every params.yaml language offline and print the Table-1 summary")
     common(p, lang=False)
     p.add_argument("--cache", default=None, help="cache folder (default: cache)")
+    p.add_argument("--jobs", type=_jobs, default=os.cpu_count() or 1,
+                   help="languages built at once, each in its own process (default: the CPU count, "
+                        f"{os.cpu_count() or 1} here; 1: one after another in this process); the output is the same")
     p.set_defaults(func=cmd_defaults)
     args = ap.parse_args(argv)
     try:
