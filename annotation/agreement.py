@@ -11,9 +11,8 @@ import math
 import warnings
 from collections.abc import Hashable, Mapping
 
-import krippendorff
-import numpy as np
-from sklearn.metrics import cohen_kappa_score
+# scikit-learn (1.8 s to import) and krippendorff are imported where they are used: every `python -m annotation`
+# command, --help included, imports this module through annotation.pull.
 
 
 def cohen_kappa(labels_a: list[Hashable], labels_b: list[Hashable]) -> float:
@@ -25,6 +24,8 @@ def cohen_kappa(labels_a: list[Hashable], labels_b: list[Hashable]) -> float:
         raise ValueError("cohen_kappa: no units labelled by both annotators")
     if len(set(labels_a) | set(labels_b)) == 1:
         return math.nan  # scikit-learn says so too, with two warnings a report has no use for
+    from sklearn.metrics import cohen_kappa_score
+
     # Labels as category numbers: scikit-learn needs one sortable type, annotators' labels may mix them.
     codes = {label: i for i, label in enumerate(dict.fromkeys([*labels_a, *labels_b]))}
     return float(cohen_kappa_score([codes[a] for a in labels_a], [codes[b] for b in labels_b]))
@@ -33,6 +34,9 @@ def cohen_kappa(labels_a: list[Hashable], labels_b: list[Hashable]) -> float:
 def krippendorff_alpha_nominal(units: Mapping[Hashable, Mapping[Hashable, Hashable]]) -> float:
     """Krippendorff's alpha for nominal data, any number of annotators, missing labels allowed; NaN when
     the pairable labels hold a single category (alpha is undefined there)."""
+    import krippendorff
+    import numpy as np
+
     pairable = {u: labels for u, labels in units.items() if len(labels) >= 2}
     if not pairable:
         raise ValueError("krippendorff_alpha_nominal: no unit has two or more labels")

@@ -14,13 +14,11 @@ import sys
 from pathlib import Path
 
 from builder.errors import BuildError, scrub
-from builder.params import language_for, load_params, route_for, translator_for
 from builder.translators import TRANSLATORS, is_translator_name, offline_available
-from eval.testset import TestSetError, write_folder_atomically
 from languages import LanguageError, check_code
 
-# Each command imports the modules it runs when it runs: `corrections` and `source` then load neither polars
-# nor the gender layer, and each dvc.yaml stage lists the code its command imports (no more).
+# Each command imports the modules it runs when it runs: `--help` and a usage error load no polars (builder.params
+# and eval.testset do), `corrections` no gender layer, and each dvc.yaml stage lists the code its command imports.
 SOURCE_COPY = Path("data") / "source"
 
 
@@ -43,6 +41,7 @@ def _load(folder, params: dict):
 
 def cmd_source(args, params) -> None:
     from builder.source import REGISTRY, check_counts, download_source, load_source, sha256_of
+    from eval.testset import write_folder_atomically
 
     if args.download:
         folder = download_source(args.out, base_url=args.base_url or params["source"].get("base_url"))
@@ -78,6 +77,7 @@ def _references(src, params: dict, download: bool = False, base_url: str | None 
     """The given translations of the params.yaml languages on the reference route, read and checked (downloaded
     at the pinned commit with ``--download``). One not found is said, not hidden: that language's translate stage
     will stop with the same message until it is there."""
+    from builder.params import language_for, route_for
     from builder.reference import download_reference, load_reference, reference_folder
     from builder.source import user_cache_dir
 
@@ -105,6 +105,7 @@ def _stage_source(args, params):
 
 def cmd_translate(args, params) -> None:
     from builder.build import DEFAULT_CACHE_DIR, run_translate
+    from builder.params import language_for, translator_for
 
     language = language_for(params, args.lang)
     src = _stage_source(args, params)
@@ -116,6 +117,7 @@ def cmd_translate(args, params) -> None:
 def cmd_postprocess(args, params) -> None:
     from builder.build import DEFAULT_CACHE_DIR, default_corrections, run_postprocess
     from builder.forms import describe_forms
+    from builder.params import language_for
     from builder.summary import describe, format_table, table1_rows
 
     language = language_for(params, args.lang)
@@ -131,6 +133,7 @@ def cmd_postprocess(args, params) -> None:
 def cmd_build(args, params) -> None:
     from builder.build import build_language
     from builder.forms import describe_forms
+    from builder.params import language_for, translator_for
     from builder.summary import describe, format_table, table1_rows
 
     language = language_for(params, args.lang)
@@ -149,6 +152,7 @@ def cmd_defaults(args, params) -> None:
     is installed, built from the local English folder, then the summary beside the paper's Table 1."""
     import languages
     from builder.forms import describe_forms
+    from builder.params import language_for, route_for, translator_for
     from builder.summary import describe, format_table, table1_rows
 
     src = _load(_source_dir(args, params), params)
@@ -212,6 +216,7 @@ def cmd_corrections(args, params) -> None:
     """The step before postprocess (dvc.yaml `corrections@<lang>`): corrections/<lang>.jsonl checked, or created
     empty for a language nobody has annotated yet, so postprocess@<lang> depends on that one file."""
     from builder.corrections import prepare_corrections
+    from builder.params import language_for
 
     language = language_for(params, args.lang)
     path = Path(args.corrections) if args.corrections else Path("corrections") / f"{language.code}.jsonl"
@@ -319,6 +324,9 @@ def main(argv: list[str] | None = None) -> int:
                         f"{os.cpu_count() or 1} here; 1: one after another in this process); the output is the same")
     p.set_defaults(func=cmd_defaults)
     args = ap.parse_args(argv)
+    from builder.params import load_params
+    from eval.testset import TestSetError
+
     try:
         if getattr(args, "lang", None) is not None:
             check_code(args.lang)  # before any path or pack is made of it (languages.check_code: every CLI's check)

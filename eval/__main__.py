@@ -25,7 +25,6 @@ from pathlib import Path
 from config.secrets import scrub
 from config.stdout import surviving_closed_stdout
 from eval.errors import EvalError
-from eval.testset import TestSetError
 
 def without_timing(doc: dict) -> dict:
     """The results document without what changes from run to run on the same input: each language's wall-clock
@@ -481,6 +480,8 @@ def main(argv: list[str] | None = None) -> int:
                                         "local sentence-transformers folder or Hugging Face id loads too.")
     models.set_defaults(func=cmd_models)
     args = parser.parse_args(argv)
+    from eval.testset import TestSetError  # after parsing: --help and a usage error load no polars
+
     try:
         with surviving_closed_stdout():  # `eval run ... | head -1` still writes all of --out
             return args.func(args)

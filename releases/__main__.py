@@ -16,11 +16,11 @@ from pathlib import Path
 from config.secrets import scrub
 from config.stdout import surviving_closed_stdout
 
-from .anchor import git_root, verify_against
-from .make import make_release
-from .manifest import ReleaseError, verify_release
+from .errors import ReleaseError
 from .params import ReleaseParams, read_release_params
-from .publish import publish_release
+
+# Each command imports what it runs when it runs (releases.make, .publish, .anchor and a release's files load
+# polars): `--help` and a usage error load none of them.
 
 
 def _parser(defaults: ReleaseParams) -> argparse.ArgumentParser:
@@ -104,6 +104,8 @@ def main(argv: list[str] | None = None) -> int:
                                        "pass the flag(s), or run from the repository root (or pass --params)")
                 if args.dry_run and not args.push_to_hub:
                     raise ReleaseError("--dry-run only applies with --push-to-hub REPO_ID")
+                from .make import make_release
+
                 start = time.perf_counter()
                 manifest = make_release(args.data, str(args.version), args.out, args.params)
                 print(f"release {manifest['version']} ({', '.join(manifest['languages'])}) written to {args.out}: "
@@ -116,6 +118,8 @@ def main(argv: list[str] | None = None) -> int:
                     raise ReleaseError(f"--release not given and {params_path} has no release.out; pass the flag")
                 if args.dry_run and not args.push_to_hub:
                     raise ReleaseError("--dry-run only applies with --push-to-hub REPO_ID")
+                from .publish import publish_release
+
                 entry, commands = publish_release(Path(args.release), args.remote)
                 print(f"published release {entry['version']} ({args.release}, manifest sha256 "
                       f"{entry['manifest_sha256'][:16]}…, DVC md5 {entry['dvc_md5']}); now record it in git:")
@@ -124,6 +128,7 @@ def main(argv: list[str] | None = None) -> int:
                 if args.push_to_hub:
                     _push(Path(args.release), args.push_to_hub, args.hub_revision, args.dry_run)
             elif args.command == "checkout":
+                from .anchor import git_root
                 from .checkout import checkout_release  # not a dependency of the `release` stage (dvc.yaml)
 
                 done = checkout_release(git_root(Path.cwd()), args.version, pull=not args.no_pull)
@@ -136,8 +141,12 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"  pulled: {done.folder}/ (dvc pull {done.folder})")
                     _print_anchored(done.folder, done.verified)
             elif args.against:
+                from .anchor import git_root, verify_against
+
                 _print_anchored(args.release_dir, verify_against(args.release_dir, args.against, git_root(Path.cwd())))
             else:
+                from .manifest import verify_release
+
                 result = verify_release(args.release_dir)
                 for problem in result.problems:
                     print(problem)

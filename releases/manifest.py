@@ -16,16 +16,14 @@ import polars as pl
 
 from eval.testset import sha256_of
 
+from .errors import ReleaseError
+
 MANIFEST_NAME = "manifest.json"
 MANIFEST_FORMAT = "gendered-job-titles-release/1"
 # What every language folder of a release holds (releases.make writes exactly these).
 LANGUAGE_FILES = ("queries.parquet", "corpus.parquet", "qrels.tsv", "qrels.parquet", "stats.json")
 TOP_LEVEL_FILES = ("README.md",)
 LANGUAGE_RE = re.compile(r"[a-z]{2,3}(-[A-Za-z0-9]{2,8})*")  # matched whole (fullmatch)
-
-
-class ReleaseError(ValueError):
-    """A release cannot be made, read or verified; the message says what and what to do."""
 
 
 def count_rows(path: Path) -> int | None:

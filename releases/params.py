@@ -8,7 +8,7 @@ from pathlib import Path
 
 import config
 
-from .manifest import ReleaseError
+from .errors import ReleaseError
 
 
 @dataclass(frozen=True)
