@@ -11,8 +11,12 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from huggingface_hub import CommitOperationAdd, HfApi
+import httpx2
+from huggingface_hub import CommitOperationAdd, HfApi, constants
+from huggingface_hub.errors import HfHubHTTPError
 from huggingface_hub.utils import HFValidationError, validate_repo_id
+
+from config.secrets import scrub
 
 from .manifest import MANIFEST_NAME, ReleaseError, read_manifest, verify_release
 
@@ -25,6 +29,7 @@ class HubPlan:
     commit_message: str
     tag: str
     operations: tuple[CommitOperationAdd, ...]
+    release_dir: Path
 
     def describe(self) -> dict:
         return {
@@ -54,7 +59,7 @@ def plan_hub_upload(release_dir: str | Path, repo_id: str, revision: str = "main
     version = manifest["version"]
     return HubPlan(repo_id=repo_id, repo_type="dataset", revision=revision,
                    commit_message=f"Release {version} ({manifest['tag']})",
-                   tag=f"v{version}", operations=operations)
+                   tag=f"v{version}", operations=operations, release_dir=release_dir)
 
 
 def push_to_hub(plan: HubPlan) -> str:
@@ -63,8 +68,31 @@ def push_to_hub(plan: HubPlan) -> str:
     if not token:
         raise ReleaseError("set HF_TOKEN (a Hugging Face write token) in the environment to push to the Hub")
     api = HfApi(token=token)
-    api.create_repo(plan.repo_id, repo_type=plan.repo_type, exist_ok=True)
-    commit = api.create_commit(plan.repo_id, list(plan.operations), commit_message=plan.commit_message,
-                               repo_type=plan.repo_type, revision=plan.revision)
-    api.create_tag(plan.repo_id, tag=plan.tag, revision=commit.oid, repo_type=plan.repo_type, exist_ok=True)
-    return commit.commit_url
+    try:
+        api.create_repo(plan.repo_id, repo_type=plan.repo_type, exist_ok=True)
+        commit = api.create_commit(plan.repo_id, list(plan.operations), commit_message=plan.commit_message,
+                                   repo_type=plan.repo_type, revision=plan.revision)
+        api.create_tag(plan.repo_id, tag=plan.tag, revision=commit.oid, repo_type=plan.repo_type, exist_ok=True)
+        return commit.commit_url
+    except HfHubHTTPError as exc:  # an answer with an error status (before the transport errors: it is one too)
+        status = exc.response.status_code if exc.response is not None else "an error"
+        hint = (f"check that HF_TOKEN may write to {plan.repo_id}" if status in (401, 403)
+                else "check the repository id and the Hub's status")
+        raise ReleaseError(_failed(plan, f"the Hub at {_endpoint()} answered HTTP {status}", hint)) from None
+    except (httpx2.HTTPError, OSError) as exc:  # refused, reset, timed out, no such host, offline mode
+        raise ReleaseError(_failed(plan, f"cannot reach the Hub at {_endpoint()} ({type(exc).__name__}: {exc})",
+                                   "check the network, and HF_ENDPOINT if set")) from None
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:  # not JSON, or not the JSON the Hub answers
+        raise ReleaseError(_failed(plan, f"the Hub at {_endpoint()} answered something that is not the Hub's API "
+                                   f"({type(exc).__name__})", "check HF_ENDPOINT (unset: huggingface.co)")) from None
+
+
+def _endpoint() -> str:
+    return scrub(constants.ENDPOINT)
+
+
+def _failed(plan: HubPlan, cause: str, hint: str) -> str:
+    """One line: what the Hub did, what to check, and that the release is intact (a push repeated later skips
+    the files that already arrived)."""
+    return (f"--push-to-hub {plan.repo_id}: {cause}; {hint}, and push again: {plan.release_dir} is complete and "
+            "unchanged, and a repeated push skips what already arrived").replace("\n", " ")
