@@ -345,7 +345,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
 
     from eval.audit import run_audit
     from eval.audit_report import audit_markdown, write_audit_plots
-    from eval.models import EmbeddingCache, model_slug
+    from eval.models import EmbeddingCache, check_model_names, model_slug
     from eval.params import read_audit_settings, read_eval_settings
 
     eval_settings = read_eval_settings(args.params)
@@ -361,6 +361,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
     if not data.is_dir() or missing or not langs:
         raise EvalError(f"{data}: no test set for {missing or langs or 'any language'} (found: {available or 'nothing'})")
     models = [m.strip() for m in args.models.split(",") if m.strip()] if args.models else list(settings.models)
+    check_model_names(models, "--models" if args.models else f"{args.params}: audit.models")
     overrides = {key: getattr(args, key) for key in ("k", "rho", "tau") if getattr(args, key) is not None}
     try:
         settings = replace(settings, **overrides)

@@ -463,6 +463,28 @@ def load_model(name: str, *, device: str = "cpu", workers: int = 1) -> Embedding
                                     prompts=(record.query_prompt, record.passage_prompt) if declared else None)
 
 
+def check_model_names(names: Sequence[str], where: str) -> None:
+    """Every name refers to a model (built in, declared, a local folder or a Hugging Face id) and names its own
+    results file, checked before any model is loaded: an audit scores its models one after another, so a bad
+    last name would otherwise stop it after the others were scored, and two names of one slug would write one
+    ``runs/<slug>__<version>.json``. ``where`` names the source (``--models``, ``params.yaml: audit.models``)."""
+    slugs: dict[str, str] = {}
+    for i, name in enumerate(names):
+        if not name.strip() or name != name.strip():
+            # '' would be read as the current folder, ' m-use' as an unknown model
+            raise ModelNotFoundError(f"{where}[{i}] is {name!r}; give a model name without surrounding spaces "
+                                     f"(one of {sorted(MODEL_RECORDS)}, a local folder or a Hugging Face id)")
+        try:
+            model_record(name)
+        except ModelNotFoundError as exc:
+            raise ModelNotFoundError(f"{where}[{i}]: {exc}") from None
+        slug = model_slug(name)
+        if slug in slugs and slugs[slug] != name:
+            raise ModelNotFoundError(f"{where}: {slugs[slug]!r} and {name!r} would write the same results file "
+                                     f"runs/{slug}__<version>.json; rename one (a folder by a link of another name)")
+        slugs[slug] = name
+
+
 def model_slug(name: str) -> str:
     """A file-name-safe form of a model name."""
     return re.sub(r"[^A-Za-z0-9._-]+", "_", name.strip("/")).strip("_") or "model"

@@ -296,3 +296,31 @@ def test_cli_audit_with_m_use_and_tfidf(tmp_path, small_data):
                                                           f"m-use__{doc['testset']['version']}.json"}
     assert (out / "plots" / "exclusion_pt.png").stat().st_size > 0
     assert "became identical strings" in r.stdout
+
+
+def test_cli_refuses_a_model_name_that_names_no_model_before_scoring_any(tmp_path, small_data):
+    """A bad name anywhere in the list stops the audit before the first model is scored, naming where it was
+    written: params.yaml's audit.models and its position, or --models."""
+    params = tmp_path / "params.yaml"
+    for models, message in (("[tfidf-char, m-use, m-use-v9]", "audit.models[2]: unknown model 'm-use-v9'"),
+                            ("[tfidf-char, '']", "audit.models[1] is ''; give a model name"),
+                            ("[tfidf-char, ' m-use']", "audit.models[1] is ' m-use'; give a model name")):
+        params.write_text(f"audit:\n  models: {models}\n", encoding="utf-8")
+        r = run_cli("audit", "--data", str(small_data), "--params", str(params), "--out", str(tmp_path / "o"),
+                    "--cache", str(tmp_path / "cache"), "--quiet")
+        assert r.returncode == 2 and r.stderr.startswith(f"error: {params}: {message}"), r.stderr
+        assert r.stderr.count("\n") == 1 and "Traceback" not in r.stderr
+        assert not (tmp_path / "o").exists() and not (tmp_path / "cache").exists()  # nothing scored, nothing cached
+    r = run_cli("audit", "--data", str(small_data), "--models", "tfidf-char,nope", "--out", str(tmp_path / "o"))
+    assert r.returncode == 2 and r.stderr.startswith("error: --models[1]: unknown model 'nope'")
+
+
+def test_two_model_names_of_one_results_file_are_refused(tmp_path, monkeypatch):
+    from eval.models import ModelNotFoundError, check_model_names
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "org_model").mkdir()  # a local folder whose slug is the Hugging Face id's
+    with pytest.raises(ModelNotFoundError, match=r"'org/model' and 'org_model' would write the same results file "
+                                                 r"runs/org_model__<version>\.json"):
+        check_model_names(["org/model", "org_model"], "--models")
+    check_model_names(["org/model", "tfidf-char", "m-use"], "--models")  # distinct: accepted without loading any
