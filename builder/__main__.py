@@ -11,6 +11,7 @@ import json
 import os
 import shutil
 import sys
+import threading
 from pathlib import Path
 
 from builder.errors import BuildError, scrub
@@ -190,26 +191,34 @@ def _build_languages(src, planned: list, args, params: dict) -> list[dict]:
     languages share nothing but the caches, whose answers do not depend on which language asked first (bergamot
     and the encoder take one text at a time, apertium one line at a time), so the bytes written are the same as
     one process writes (tests/builder/test_defaults_jobs.py, benchmarks/bench_build.py)."""
-    from builder.build import build_language
+    from builder.build import build_language, worker_signals
 
     jobs = min(args.jobs, len(planned))
     if jobs <= 1:
         return [build_language(src, lang, name, args.out, None, args.cache, params, progress=not args.quiet)
                 for lang, name in planned]
     import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
 
     # spawn, not fork: a forked child would inherit the parent's threads' locks (polars' pool) half-held.
-    with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+    pool = multiprocessing.get_context("spawn").Pool(jobs, initializer=worker_signals)
+    try:
         # Progress bars of several processes on one terminal would overwrite each other: none in workers.
-        futures = [pool.submit(build_language, src, lang, name, args.out, None, args.cache, params, progress=False)
-                   for lang, name in planned]
-        try:
-            return [future.result() for future in futures]
-        except BaseException:
-            for future in futures:  # the first failure stops the languages not yet started
-                future.cancel()
-            raise
+        pending = [pool.apply_async(build_language, (src, lang, name, args.out, None, args.cache, params),
+                                    {"progress": False}) for lang, name in planned]
+        built = []
+        for result in pending:
+            while not result.ready():
+                result.wait(0.5)  # a wait with a timeout lets Ctrl-C through at once
+            built.append(result.get())
+    except BaseException:
+        # The first failure, or Ctrl-C, stops every language still building, as it stops one process: their
+        # outputs are left as they were (each <out>/<lang> is replaced whole or not at all).
+        pool.terminate()
+        pool.join()
+        raise
+    pool.close()
+    pool.join()
+    return built
 
 
 def cmd_corrections(args, params) -> None:
@@ -352,8 +361,11 @@ def main(argv: list[str] | None = None) -> int:
 def exit_after(status: int) -> None:
     """Leave with status. After Ctrl-C, web calls may still hang in worker threads (a service that accepted the
     request and never answers): the interpreter would join them at exit, for up to build.web.timeout_s. Their
-    answers are not wanted (stored answers are committed, outputs left as they were), so leave at once."""
-    if status == 130:
+    answers are not wanted (stored answers are committed, outputs left as they were), so leave at once. With no
+    such thread, leave normally: the exit handlers release what `defaults --jobs` held (the pool's semaphores,
+    which the resource tracker would otherwise report as leaked)."""
+    others = [t for t in threading.enumerate() if t is not threading.main_thread() and t.is_alive() and not t.daemon]
+    if status == 130 and others:
         for stream in (sys.stdout, sys.stderr):
             try:
                 stream.flush()

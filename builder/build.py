@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
+import sys
 from pathlib import Path
 
 import polars as pl
@@ -227,3 +229,14 @@ def build_language(source: str | Path | EnglishSource | None, lang: Language | s
                                cache_dir=Path(cache) if cache else DEFAULT_CACHE_DIR)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+
+
+def worker_signals() -> None:
+    """In each worker process of ``python -m builder defaults --jobs N`` (builder/__main__.py): Ctrl-C is the main
+    process's to handle (a worker that took it would die with a traceback, and the pool would start a fresh one
+    that goes on building); the main process stops the workers with SIGTERM, which here leaves like an exception,
+    so a worker removes its staging folder and releases what it registered (tqdm's lock, which the resource
+    tracker would otherwise report as leaked)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+
