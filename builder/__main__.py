@@ -328,9 +328,11 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("defaults", help="build every params.yaml language offline and print the Table-1 summary")
     common(p, lang=False)
     p.add_argument("--cache", default=None, help="cache folder (default: cache)")
-    p.add_argument("--jobs", type=_jobs, default=os.cpu_count() or 1,
-                   help="languages built at once, each in its own process (default: the CPU count, "
-                        f"{os.cpu_count() or 1} here; 1: one after another in this process); the output is the same")
+    # One process by default: on the 2-core machine measured, two gained 1.02-1.14x for 30% more CPU time (one
+    # process already keeps 1.4 cores busy: the encoder's BLAS threads, apertium's pipeline), docs/build-speed.md.
+    p.add_argument("--jobs", type=_jobs, default=1,
+                   help="languages built at once, each in its own worker process (default 1: one after another in "
+                        "this process); the output is the same bytes")
     p.set_defaults(func=cmd_defaults)
     args = ap.parse_args(argv)
     from builder.params import load_params
