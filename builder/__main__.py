@@ -205,11 +205,12 @@ def _build_languages(src, planned: list, args, params: dict) -> list[dict]:
         # Progress bars of several processes on one terminal would overwrite each other: none in workers.
         pending = [pool.apply_async(build_language, (src, lang, name, args.out, None, args.cache, params),
                                     {"progress": False}) for lang, name in planned]
-        built = []
-        for result in pending:
-            while not result.ready():
-                result.wait(0.5)  # a wait with a timeout lets Ctrl-C through at once
-            built.append(result.get())
+        while not all(result.ready() for result in pending):
+            failed = [result for result in pending if result.ready() and not result.successful()]
+            if failed:
+                failed[0].get()  # raises that language's error now, not after the languages before it finish
+            next(result for result in pending if not result.ready()).wait(0.5)  # a timeout lets Ctrl-C through
+        built = [result.get() for result in pending]
     except BaseException:
         # The first failure, or Ctrl-C, stops every language still building, as it stops one process: their
         # outputs are left as they were (each <out>/<lang> is replaced whole or not at all).
@@ -263,6 +264,7 @@ def _translator_name(value: str) -> str:
         raise argparse.ArgumentTypeError(f"{value!r} is not a translator ({', '.join(TRANSLATORS)}) or a chain "
                                          "such as bergamot>apertium")
     return value
+
 
 def _jobs(value: str) -> int:
     if not value.isdigit() or int(value) < 1:

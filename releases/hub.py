@@ -11,7 +11,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-import httpx2
+import httpx2  # the HTTP client huggingface_hub is built on (its declared dependency): its transport errors
 from huggingface_hub import CommitOperationAdd, HfApi, constants
 from huggingface_hub.errors import HfHubHTTPError
 from huggingface_hub.utils import HFValidationError, validate_repo_id
