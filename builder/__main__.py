@@ -243,7 +243,7 @@ def cmd_esco(args, params) -> None:
     """An ESCO language (builder/esco.py, docs/esco.md): only when a folder is given; the main job never needs it."""
     from builder.build import DEFAULT_CACHE_DIR
     from builder.esco import build_esco, describe_esco
-    from builder.params import load_esco_params
+    from builder.params import language_for, load_esco_params
     from builder.summary import format_table, table1_rows
 
     esco = load_esco_params(args.params)
