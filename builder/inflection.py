@@ -343,13 +343,18 @@ class GenderLayer:
             if (not adjective or any(r.pos == "n" for r in readings) or {r.gender for r in adjective} != {gender}
                     or any(r.number != "sg" for r in adjective)):
                 continue
-            for j in range(i - 1, 0, -1):
-                nouns = {r.gender for r in self.readings(re.split(r"['’]", words[j])[-1]) if r.pos == "n"}
-                if nouns:
-                    if gender not in nouns and "mf" not in nouns:
-                        found.append(i)
-                    break
+            nouns = self._complement_genders(words, i)
+            if nouns and gender not in nouns and "mf" not in nouns:
+                found.append(i)
         return found
+
+    def _complement_genders(self, words: list[str], i: int) -> set[str]:
+        """The genders of the nearest noun before words[i] past the head (empty when there is none)."""
+        for j in range(i - 1, 0, -1):
+            genders = {r.gender for r in self.readings(re.split(r"['’]", words[j])[-1]) if r.pos == "n"}
+            if genders:
+                return genders
+        return set()
 
     def consistent(self, base: str, other: str, target: str) -> bool:
         """``other`` is ``base`` with its gendered words, at least the head when it is gendered, inflected to the
@@ -379,12 +384,7 @@ class GenderLayer:
 
     def _agrees_with_complement(self, words: list[str], i: int, target: str) -> bool:
         """The nearest noun before words[i] (past the head) can be of the target gender."""
-        for j in range(i - 1, 0, -1):
-            w = re.split(r"['’]", words[j])[-1]
-            genders = {r.gender for r in self.readings(w) if r.pos == "n"}
-            if genders:
-                return target in genders or "mf" in genders
-        return False
+        return bool({target, "mf"} & self._complement_genders(words, i))
 
     def decide(self, masculine: str | None, feminine: str | None, english: str = "") -> Decision:
         """One decision per English source (see the module docstring's table). The masculine output is read

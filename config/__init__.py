@@ -72,6 +72,13 @@ def _check_yaml_events(text: str, loader) -> None:
             refuse(f"expands to more than {YAML_MAX_NODES} values (aliases of aliases?)", event.start_mark)
 
 
+def yaml_error_where(exc) -> tuple[str, str]:
+    """(":<line>" or "", the problem in one line) of a YAML error, for the error lines of every file read here."""
+    mark = getattr(exc, "problem_mark", None)
+    return (f":{mark.line + 1}" if mark is not None else "",
+            getattr(exc, "problem", None) or (str(exc).splitlines() or [type(exc).__name__])[0])
+
+
 def load_yaml(text: str):
     """``yaml.safe_load`` through libyaml when PyYAML has it (params.yaml and a language pack took 40 ms of a 1 s
     rebuild in pure Python; the same constructors make the same values). A file libyaml refuses is read again
@@ -108,9 +115,8 @@ def read_params(path: str | Path | None = None, *, required: bool = True) -> dic
         raise ConfigError(f"{p}: not UTF-8 text (byte {exc.start} is {exc.object[exc.start:exc.start + 1]!r}); "
                           "save the file as UTF-8") from None
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = f":{mark.line + 1}" if mark is not None else ""
-        raise ConfigError(f"{p}{line}: not valid YAML ({getattr(exc, 'problem', None) or exc}); fix the file") from None
+        line, problem = yaml_error_where(exc)
+        raise ConfigError(f"{p}{line}: not valid YAML ({problem}); fix the file") from None
     if not isinstance(data, dict):
         raise ConfigError(f"{p}: expected a mapping of sections (source, build, release, eval, ...), "
                           f"found {type(data).__name__}")

@@ -193,6 +193,21 @@ class IdenticalTop1(PairMeasure):
         return identical_top1_batch(pairs.masculine, pairs.feminine)
 
 
+class CutoffMeasure(QueryMeasure):
+    """A query measure of the top k (``<name>@<k>``): the cut-off checked and named once for all of them."""
+
+    default_k = 1
+
+    def __init__(self, k: int | None = None) -> None:
+        k = self.default_k if k is None else k
+        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+            raise EvalError(f"{self.name}@k needs a cut-off k >= 1, got {k!r}")
+        self.k = k
+
+    def __str__(self) -> str:
+        return f"{self.name}@{self.k}"
+
+
 @register
 class AveragePrecision(QueryMeasure):
     name = "AP"
@@ -215,20 +230,13 @@ class AveragePrecision(QueryMeasure):
 
 
 @register
-class Accuracy(QueryMeasure):
+class Accuracy(CutoffMeasure):
     """Success@k: a relevant item in the top k (named ``acc@k`` in this project's results)."""
 
     name = "acc"
     section = "accuracy"
     boolean = True
-
-    def __init__(self, k: int = 1) -> None:
-        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-            raise EvalError(f"acc@k needs a cut-off k >= 1, got {k!r}")
-        self.k = k
-
-    def __str__(self) -> str:
-        return f"acc@{self.k}"
+    default_k = 1
 
     def describe(self) -> str:
         return f"share of queries with a relevant item in the top {self.k}"
@@ -238,19 +246,12 @@ class Accuracy(QueryMeasure):
 
 
 @register
-class NDCG(QueryMeasure):
+class NDCG(CutoffMeasure):
     """nDCG@k with binary gains, trec_eval's ``ndcg_cut.k`` (tested against ir-measures): the discounted gain of
     the relevant items in the top k over that of an ideal ranking."""
 
     name = "nDCG"
-
-    def __init__(self, k: int = 10) -> None:
-        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-            raise EvalError(f"nDCG@k needs a cut-off k >= 1, got {k!r}")
-        self.k = k
-
-    def __str__(self) -> str:
-        return f"nDCG@{self.k}"
+    default_k = 10
 
     def describe(self) -> str:
         return (f"normalised discounted cumulative gain at {self.k}, binary gains, 1/log2(rank + 1) discount, "

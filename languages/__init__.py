@@ -24,6 +24,7 @@ from pathlib import Path
 import yaml
 
 from config import load_yaml as _load_yaml  # the one YAML reader (caps, libyaml, exact error lines)
+from config import yaml_error_where
 
 BUILTIN_DIR = Path(__file__).resolve().parent / "packs"
 PACKS_ENV = "GJT_LANGUAGE_PACKS"
@@ -249,9 +250,7 @@ def _load_file(path: Path) -> Language:
         raise LanguageError(f"{path}: not UTF-8 text (byte {exc.start} is {exc.object[exc.start:exc.start + 1]!r}); "
                             "save the pack as UTF-8") from None
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = f":{mark.line + 1}" if mark is not None else ""
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        line, problem = yaml_error_where(exc)
         raise LanguageError(f"{path}{line}: not a readable YAML file ({problem}); fix the pack") from None
     except OSError as exc:
         raise LanguageError(f"{path}: not a readable YAML file ({exc})") from None
