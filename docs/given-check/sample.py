@@ -64,6 +64,10 @@ def main() -> None:
     ap.add_argument("--neutral", type=int, default=15)
     ap.add_argument("--out", type=Path, required=True)
     a = ap.parse_args()
+    missing = [f for f in ("queries.parquet", "corpus.parquet") if not (a.data / a.lang / f).is_file()]
+    if missing:
+        raise SystemExit(f"error: {a.data / a.lang}: no {' or '.join(missing)}; build the language first "
+                         "(python -m builder defaults) or give --data")
     sample = draw(a.data, a.lang, a.seed, a.pairs, a.neutral)
     lines = [f"# {a.lang}: sample drawn with seed {a.seed} from {a.data / a.lang}", ""]
     for kind, groups in sample.items():
