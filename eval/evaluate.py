@@ -114,9 +114,24 @@ def similarity_scores(q_emb, d_emb) -> np.ndarray:
         inverse[i] = k
     distinct = q_emb[first_rows]
     if hasattr(d_emb, "toarray"):
-        by_doc = d_emb @ distinct.T  # sparse x dense: (docs, distinct)
-        return np.ascontiguousarray(by_doc.T[inverse], dtype=np.float32)
+        return transposed_rows(d_emb @ distinct.T, inverse)  # sparse x dense: (docs, distinct)
     return (distinct @ d_emb.T)[inverse]
+
+
+# Titles per step of ``transposed_rows``: a (titles, distinct queries) slice of about 2^16 float32 cells (256 KiB)
+# stays in the CPU cache while its columns are read out, where one gather over the whole product fetches a title's
+# row from memory for each of its cells (benchmarks/bench_eval.py --only gather times both; docs/eval.md).
+TRANSPOSE_BLOCK_CELLS = 1 << 16
+
+
+def transposed_rows(by_doc: np.ndarray, inverse: np.ndarray) -> np.ndarray:
+    """``by_doc.T[inverse]`` as a C-ordered float32 (queries, docs) array, gathered a slice of titles at a time."""
+    n_docs, n_distinct = by_doc.shape
+    out = np.empty((len(inverse), n_docs), dtype=np.float32)
+    step = max(1, TRANSPOSE_BLOCK_CELLS // max(n_distinct, 1))
+    for start in range(0, n_docs, step):
+        out[:, start:start + step] = by_doc[start:start + step].T[inverse]
+    return out
 
 
 def block_scores(q_emb, rows: np.ndarray, d_emb, apart: np.ndarray | None = None) -> np.ndarray:
