@@ -22,7 +22,8 @@ figures.
    pytrec_eval and ir-measures break ties alike (trec_eval's rule: id descending) and give identical values;
    ranx orders tied documents by numba's unstable argsort, so its AP differs on tied input (printed) and must
    agree within 1e-12 on the tie-free input. In-process and as whole processes (imports included).
-3. The transposing gather after tfidf-char's sparse product: eval's transposed_rows vs the plain numpy gather.
+3. The transposing copy after tfidf-char's sparse product: eval's transposed_rows vs numpy's transposed copy and
+   the gather eval ran before.
 4. With --data: m-use on one language, cold cache: share of wall time spent outside encoding (target <= 10%);
    then the re-run time with a warm cache.
 """
@@ -372,9 +373,10 @@ def ranx_threads() -> int:
 
 
 def bench_gather(rounds: int = 7) -> None:
-    """The transposing gather after tfidf-char's sparse product ((titles, distinct queries) -> (queries, titles)):
-    eval's ``transposed_rows`` (slices of titles that stay in the CPU cache) against the one-line numpy gather it
-    replaced, ``np.ascontiguousarray(by_doc.T[inverse], dtype=np.float32)``; the same array (checked)."""
+    """The transposing copy after tfidf-char's sparse product ((titles, queries) -> (queries, titles), float32):
+    eval's ``transposed_rows`` (slices of titles that stay in the CPU cache) against numpy's transposing copy
+    ``np.ascontiguousarray(by_doc.T)`` (what benchmarks/floor_eval.py does) and the gather eval ran before,
+    ``by_doc.T[inverse]`` over the distinct query rows (here every row distinct); the same array (checked)."""
     from eval.evaluate import transposed_rows
 
     rng = np.random.default_rng(2)
@@ -382,12 +384,15 @@ def bench_gather(rounds: int = 7) -> None:
     for n_docs, n_queries in ((40_820, 700), (40_820, 180), (4_100, 180)):
         by_doc = rng.random((n_docs, n_queries), dtype=np.float32)
         inverse = np.arange(n_queries)
-        inverse[1::7] = 0  # a few repeated query texts, as similarity_scores maps them
-        plain = lambda: np.ascontiguousarray(by_doc.T[inverse], dtype=np.float32)  # noqa: E731
-        ours = lambda: transposed_rows(by_doc, inverse)  # noqa: E731
-        assert np.array_equal(plain(), ours()) and ours().flags.c_contiguous
-        print(f"[gather] {n_queries} queries x {n_docs} titles, load {load()}: "
-              + ratio_text("transposed_rows", "by_doc.T[inverse]", alternate(ours, plain, rounds)) + "; the same array")
+        ours = lambda: transposed_rows(by_doc)  # noqa: E731
+        baselines = {"np.ascontiguousarray(by_doc.T)": lambda: np.ascontiguousarray(by_doc.T, dtype=np.float32),
+                     "by_doc.T[inverse] (before)": lambda: np.ascontiguousarray(by_doc.T[inverse], dtype=np.float32)}
+        for name, fn in baselines.items():
+            assert np.array_equal(fn(), ours()) and ours().flags.c_contiguous
+        times = alternate_many({"eval": ours, **baselines}, rounds)
+        print(f"[gather] {n_queries} queries x {n_docs} titles, {rounds} rounds, load {load()}; the same array:")
+        for name in baselines:
+            print("    " + ratio_text("transposed_rows", name, round_ratio(times, "eval", name)))
 
 
 def bench_m_use(data: Path, lang: str) -> None:

@@ -93,16 +93,19 @@ def _paired(differences: np.ndarray, settings: EvalSettings) -> dict:
 
 
 def similarity_scores(q_emb, d_emb) -> np.ndarray:
-    """Dot products (queries, docs) as float32, computed once per distinct query embedding.
+    """Dot products (queries, docs) as float32.
 
     BLAS can round the same row differently at different positions of a matrix product; scoring each
     distinct embedding once makes identical query texts rank identically, so a pair whose two forms are
-    the same string scores AO = RBO = 1 exactly. ``d_emb`` may be a scipy sparse matrix (tfidf-char):
-    then each score is a sparse dot product, which does not depend on the other rows at all.
+    the same string scores AO = RBO = 1 exactly. ``d_emb`` may be a scipy sparse matrix (tfidf-char): then each
+    score is a sparse dot product of its query and title alone, whatever the other rows, so every query is
+    scored as it is (finding the distinct rows, by the bytes of 4,096-wide rows, cost more than the product).
     """
     if hasattr(q_emb, "toarray"):
         q_emb = q_emb.toarray()
     q_emb = np.ascontiguousarray(q_emb)
+    if hasattr(d_emb, "toarray"):
+        return transposed_rows(d_emb @ q_emb.T)  # sparse x dense: (docs, queries)
     # Distinct rows by their bytes (as np.unique(axis=0) compares them, without its sort of whole rows).
     distinct_id: dict[bytes, int] = {}
     first_rows: list[int] = []
@@ -112,25 +115,22 @@ def similarity_scores(q_emb, d_emb) -> np.ndarray:
         if k == len(first_rows):
             first_rows.append(i)
         inverse[i] = k
-    distinct = q_emb[first_rows]
-    if hasattr(d_emb, "toarray"):
-        return transposed_rows(d_emb @ distinct.T, inverse)  # sparse x dense: (docs, distinct)
-    return (distinct @ d_emb.T)[inverse]
+    return (q_emb[first_rows] @ d_emb.T)[inverse]
 
 
-# Titles per step of ``transposed_rows``: a (titles, distinct queries) slice of about 2^16 float32 cells (256 KiB)
-# stays in the CPU cache while its columns are read out, where one gather over the whole product fetches a title's
+# Titles per step of ``transposed_rows``: a (titles, queries) slice of about 2^16 float32 cells (256 KiB) stays in
+# the CPU cache while its columns are read out, where one transposing copy of the whole product fetches a title's
 # row from memory for each of its cells (benchmarks/bench_eval.py --only gather times both; docs/eval.md).
 TRANSPOSE_BLOCK_CELLS = 1 << 16
 
 
-def transposed_rows(by_doc: np.ndarray, inverse: np.ndarray) -> np.ndarray:
-    """``by_doc.T[inverse]`` as a C-ordered float32 (queries, docs) array, gathered a slice of titles at a time."""
-    n_docs, n_distinct = by_doc.shape
-    out = np.empty((len(inverse), n_docs), dtype=np.float32)
-    step = max(1, TRANSPOSE_BLOCK_CELLS // max(n_distinct, 1))
+def transposed_rows(by_doc: np.ndarray) -> np.ndarray:
+    """``by_doc.T`` as a C-ordered float32 (queries, docs) array, copied a slice of titles at a time."""
+    n_docs, n_queries = by_doc.shape
+    out = np.empty((n_queries, n_docs), dtype=np.float32)
+    step = max(1, TRANSPOSE_BLOCK_CELLS // max(n_queries, 1))
     for start in range(0, n_docs, step):
-        out[:, start:start + step] = by_doc[start:start + step].T[inverse]
+        out[:, start:start + step] = by_doc[start:start + step].T
     return out
 
 
@@ -139,8 +139,9 @@ def block_scores(q_emb, rows: np.ndarray, d_emb, apart: np.ndarray | None = None
     scored in a product of their own: BLAS rounds a row by its place in the product, so the masculine,
     feminine and neutral queries of a block get exactly the scores they get in a set without extra forms. An
     extra-form query whose embedding equals one of those queries' (a doublet written like its masculine form)
-    takes that query's scores, so identical texts still rank identically."""
-    if apart is None or not apart[rows].any():
+    takes that query's scores, so identical texts still rank identically. A sparse product (``d_emb`` sparse)
+    rounds every score alike wherever its row is: its queries are scored together."""
+    if apart is None or not apart[rows].any() or hasattr(d_emb, "toarray"):
         return similarity_scores(q_emb[rows], d_emb)
     extra = apart[rows]
     own, others = rows[~extra], rows[extra]
