@@ -134,6 +134,11 @@ def child(data: Path, lang: str, budget: float) -> None:
     }))
 
 
+def load() -> str:
+    """The 1-, 5- and 15-minute load averages: on a shared machine they say how far a figure can be trusted."""
+    return "{:.2f} {:.2f} {:.2f}".format(*os.getloadavg())
+
+
 def _lines(path: Path) -> int:
     with open(path, "rb") as fh:
         return sum(block.count(b"\n") for block in iter(lambda: fh.read(1 << 20), b""))
@@ -189,8 +194,10 @@ def main() -> None:
     params = work / "params.yaml"
     work.mkdir(parents=True, exist_ok=True)
     params.write_text(f"eval:\n  memory_budget_mb: {args.budget:g}\n", encoding="utf-8")
+    print(f"$ {' '.join([Path(sys.executable).name, *sys.argv])}  ({os.cpu_count()} CPUs, load {load()})", flush=True)
     rows = []
     for cell in args.cells.split(","):
+        load_before = load()
         corpus_x, query_x = (int(x) for x in cell.split("x"))
         root = scaled_testset(args.data, args.lang, corpus_x, query_x,
                               work / f"c{corpus_x}-q{query_x}{'-without-forms' if args.without_forms else ''}", args.without_forms)
@@ -212,7 +219,7 @@ def main() -> None:
               f"reading the set: peak {inner['peak_read_mb']:.0f} MB, then {inner['rss_read_mb']:.0f} MB held "
               f"(queries and corpus frames {inner['inputs_mb']:.0f} MB; the qrels stay on disk); "
               f"evaluate_language {inner['eval_s']:.2f} s ({inner['encode_s']:.2f} s encoding), peak during it {inner['peak_eval_mb']:.0f} MB, "
-              f"blocks {inner['blocks']}; {floor_text}{sort_text}", flush=True)
+              f"blocks {inner['blocks']}; {floor_text}{sort_text}; load {load_before} before, {load()} after", flush=True)
     base = rows[0]
     print()
     print("| cell | queries x titles | qrels lines | eval run s | peak RSS MB | exponent (run) | test set held MB (queries+corpus frames) "
@@ -226,7 +233,7 @@ def main() -> None:
         print(f"| {r['cell']} | {r['queries']} x {r['documents']} | {r['qrels']} | {r['wall']:.1f} | {r['peak']:.0f} | {exp_run} | "
               f"{r['rss_read_mb']:.0f} ({r['inputs_mb']:.0f}) | {r['peak_eval_mb']:.0f} | "
               f"{outside:.2f} | {r['floor_s']:.2f} | {outside / r['floor_s']:.2f} | {exp_out} |")
-    print(f"\n(sets under {work}; budget {args.budget:g} MiB; 2 cores shared, figures vary run to run by ~10-20%)")
+    print(f"\n(sets under {work}; budget {args.budget:g} MiB; {os.cpu_count()} CPUs, load {load()} at the end)")
 
 
 if __name__ == "__main__":
