@@ -84,11 +84,11 @@ def child(data: Path, lang: str, budget: float) -> None:
     import polars as pl
 
     from eval.evaluate import EvalSettings, evaluate_language
-    from eval.memory import fix_mmap_threshold
+    from eval.memory import fix_mmap_threshold, mmap_threshold
     from eval.models import CharTfidf, EmbeddingCache
     from eval.testset import read_testset
 
-    fix_mmap_threshold()  # as `eval run` does
+    fix_mmap_threshold(mmap_threshold(CharTfidf.sparse))  # as `eval run` does for this model
     ts = read_testset(data, lang, qrels="stream")  # as `eval run` reads it: the qrels stay on disk
     peak_read = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     rss_read = _status_mb("VmRSS")

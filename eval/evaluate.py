@@ -210,11 +210,21 @@ def block_cost(n_queries: int, n_pairs: int, n_docs: int, dimension: int = 0, ex
     return max(scoring, ranking, pairs)
 
 
+# At most this many (query, title) cells per block of a sparse model (tfidf-char), whatever the budget: a block of
+# 2^22 cells (16 MiB of float32 scores) keeps its scores, ranking and flags near the CPU cache from the product to
+# the measures, where a block of the default budget's size (about 30 million cells) sends each step's arrays to
+# memory and back (benchmarks/bench_run.py, the whole eval run against its floor at 10x10; docs/eval.md). A sparse
+# product's scores do not depend on the block (``similarity_scores``); a dense model's BLAS product can round a row
+# by its place in it, so its blocks stay as the budget cuts them and its results keep their bytes.
+SPARSE_BLOCK_CELLS = 1 << 22
+
+
 def query_blocks(
     unit_of_query: np.ndarray, m_idx: np.ndarray, n_docs: int, budget_mb: float, apart: np.ndarray | None = None,
-    dimension: int = 0,
+    dimension: int = 0, max_cells: int | None = None,
 ) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Cut the queries into blocks of ``(query indices, pair indices)`` that fit the budget.
+    """Cut the queries into blocks of ``(query indices, pair indices)`` that fit the budget and, given
+    ``max_cells``, hold at most that many (query, title) cells (a unit larger is a block alone).
 
     The queries of one unit (one ``pair_id``) stay in one block, so both forms of every pair are ranked in
     the same block, from the same distinct-embedding product. A unit larger than the budget is a block alone.
@@ -236,7 +246,8 @@ def query_blocks(
     for members in units.values():
         n_pairs = int(sum(pairs_of_query[i] for i in members))
         unit_forms = apart is not None and bool(apart[members].any())
-        if rows and block_cost(len(rows) + len(members), len(pairs) + n_pairs, n_docs, dimension, forms or unit_forms) > budget:
+        if rows and (block_cost(len(rows) + len(members), len(pairs) + n_pairs, n_docs, dimension, forms or unit_forms) > budget
+                     or (max_cells is not None and (len(rows) + len(members)) * n_docs > max_cells)):
             blocks.append((np.array(rows, dtype=np.int64), np.array(pairs, dtype=np.int64)))
             rows, pairs, forms = [], [], False
         rows.extend(members)
@@ -671,7 +682,7 @@ def evaluate_language(
     # by block. The extra-form pairs ride along with the masculine x feminine ones: the same rankings, the same
     # blocks (a pair's forms share a pair_id, so one block holds them all).
     blocks = query_blocks(qi.unit, m_all, max(d.height for d in variant_docs.values()), settings.memory_budget_mb, apart,
-                          dimension=d_emb.shape[1])
+                          dimension=d_emb.shape[1], max_cells=SPARSE_BLOCK_CELLS if model.sparse else None)
     block_of_query = np.empty(len(qi.ids), dtype=np.int64)
     for b, (rows, _) in enumerate(blocks):
         block_of_query[rows] = b

@@ -521,6 +521,23 @@ def whole_matrix_reference(ts, model, settings) -> dict:
     return out
 
 
+def test_blocks_capped_in_cells_keep_units_whole():
+    """A sparse model's blocks hold at most ``max_cells`` (query, title) cells whatever the budget, each pair_id's
+    queries in one block; a unit larger than the cap is a block alone; without a cap the budget alone cuts."""
+    from eval.evaluate import query_blocks
+
+    unit = np.repeat(np.arange(50), 2)  # 50 pair_ids of a masculine and a feminine query
+    m_idx = np.arange(0, 100, 2)
+    blocks = query_blocks(unit, m_idx, 1000, budget_mb=1000, max_cells=10 * 1000 + 999)
+    assert [len(rows) for rows, _ in blocks] == [10] * 10
+    assert sorted(np.concatenate([pairs for _, pairs in blocks]).tolist()) == list(range(50))
+    for rows, pairs in blocks:
+        assert set(m_idx[pairs].tolist()) | set((m_idx[pairs] + 1).tolist()) == set(rows.tolist())
+    assert len(query_blocks(unit, m_idx, 1000, budget_mb=1000)) == 1
+    big = np.array([0] * 30 + [1, 1])
+    assert [len(rows) for rows, _ in query_blocks(big, np.array([0, 30]), 1000, budget_mb=1000, max_cells=5000)] == [30, 2]
+
+
 @pytest.mark.parametrize("policy", ["drop", "keep"])
 def test_query_blocks_give_the_whole_matrix_results(tmp_path, policy):
     """Blocks of one unit each (a tiny memory budget) and one block give the results of the whole-matrix
