@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import statistics
+import sys
 import tempfile
 import time
 import warnings
@@ -95,6 +97,7 @@ def main() -> None:
     args = parser.parse_args()
     logging.getLogger("argilla.sdk").setLevel(logging.ERROR)
     warnings.simplefilter("ignore")
+    print(f"$ {' '.join([Path(sys.executable).name, *sys.argv])}  ({os.cpu_count()} CPUs, load {load_average()})", flush=True)
     specs = record_specs(synthetic_translations(args.records), "pt")
     runs: dict[str, list[dict[str, float]]] = {"ours": [], "bare SDK": []}
     order_log = []
@@ -112,7 +115,7 @@ def main() -> None:
                                   args.batch_size)
                     runs[who].append(result)
                     order_log.append(who)
-                    print(f"round {r + 1}: {who:8} push {result['push']:7.2f} s", flush=True)
+                    print(f"round {r + 1}: {who:8} push {result['push']:7.2f} s (load {load_average()})", flush=True)
         finally:
             stack.stop()
     n = args.records
@@ -126,7 +129,11 @@ def main() -> None:
     per_round = [o["push"] / b["push"] - 1 for o, b in zip(runs["ours"], runs["bare SDK"])]
     overall = statistics.median(o["push"] for o in runs["ours"]) / statistics.median(b["push"] for b in runs["bare SDK"]) - 1
     print(f"\noverhead of the idempotent push over bare SDK logging: {overall:+.1%} (ratio of medians; "
-          f"per round {', '.join(f'{x:+.1%}' for x in per_round)}; target <= +10%)")
+          f"per round {', '.join(f'{x:+.1%}' for x in per_round)}; target <= +10%); load {load_average()} at the end")
+
+
+def load_average() -> str:
+    return "{:.2f} {:.2f} {:.2f}".format(*os.getloadavg())
 
 
 if __name__ == "__main__":
