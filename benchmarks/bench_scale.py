@@ -31,6 +31,9 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+# The tree this script sits in, not whatever the virtual environment's editable install points at (the child
+# process imports eval from here too).
+sys.path.insert(0, str(REPO))
 
 
 def scaled_testset(data: Path, lang: str, corpus_x: int, query_x: int, root: Path, without_forms: bool = False) -> Path:
