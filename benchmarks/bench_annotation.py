@@ -26,10 +26,13 @@ from pathlib import Path
 
 import polars as pl
 
-from annotation.push import get_or_create_dataset, sync_records, to_sdk_record
-from annotation.server import connect
-from annotation.testing.stack import ArgillaStack
-from annotation.translations import record_specs, settings
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))  # this tree's annotation package, not whatever the editable install points at
+
+from annotation.push import get_or_create_dataset, sync_records, to_sdk_record  # noqa: E402
+from annotation.server import connect  # noqa: E402
+from annotation.testing.stack import ArgillaStack  # noqa: E402
+from annotation.translations import record_specs, settings  # noqa: E402
 
 ENGLISH = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "jobtitlesimilarity" / "dataset" / "en"
 
@@ -50,9 +53,13 @@ def synthetic_translations(n: int) -> pl.DataFrame:
             "source_id": sid, "source_text": en, "in_queries": False, "in_corpus": True,
             "sentence_masculine": f"He is a {en}.", "sentence_feminine": f"She is a {en}.",
             "output_masculine": f"Ele é um {m}.", "output_feminine": f"Ela é uma {f}.",
+            "mt_masculine": m, "mt_feminine": f,
             "title_masculine": m, "title_feminine": f, "check_masculine": "masculine",
             "check_feminine": "feminine", "check_method": "rule:pt-suffix",
-            "verdict": "gendered" if k % 5 else "needs_review", "flags": [] if k % 7 else ["echo"],
+            "verdict": "gendered" if k % 5 else "needs_review",
+            "reason": "" if k % 5 else "the feminine output is not the masculine's inflection",
+            "flags": [] if k % 7 else ["echo"], "translator": "bergamot", "translator_version": "bench",
+            "status": "machine",
         })
     return pl.DataFrame(rows)
 
