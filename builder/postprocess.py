@@ -57,7 +57,8 @@ VERDICTS = {
     "inflected": "reference route: the given title is one form (flag masculine_base / feminine_base / inclusive_base) "
     "and the gender layer made the other: two items",
     "unverified": "the gender layer cannot vouch for the title (a word the lexicon and the word list do not know, "
-    "English left untranslated, or a single form nobody confirmed): never neutral, never a single-form item; no "
+    "English left untranslated, a single form nobody confirmed, or on the MT route a title that kept the English "
+    "word order or a verb form: flags head_not_a_noun, verb_form): never neutral, never a single-form item; no "
     "item until a person decides it in Argilla (needs review)",
     "not_a_person": "the title names a thing, not a person (flag not_a_person_noun): no item (needs review)",
     "unaligned": "reference route: no confident alignment to the given translation and no MT route for the "
@@ -69,6 +70,9 @@ PAIR_VERDICTS = ("gendered", "reinflected", "inflected")  # two items: a masculi
 # Flags of the lexicon gender layer that leave a decision unconfirmed (check_gender unknown, check_ok false).
 REVIEW_FLAGS = {"unknown_word", "unknown_modifier", "untranslated", "unknown_head", "not_a_person_noun", "no_feminine_form", "no_masculine_form"}
 UNCHECKED_FLAGS = {"unknown_word", "untranslated", "unknown_head", "not_a_person_noun"}
+# A machine translation that kept the English word order or took a verb for a noun (GenderLayer.garbled): on the MT
+# route no item (clínic associar professor, anual dando director), whatever its verdict.
+GARBLED_FLAGS = {"head_not_a_noun", "verb_form"}
 SELF_MATCH_POLICIES = {
     "keep_derived": "qrels kept exactly as derived from the English qrels (which never mark a query's own id); "
     "eval drops, at ranking time, documents sharing a source id with the query",
@@ -196,6 +200,11 @@ def earned(d: Decision, given: bool = False) -> Decision:
     unsure = any(x in UNCHECKED_FLAGS for x in d.flags) or (not given and "unknown_modifier" in d.flags)
     if d.verdict == "feminine_only" and "not_a_person_noun" in d.flags:
         return replace(d, verdict="not_a_person", masculine=None, feminine=None)
+    if not given and GARBLED_FLAGS & set(d.flags) and d.verdict not in ("failed", "unverified"):
+        masculine, feminine = decision_titles(d)
+        return replace(d, verdict="unverified", masculine=masculine, feminine=None if d.verdict == "neutral" else feminine,
+                       neutral=None, reason=f"{d.reason}; the translation keeps the English word order or a verb form "
+                       "(head_not_a_noun, verb_form): a review item")
     if d.verdict == "neutral" and unsure:
         return replace(d, verdict="unverified", masculine=d.neutral, feminine=None, neutral=None,
                        reason=f"{d.reason}: not neutral without a lexicon's or word list's word")
@@ -312,7 +321,9 @@ def _process_mt(raw: pl.DataFrame, lang: Language, pattern: str, corrections: Co
         flags = [f"masculine:{x}" for x in sm.flags] + [f"feminine:{x}" for x in sf.flags]
         status, reason = "machine", ""
         if c is None and layer is not None:
-            d = earned(layer.decide(m_title, f_title, r["source_text"]))
+            d = layer.decide(m_title, f_title, r["source_text"])
+            d.flags += [x for x in layer.garbled(d.neutral or d.masculine or d.feminine or "") if x not in d.flags]
+            d = earned(d)
             verdict, reason = d.verdict, d.reason
             flags += [x for x in d.flags if x not in flags]
             method = methods.get(d.method) or methods.setdefault(d.method, layer_method(layer, d.method))
