@@ -60,18 +60,29 @@ def run_translate(source: EnglishSource, lang: Language | str, translator_name: 
     templates = templates_for(build, lang, translator_name) if translator_name else {}
     if route == "reference":
         from builder.reference import align_reference, alignment_frame, alignment_summary, \
-            fallback_ids, load_reference, reference_raw, sub_source
+            fallback_ids, load_reference, mt_drafts, reference_raw, sub_source
+        from builder.translators import OFFLINE
 
         reference = load_reference(source, lang, params["source"].get("base_url"))
-        alignment = align_reference(source, reference, cache_dir, progress=progress)
+        # An offline translator translates every title first: its title is a draft the alignment reads
+        # (builder/align.py), and the ids the alignment leaves take the MT route with it. A web translator (paid
+        # per character) translates only those ids, and the alignment goes without drafts.
+        offline = bool(translator_name) and all(step in OFFLINE for step in translator_name.split(">"))
+        mt_all = _translate(source, lang, translator_name, templates, cache_dir, build, libre_url, progress) \
+            if offline else None
+        drafts = mt_drafts(mt_all, strip_pattern_for(build, lang), lang.code) if mt_all is not None else None
+        alignment = align_reference(source, reference, cache_dir, progress=progress, drafts=drafts)
         rest = fallback_ids(alignment, source)
-        mt_raw = _translate(sub_source(source, rest), lang, translator_name, templates, cache_dir, build, libre_url,
-                            progress) if translator_name and rest else None
+        if mt_all is not None:
+            mt_raw = mt_all.filter(pl.col("source_id").is_in(rest)) if rest else None
+        else:
+            mt_raw = _translate(sub_source(source, rest), lang, translator_name, templates, cache_dir, build, libre_url,
+                                progress) if translator_name and rest else None
         raw = reference_raw(source, reference, alignment, mt_raw)
         alignment_rows = alignment_frame(alignment, source, reference)
         summary = {"route": "reference"} | alignment_summary(alignment) | {
             "reference": str(reference.folder), "translated_by": reference.translated_by, "sha256": reference.sha256,
-            "fallback_ids": len(rest), "fallback": translator_name or None}
+            "fallback_ids": len(rest), "fallback": translator_name or None, "mt_drafts": len(drafts or {})}
     else:
         raw = _translate(source, lang, translator_name, templates, cache_dir, build, libre_url, progress)
         # The same files on every route, so a pipeline stage declares one set of outputs.

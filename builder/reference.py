@@ -142,9 +142,10 @@ def download_reference(dest: Path, lang: Language, base_url: str | None = None, 
 
 
 def align_reference(source: EnglishSource, reference: ReferenceSet, cache_dir: Path | None,
-                    progress: bool = False) -> Alignment:
+                    progress: bool = False, drafts: dict[str, str] | None = None) -> Alignment:
     """builder.align over the English source and the translated set, the encoder's vectors through the
-    embedding cache (``<cache_dir>/embeddings``, the one eval uses) so a rebuild encodes nothing."""
+    embedding cache (``<cache_dir>/embeddings``, the one eval uses) so a rebuild encodes nothing. drafts: the MT
+    route's title of each English id (``mt_drafts``), where the language has an offline translator."""
     from eval.models import EmbeddingCache, load_model
 
     model = load_model(ALIGN_ENCODER)
@@ -157,7 +158,21 @@ def align_reference(source: EnglishSource, reference: ReferenceSet, cache_dir: P
         return store.encode(model, list(texts), "passage", progress=progress)[0]
 
     english = Relevance(source.queries, source.corpus, source.qrels)
-    return align(english, reference.relevance, encode)
+    return align(english, reference.relevance, encode, drafts=drafts)
+
+
+def mt_drafts(mt_raw: pl.DataFrame, pattern: str, code: str) -> dict[str, str]:
+    """English id -> the MT route's masculine title (the template stripped), for the alignment's draft signal; an
+    output whose template could not be stripped, or the English echoed back, is no draft."""
+    from builder.postprocess import compile_pattern, strip_template
+
+    rx = compile_pattern(pattern, code)
+    drafts = {}
+    for r in mt_raw.iter_rows(named=True):
+        stripped = strip_template(r["output_masculine"], r["source_text"], rx)
+        if stripped.title and "echo" not in stripped.flags:
+            drafts[r["source_id"]] = stripped.title
+    return drafts
 
 
 def alignment_frame(alignment: Alignment, source: EnglishSource, reference: ReferenceSet) -> pl.DataFrame:
