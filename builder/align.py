@@ -22,6 +22,12 @@ Solved as assignments, not greedily (``scipy.optimize.linear_sum_assignment``):
 3. the queries again from the corpus alignment (the share of each query's relevant titles landing on the
    translated query's), then the corpus again.
 
+Where the language has an offline translator, its title of each source id is a **draft** in the target language
+(builder/build.py translates every title first): the alignment is then made twice, without and with the draft's
+character 3-grams, and an id is confident only where both readings place it on the same translated title and at
+least one of them is confident (``agreed``). The draft places titles the source text alone cannot; a title the two
+readings dispute goes to the fallback.
+
 Every id gets the assigned translated id, its score, a margin (the least loss of the total score when it
 exchanges its translated title with another id's, or, sharing it in a merge, moves to its next best) and a
 reason. An alignment is **confident** when the graph does not contradict it (its relevant queries all map onto
