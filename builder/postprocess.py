@@ -113,11 +113,16 @@ def _one_space(text: str) -> str:
     return " ".join(text.split())
 
 
+# Invisible format characters a copied title may carry (pt *supervisor \u200b\u200bde design gráfico*): the soft
+# hyphen, zero-width spaces and joiners, direction marks and embeddings, the word joiner, the byte-order mark.
+_INVISIBLE = re.compile("[\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]")
+
+
 def normalise(text: str | None) -> str:
-    """Lowercase, collapse spaces, trim punctuation and spaces at both ends."""
+    """Lowercase, drop invisible format characters, collapse spaces, trim punctuation and spaces at both ends."""
     if text is None:
         return ""
-    text = _one_space(unicodedata.normalize("NFC", text)).lower()
+    text = _one_space(_INVISIBLE.sub("", unicodedata.normalize("NFC", text))).lower()
     return strip_edges(text)
 
 
