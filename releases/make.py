@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -170,6 +171,39 @@ def read_languages(data: Path, languages: list[str]) -> list[TestSet]:
     return testsets
 
 
+AGREEMENT_KEYS = {"kind", "question", "records", "alpha", "kappa"}
+
+
+def read_agreement(repo: Path, ts: TestSet) -> list[dict] | None:
+    """The annotators' agreement beside the corrections file the set was built with (``annotation pull`` writes
+    ``corrections/<lang>.agreement.jsonl``, docs/FORMAT.md): one figure per dataset kind and question; ``[]``
+    when the corrections exist but no record had two annotators; None when the set used no corrections."""
+    corrections = ts.stats.get("corrections") or {}
+    if not corrections.get("file") or not (corrections.get("translations") or corrections.get("relevance")):
+        return None  # no annotation: nothing to agree on
+    file = corrections["file"]
+    path = (repo / file).with_suffix(".agreement.jsonl")
+    if not path.is_file():
+        return []
+    figures = []
+    for lineno, line in enumerate(path.read_text(encoding="utf-8").split("\n"), 1):
+        if not line.strip():
+            continue
+        where = f"{path}:{lineno}"
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ReleaseError(f"{where}: not valid JSON ({exc.msg}); pull again (python -m annotation pull) "
+                               "to rewrite it") from None
+        if not isinstance(obj, dict) or set(obj) != AGREEMENT_KEYS or not isinstance(obj["records"], int) or any(
+                not (v is None or v == "undefined" or isinstance(v, (int, float)) and not isinstance(v, bool))
+                for v in (obj["alpha"], obj["kappa"])):
+            raise ReleaseError(f"{where}: expected an object with exactly {sorted(AGREEMENT_KEYS)} (records an "
+                               "integer, alpha and kappa numbers, null or \"undefined\"); pull again to rewrite it")
+        figures.append(obj)
+    return figures
+
+
 def language_packs(params_path: Path, packs: tuple[str, ...], languages: list[str]) -> dict:
     """Each language's declaration (languages/), resolved once here for the card."""
     try:
@@ -213,7 +247,8 @@ def make_release(data: str | Path, version: str, out: str | Path, params_path: s
             # String ids, as before read_qrels gave Categorical ones (the Parquet schema stays plain strings).
             ts.qrels.select(pl.col("query_id", "doc_id").cast(pl.String), "relevance").sort(
                 "query_id", "doc_id").write_parquet(folder / "qrels.parquet")
-        card = render_card(version, release_tag(version), testsets, toolkit_version, packs)
+        agreement = {ts.lang: read_agreement(repo, ts) for ts in testsets}
+        card = render_card(version, release_tag(version), testsets, toolkit_version, packs, agreement)
         (staging / "README.md").write_text(card, encoding="utf-8")
         # Nothing here may change from one commit to the next while the inputs stay the same: the release
         # is a DVC output, and `dvc repro` on a clean checkout must give the bytes dvc.lock records. The
