@@ -52,6 +52,7 @@ LAYERS: dict[str, LayerKind] = {k.name: k for k in (
     LayerKind("lexicon", "builder.inflection", "GenderLayer", keeps_case=False),
     LayerKind("german", "builder.german", "GermanGenderLayer", keeps_case=True),
     LayerKind("dutch", "builder.dutch", "DutchGenderLayer", keeps_case=False),
+    LayerKind("polish", "builder.polish", "PolishGenderLayer", keeps_case=False),
 )}
 # The pack value whose language has no layer object: the ending rules of builder/gender.py decide.
 RULES = "rules"
