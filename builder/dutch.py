@@ -80,7 +80,8 @@ ENGLISH_AGENT_WORDS = frozenset({"chief", "head", "lead", "clerk", "coach", "sco
 NOUN_RULES = (
     ("teur", "trice"), ("ator", "atrice"), ("eur", "euse"), ("eur", "rice"), ("aar", "ares"), ("aar", "aarster"),
     ("ier", "ière"), ("ier", "ierster"), ("ist", "iste"), ("ant", "ante"), ("ent", "ente"), ("aat", "ate"),
-    ("oog", "oge"), ("oom", "ome"), ("eeg", "ege"), ("eet", "ete"), ("eut", "eute"), ("iest", "ieste"), ("aaf", "afe"), ("man", "vrouw"), ("icus", "ica"), ("air", "aire"), ("iet", "iete"),
+    ("oog", "oge"), ("oom", "ome"), ("eeg", "ege"), ("eet", "ete"), ("eut", "eute"), ("iest", "ieste"), ("aaf", "afe"),
+    ("man", "vrouw"), ("air", "aire"), ("iet", "iete"),
     ("er", "ster"), ("er", "eres"), ("er", "erster"), ("or", "rice"),
 )
 VOWELS = "aeiou"
@@ -154,7 +155,7 @@ def masculine_candidates(word: str) -> list[str]:
 class Noun:
     """One word as a noun: its kind and its two forms (lower case)."""
 
-    __slots__ = ("kind", "gender", "masculine", "feminine", "method", "note")
+    __slots__ = ("kind", "gender", "masculine", "feminine", "method", "note", "no_feminine")
 
     def __init__(self, kind: str, gender: str | None = None, masculine: str | None = None,
                  feminine: str | None = None, method: str = "", note: str = ""):
@@ -162,6 +163,7 @@ class Noun:
         self.gender = gender  # m | f for a person noun: the form written in the title
         self.masculine, self.feminine = masculine, feminine
         self.method, self.note = method, note
+        self.no_feminine = False  # an agent noun whose feminine the word list lacks (a compound's part may have one)
 
     @property
     def is_person(self) -> bool:
@@ -244,19 +246,23 @@ class DutchGenderLayer:
             return Noun(sub.kind, sub.gender, pre + "-" + sub.masculine if sub.masculine else None,
                         pre + "-" + sub.feminine if sub.feminine else None, sub.method, f"compound of {last}: {sub.note}")
         whole = self._simple(w)
-        if whole is not None:
+        if whole is not None and not whole.no_feminine:
             return whole
         known = self._is_word(w)
-        # A compound: its longest final part that is a person noun (netwerk|beheerder, software|ontwikkelaar).
+        # A compound: its longest final part that is a person noun (netwerk|beheerder, software|ontwikkelaar); for
+        # an agent noun whose whole feminine the word list lacks, a part whose feminine it knows (the list has
+        # beheerster, not systeembeheerster). (-ica is no feminine: informatica, the field.)
         for i in range(2, len(w) - 2):
             part = self._simple(w[i:])
-            if part is None or part.kind not in ("person", "common", "loan"):
+            if part is None or part.kind not in ("person", "common", "loan") or (whole is not None and part.kind != "person"):
                 continue
             if not (known or self._is_word(w[:i]) or self._is_word(w[:i].rstrip("s"))):
                 continue  # neither the whole nor its first part is a word: no compound of this part
             return Noun(part.kind, part.gender, w[:i] + part.masculine if part.masculine else None,
                         w[:i] + part.feminine if part.feminine else None, part.method,
                         f"compound of {w[i:]}: {part.note}")
+        if whole is not None:
+            return whole
         if known:
             return Noun("word", method="wordlist", note=f"{w!r} is a word of the word list but no person noun")
         return Noun("unknown", note=f"{w!r} is unknown to the Dutch and English word lists")
@@ -275,8 +281,10 @@ class DutchGenderLayer:
             for f in feminine_candidates(w):
                 if self._is_word(f):
                     return Noun("person", "m", w, f, "rule+wordlist", f"feminine {f!r} by rule, in the word list")
-            return Noun("common", method="rule+wordlist",
-                        note="agent noun with no feminine in the word list: the Dutch base form names either sex")
+            found = Noun("common", method="rule+wordlist",
+                         note="agent noun with no feminine in the word list: the Dutch base form names either sex")
+            found.no_feminine = True
+            return found
         if w.endswith(ADJECTIVAL_ENDINGS) and self._is_word(w[:-1]):
             # An adjectival noun (deskundige, verantwoordelijke, gedeputeerde): its adjective is a word. Read as a
             # noun only where it ends the phrase (decide): before a noun it is an adjective (technische analist).
