@@ -7,7 +7,7 @@ projektu*, *nauczyciel szkoły podstawowej* / *nauczycielka szkoły podstawowej*
 
 Resources (DESIGN.md §7):
 
-- **lexicon**: PyPI ``morfeusz2`` (Morfeusz 2 with the SGJP dictionary, BSD-2 / CC BY-SA): analysis (lemma and
+- **lexicon**: PyPI ``morfeusz2`` (Morfeusz 2 with the SGJP dictionary; licence: morfeusz.sgjp.pl/doc/license): analysis (lemma and
   tag: ``subst:sg:nom:m1`` is a personal masculine noun, ``subst:sg:nom:f`` a feminine one, ``m2``/``m3``/``n``
   animals and things) and generation (the forms of an adjective or participle lemma: agreement);
 - **word list**: Debian ``hunspell-pl`` (through ``builder.lexicon.WordList``): accepts a derived feminine SGJP
