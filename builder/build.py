@@ -15,10 +15,11 @@ from builder.cache import TranslationCache
 from builder.corrections import check_source_ids, read_corrections
 from builder.errors import BuildError
 from builder.forms import add_forms, forms_settings
+from builder.layers import layer_info
 from builder.params import language_for, load_params, route_for, strip_pattern_for, templates_for
 from builder.reference import ALIGNMENT_FILE, ALIGNMENT_SCHEMA
 from builder.postprocess import (
-    NEEDS_REVIEW, REVIEW_FLAGS, gender_layer_info, SELF_MATCH_POLICIES, TRANSLATIONS_COLUMNS, derive_qrels, build_items, process_translations,
+    NEEDS_REVIEW, REVIEW_FLAGS, SELF_MATCH_POLICIES, TRANSLATIONS_COLUMNS, derive_qrels, build_items, process_translations,
 )
 from builder.source import EnglishSource, load_source
 from builder.translate import check_raw_matches_source, translate_source
@@ -178,8 +179,8 @@ def run_postprocess(source: EnglishSource, language: Language | str, out: Path, 
         "needs_review": int(processed.select(
             pl.col("verdict").is_in(sorted(NEEDS_REVIEW)) | pl.col("flags").list.eval(pl.element().is_in(sorted(REVIEW_FLAGS))).list.any()
         ).to_series().sum()),
-        # Which gender check decided: the lexicon layer (builder/inflection.py) or the ending rules (builder/gender.py).
-        "gender_layer": gender_layer_info(language),
+        # Which gender check decided: the pack's gender layer (builder/layers.py) or the ending rules (builder/gender.py).
+        "gender_layer": layer_info(language),
         "uninflected_feminine": verdicts.get("uninflected_feminine", 0),
         "flags": dict(sorted(flags.iter_rows())),
         "gender_check": {

@@ -387,30 +387,10 @@ def corrected_verdict(c, m_title: str | None, f_title: str | None, mc: str, fc: 
     return decide(m_title, f_title, mc, fc, m_title is None, f_title is None), m_title, f_title
 
 
-def gender_layer_info(lang: Language) -> dict:
-    """What decides the gender of this language's titles, for stats.json and the build summary."""
-    if lang.gender_layer == "german":
-        from builder.german import GermanGenderLayer
-
-        layer = GermanGenderLayer(lang)
-        return {"method": "lexicon", "lexicon": layer.lexicon_name, "word_list": layer.wordlist_name,
-                "module": "builder/german.py"}
-    if lang.lexicon:
-        layer = GenderLayer(lang)
-        return {"method": "lexicon", "lexicon": layer.lexicon.name, "word_list": layer.wordlist.name,
-                "module": "builder/inflection.py"}
-    pipeline = lang.gender_rules.spacy_pipeline.name if lang.gender_rules.spacy_pipeline else None
-    return {"method": f"spacy:{pipeline}+rules" if pipeline else "rules", "module": "builder/gender.py"}
-
-
 def layer_method(layer, parts: str) -> str:
     """check_method of a gender layer's decision: which resources decided (``lexicon:apertium-es-pt+hunspell:pt_BR``;
     German: ``german-nouns:1.2.5+hunspell:de_DE``)."""
-    if hasattr(layer, "lexicon_name"):  # builder/german.py
-        lexicon, wordlist = layer.lexicon_name, layer.wordlist_name
-    else:
-        lexicon, wordlist = f"lexicon:{layer.lexicon.name.split(':', 1)[1]}", layer.wordlist.name
-    names = {"lexicon": lexicon, "rule": f"rule:{layer.lang.code}-endings", "wordlist": wordlist}
+    names = {**layer.method_names, "rule": f"rule:{layer.lang.code}-endings"}
     return "+".join(names[p] for p in parts.split("+") if p in names) or "none"
 
 

@@ -33,7 +33,8 @@ GENDERS = {"m": "masculine", "f": "feminine", "n": "neutral"}
 # fullmatch), never with ``match`` and ``$``, which accepts a trailing newline ("pt\n").
 CODE = re.compile(r"[a-z]{2,3}(?:-[a-z0-9]{2,8})*")
 ROUTES = ("mt", "reference")  # builder: translate the English titles, or start from the dataset's own translations
-GENDER_LAYERS = ("lexicon", "german", "rules")
+# The pack values of gender_layer: builder/layers.py registers a layer under each but "rules" (the ending rules).
+GENDER_LAYERS = ("lexicon", "german", "dutch", "polish", "rules")
 
 
 class LanguageError(Exception):
