@@ -377,8 +377,9 @@ def cmd_audit(args: argparse.Namespace) -> int:
     version = doc["testset"]["version"]
     _write(out / f"audit__{version}.json", json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
     _write(out / "audit.md", audit_markdown(doc))
-    for run in runs:
-        _write(out / "runs" / f"{model_slug(run['model']['name'])}__{version}.json", json.dumps(run, indent=1, ensure_ascii=False) + "\n")
+    for run in runs:  # without run-to-run timings, as eval run writes: the same inputs give the same bytes
+        _write(out / "runs" / f"{model_slug(run['model']['name'])}__{version}.json",
+               json.dumps(without_timing(run), indent=1, ensure_ascii=False) + "\n")
     write_audit_plots(doc, out / "plots")
     print(f"served: {doc['audit_settings']['served']}")
     for lang, block in sorted(doc["languages"].items()):
