@@ -2,7 +2,8 @@
 the audit. The layout checks of test_site.py run on a two-language fixture; the real page is wider (Tables 4 and
 5 hold a column per language and gender), longer and has more points in each plot (issue 23: at 1280 px it
 overflowed, MAP labels overlapped and "ES paper" was clipped). Here the page is rendered from the results the
-pipeline commits (results/runs: one eval document per model, eval_collect; results/audit: the audit document)
+pipeline commits (results/pipeline/runs: one eval document per model, eval_collect; results/pipeline/audit:
+the audit document)
 with this checkout's code, and checked:
 
 - in every figure, no text (titles, tick and axis labels, legends, point labels, heatmap numbers) reaches past the
@@ -30,11 +31,12 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def committed_results() -> tuple[list[Path], Path]:
-    runs = sorted((ROOT / "results" / "runs").glob("*.json"))
-    audits = sorted((ROOT / "results" / "audit").glob("audit__*.json"))
+    pipeline = ROOT / "results" / "pipeline"
+    runs = sorted((pipeline / "runs").glob("*.json"))
+    audits = sorted((pipeline / "audit").glob("audit__*.json"))
     if not runs or len(audits) != 1:
-        pytest.fail(f"{ROOT / 'results'}: no committed pipeline results (results/runs/*.json and one "
-                    "results/audit/audit__*.json); make them with `dvc repro report` and commit them with dvc.lock")
+        pytest.fail(f"{pipeline}: no committed pipeline results (runs/*.json and one audit/audit__*.json); make "
+                    "them with `dvc repro report` and commit them with dvc.lock")
     return runs, audits[0]
 
 
