@@ -116,12 +116,19 @@ def _translate(source: EnglishSource, lang: Language, translator_name: str, temp
         cache.close()
 
 
+# What stats.json's ``version`` means (eval.testset.testset_version names results by it).
+VERSION_FROM = ("builder postprocess --version: the release version this set is built as (dvc repro passes "
+                "params.yaml release.version; the release stage packs the set under that version only)")
+
+
 def run_postprocess(source: EnglishSource, language: Language | str, out: Path, params: dict,
                     corrections_path: Path | None, translations_dir: Path | None = None,
-                    cache_dir: Path = DEFAULT_CACHE_DIR) -> dict:
+                    cache_dir: Path = DEFAULT_CACHE_DIR, version: str | None = None) -> dict:
     """``translations_dir``: where raw_translations.parquet and templates.json are read (default: the output
     folder ``<out>/<lang>``); the set written to ``<out>/<lang>`` carries copies of them. language: the
-    declaration (a code is resolved here, once)."""
+    declaration (a code is resolved here, once). ``version``: the release version X.Y.Z the set is built as
+    (the pipeline's: params.yaml release.version), recorded in stats.json as ``version`` for results to name;
+    None records none."""
     language = language_for(params, language)
     lang = language.code
     folder = Path(translations_dir) if translations_dir else Path(out) / lang
@@ -144,8 +151,9 @@ def run_postprocess(source: EnglishSource, language: Language | str, out: Path, 
     routes = dict(sorted(raw["route"].value_counts().iter_rows())) if "route" in raw.columns else {"mt": raw.height}
     route = "reference" if "reference" in routes else "mt"
     mt_rows = raw.filter(pl.col("route") == "mt") if "route" in raw.columns else raw
-    translator, version = (mt_rows["translator"][0], mt_rows["translator_version"][0]) if mt_rows.height else (None, None)
-    provenance = f"{translator}:{version}" if route == "mt" else f"reference:{lang}"
+    translator, translator_version = ((mt_rows["translator"][0], mt_rows["translator_version"][0]) if mt_rows.height
+                                      else (None, None))
+    provenance = f"{translator}:{translator_version}" if route == "mt" else f"reference:{lang}"
     # Each source's own route names its items' origin: reference:<lang> or the MT translator and version.
     processed = processed.with_columns(provenance=pl.when(pl.col("translator").str.starts_with("reference:"))
                                        .then(pl.col("translator"))
@@ -162,7 +170,7 @@ def run_postprocess(source: EnglishSource, language: Language | str, out: Path, 
         "routes": routes,  # English ids per route: reference (the given title), mt (MT fallback), none (no item)
         "alignment": _alignment_summary(folder) if route == "reference" else None,
         "translator": translator,
-        "translator_version": version,
+        "translator_version": translator_version,
         "templates": templates,
         "strip_pattern": strip_pattern_for(build, language),
         "self_match_policy": policy,
@@ -199,6 +207,9 @@ def run_postprocess(source: EnglishSource, language: Language | str, out: Path, 
             "qrels_removed": qrels_info["removed_by_annotators"],
         },
     }
+    if version is not None:
+        stats["version"] = version
+        stats["version_from"] = VERSION_FROM
     def working_files(tmp: Path) -> None:
         processed.select(TRANSLATIONS_COLUMNS).write_parquet(tmp / "translations.parquet")
         for name in (RAW_FILE, "templates.json", ALIGNMENT_FILE, ALIGNMENT_SUMMARY):  # the translate stage's files

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import subprocess
 from importlib import metadata
@@ -12,7 +11,8 @@ from pathlib import Path
 
 import polars as pl
 
-from eval.testset import FEMININE, MASCULINE, TestSet, TestSetError, list_languages, read_testset, table1_counts
+from eval.testset import (FEMININE, MASCULINE, VERSION_RE, TestSet, TestSetError, list_languages, read_testset,
+                          table1_counts)
 from languages import LanguageError, check_code, load
 
 from .anchor import (folder_md5, git, git_root, md5_of, read_published, recorded_md5, recorded_outs, resolve_release,
@@ -26,7 +26,6 @@ from .params import read_release_params
 # material (schema owned by the builder), not part of the benchmark contract.
 SHIPPED_FILES = ("queries.parquet", "corpus.parquet", "qrels.tsv", "stats.json")
 COUNT_KEYS = ("pairs", "neutral", "titles", MASCULINE, FEMININE)
-VERSION_RE = re.compile(r"(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)")  # matched whole (fullmatch)
 TOOLKIT = "gendered-job-titles"
 
 
@@ -147,6 +146,16 @@ def check_stats_file(path: Path) -> None:
         raise ReleaseError(f"{path}: not a JSON object of counts; rebuild the language")
 
 
+def check_built_as(ts: TestSet, version: str, path: Path) -> None:
+    """A set stamped with the version it was built as (stats.json ``version``: the pipeline's build) is released
+    as that version only, so its results and its release name the same version."""
+    built = ts.stats.get("version")
+    if built is not None and built != version:
+        raise ReleaseError(f"{path}: built as version {built}, not {version}; rebuild it as {version} (set "
+                           f"release.version: {version} in params.yaml and run `dvc repro`, which passes it to "
+                           "`builder postprocess --version`)")
+
+
 def read_languages(data: Path, languages: list[str]) -> list[TestSet]:
     for lang in languages:  # the one language-code check of every CLI, before a name becomes a path
         try:
@@ -227,6 +236,8 @@ def make_release(data: str | Path, version: str, out: str | Path, params_path: s
     published_md5 = check_version(repo, version, out)
     inputs = list(settings.release.tracked_inputs)
     testsets = read_languages(data, languages)
+    for ts in testsets:
+        check_built_as(ts, version, data / ts.lang / "stats.json")
     check_inputs_committed(repo, inputs, params_path)
     check_data_recorded(repo, data, languages)
     toolkit_version = metadata.version(TOOLKIT)

@@ -126,6 +126,22 @@ def test_refuses_counts_that_disagree_with_the_stats(project):
         make(project)
 
 
+def test_a_set_built_as_a_version_is_released_as_that_version_only(project):
+    """stats.json's `version` (builder postprocess --version, the pipeline's build) names what results call the
+    set; a release under another version would give the same files two names."""
+    for lang in ("pt", "es"):
+        ts = small_testset(lang)
+        write_testset(dataclasses.replace(ts, stats={**ts.stats, "version": "0.2.0"}), project.data)
+    record_data(project)
+    with pytest.raises(ReleaseError, match=r"pt/stats\.json: built as version 0\.2\.0, not 0\.1\.0; rebuild it as 0\.1\.0 "
+                                           r"\(set release\.version: 0\.1\.0 in params\.yaml and run `dvc repro`"):
+        make(project, "0.1.0")
+    assert not (project.root / "release").exists()
+    manifest = make(project, "0.2.0")
+    assert manifest["version"] == "0.2.0"
+    assert json.loads((project.root / "release" / "pt" / "stats.json").read_text())["version"] == "0.2.0"
+
+
 def test_refuses_stats_without_the_table1_counts(project):
     ts = small_testset("pt")
     del ts.stats["queries"]["pairs"]
