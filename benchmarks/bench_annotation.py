@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import statistics
+import sys
 import tempfile
 import time
 import warnings
@@ -24,10 +26,13 @@ from pathlib import Path
 
 import polars as pl
 
-from annotation.push import get_or_create_dataset, sync_records, to_sdk_record
-from annotation.server import connect
-from annotation.testing.stack import ArgillaStack
-from annotation.translations import record_specs, settings
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))  # this tree's annotation package, not whatever the editable install points at
+
+from annotation.push import get_or_create_dataset, sync_records, to_sdk_record  # noqa: E402
+from annotation.server import connect  # noqa: E402
+from annotation.testing.stack import ArgillaStack  # noqa: E402
+from annotation.translations import record_specs, settings  # noqa: E402
 
 ENGLISH = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "jobtitlesimilarity" / "dataset" / "en"
 
@@ -48,9 +53,13 @@ def synthetic_translations(n: int) -> pl.DataFrame:
             "source_id": sid, "source_text": en, "in_queries": False, "in_corpus": True,
             "sentence_masculine": f"He is a {en}.", "sentence_feminine": f"She is a {en}.",
             "output_masculine": f"Ele é um {m}.", "output_feminine": f"Ela é uma {f}.",
+            "mt_masculine": m, "mt_feminine": f,
             "title_masculine": m, "title_feminine": f, "check_masculine": "masculine",
             "check_feminine": "feminine", "check_method": "rule:pt-suffix",
-            "verdict": "gendered" if k % 5 else "needs_review", "flags": [] if k % 7 else ["echo"],
+            "verdict": "gendered" if k % 5 else "needs_review",
+            "reason": "" if k % 5 else "the feminine output is not the masculine's inflection",
+            "flags": [] if k % 7 else ["echo"], "translator": "bergamot", "translator_version": "bench",
+            "status": "machine",
         })
     return pl.DataFrame(rows)
 
@@ -95,6 +104,7 @@ def main() -> None:
     args = parser.parse_args()
     logging.getLogger("argilla.sdk").setLevel(logging.ERROR)
     warnings.simplefilter("ignore")
+    print(f"$ {' '.join([Path(sys.executable).name, *sys.argv])}  ({os.cpu_count()} CPUs, load {load_average()})", flush=True)
     specs = record_specs(synthetic_translations(args.records), "pt")
     runs: dict[str, list[dict[str, float]]] = {"ours": [], "bare SDK": []}
     order_log = []
@@ -112,7 +122,7 @@ def main() -> None:
                                   args.batch_size)
                     runs[who].append(result)
                     order_log.append(who)
-                    print(f"round {r + 1}: {who:8} push {result['push']:7.2f} s", flush=True)
+                    print(f"round {r + 1}: {who:8} push {result['push']:7.2f} s (load {load_average()})", flush=True)
         finally:
             stack.stop()
     n = args.records
@@ -126,7 +136,11 @@ def main() -> None:
     per_round = [o["push"] / b["push"] - 1 for o, b in zip(runs["ours"], runs["bare SDK"])]
     overall = statistics.median(o["push"] for o in runs["ours"]) / statistics.median(b["push"] for b in runs["bare SDK"]) - 1
     print(f"\noverhead of the idempotent push over bare SDK logging: {overall:+.1%} (ratio of medians; "
-          f"per round {', '.join(f'{x:+.1%}' for x in per_round)}; target <= +10%)")
+          f"per round {', '.join(f'{x:+.1%}' for x in per_round)}; target <= +10%); load {load_average()} at the end")
+
+
+def load_average() -> str:
+    return "{:.2f} {:.2f} {:.2f}".format(*os.getloadavg())
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """Speed of eval against the strongest straightforward baselines, in one run.
 
-    .venv/bin/python benchmarks/bench_eval.py [--only symmetry|map] [--large] [--data data --lang pt] [--rounds 7]
+    .venv/bin/python benchmarks/bench_eval.py [--only symmetry|map|gather] [--large] [--data data --lang pt] [--rounds 7]
 
 Every comparison alternates the sides (A, B, A, B, ...) for --rounds rounds and reports the median
 ratio with its spread (min-max of the per-round ratios), so a slow moment of this shared machine hits
@@ -14,10 +14,17 @@ figures.
    numpy loop, and the pure-Python `rbo` package (the reference for the values; its ratio measures Python
    against numpy). Every baseline's values are checked against eval's in the run. --large adds the padded
    case at 1,000 pairs x 25,000 titles (eval's block there is 2 rows; no `rbo` package: minutes).
-2. MAP, 200 queries x 4,700 documents with tied float32 scores: eval.ranking + eval.metrics (ranking
-   included) vs pytrec_eval called directly (evaluate() on prebuilt dicts; and with building the dicts)
-   and ir-measures; identical values. In-process and as whole processes (imports included).
-3. With --data: m-use on one language, cold cache: share of wall time spent outside encoding (target <= 10%);
+2. MAP, 200 queries x 4,700 documents, float32 scores with ties (two decimals) and tie-free (distinct in every
+   row): eval (ranking included; AP from the hits' positions as evaluate computes it, and
+   average_precision_batch) vs pytrec_eval called directly (evaluate() on prebuilt dicts; and with building the
+   dicts), ir-measures, and ranx (needs the ``bench`` extra: pip install -e '.[bench]'): its numba kernel on
+   typed lists it has already sorted, ``ranx.evaluate`` on prebuilt Qrels/Run, and with building them. eval,
+   pytrec_eval and ir-measures break ties alike (trec_eval's rule: id descending) and give identical values;
+   ranx orders tied documents by numba's unstable argsort, so its AP differs on tied input (printed) and must
+   agree within 1e-12 on the tie-free input. In-process and as whole processes (imports included).
+3. The transposing copy after tfidf-char's sparse product: eval's transposed_rows vs numpy's transposed copy and
+   the gather eval ran before.
+4. With --data: m-use on one language, cold cache: share of wall time spent outside encoding (target <= 10%);
    then the re-run time with a warm cache.
 """
 
@@ -209,6 +216,12 @@ if sys.argv[1] == "eval":
     from eval.metrics import average_precision_batch
     from eval.ranking import rank_corpus
     value = float(np.nanmean(average_precision_batch(rank_corpus(scores, doc_ids), relevant)))
+elif sys.argv[1] == "ranx":
+    import ranx
+    q_ids = [f"q{i:03d}" for i in range(scores.shape[0])]
+    qrels = {q: {doc_ids[j]: 1 for j in np.flatnonzero(relevant[i])} for i, q in enumerate(q_ids)}
+    run = {q: dict(zip(doc_ids, scores[i].tolist())) for i, q in enumerate(q_ids)}
+    value = float(ranx.evaluate(ranx.Qrels(qrels), ranx.Run(run), "map"))
 else:
     import pytrec_eval
     q_ids = [f"q{i:03d}" for i in range(scores.shape[0])]
@@ -219,7 +232,34 @@ print(repr(value))
 """
 
 
+def ranx_or_exit():
+    """ranx, the benchmark-only baseline of MAP (the ``bench`` extra), or one error line with the install command."""
+    try:
+        import ranx
+    except ImportError:
+        raise SystemExit("error: the MAP comparison needs ranx (a benchmark-only dependency); "
+                         "pip install -e '.[bench]' (or: pip install ranx), or run --only symmetry") from None
+    return ranx
+
+
+def map_inputs(rng, n_queries: int, n_docs: int, ties: bool) -> tuple[np.ndarray, np.ndarray]:
+    """float32 scores, as embedding models give them. ``ties``: coarse values (two decimals), so most documents
+    share their score with others; else a permutation of n_docs distinct values per query (no tie at all)."""
+    if ties:
+        scores = np.round(rng.random((n_queries, n_docs)), 2).astype(np.float32)
+    else:
+        scores = (rng.permuted(np.tile(np.arange(n_docs), (n_queries, 1)), axis=1) / n_docs).astype(np.float32)
+        assert all(len(np.unique(row)) == n_docs for row in scores), "tie-free scores must be distinct in every row"
+    relevant = rng.random((n_queries, n_docs)) < 0.005
+    relevant[:, 0] = True  # every query has a relevant document (ranx and trec_eval drop queries without)
+    return scores, relevant
+
+
 def bench_map(n_queries: int = 200, n_docs: int = 4700, rounds: int = 7) -> None:
+    """MAP of eval against pytrec_eval (trec_eval's C code), ir-measures and ranx (numba kernels), on scores with
+    ties and on tie-free scores. Tie rules differ: eval and trec_eval order tied documents by id descending; ranx
+    by numba's np.argsort of the negated scores (quicksort: an order the data decides, not a rule), so on tied
+    input ranx's AP may differ and only the tie-free input compares values (to 1e-12)."""
     import subprocess
     import sys
 
@@ -227,44 +267,89 @@ def bench_map(n_queries: int = 200, n_docs: int = 4700, rounds: int = 7) -> None
     import pytrec_eval
     from ir_measures import AP
 
-    from eval.metrics import average_precision_batch
+    ranx = ranx_or_exit()
+    from ranx.metrics import average_precision as ranx_average_precision
+
+    from eval.metrics import average_precision_batch, average_precision_from_hits
     from eval.ranking import rank_corpus
 
-    rng = np.random.default_rng(1)
     doc_ids = [f"doc{j:05d}" for j in range(n_docs)]
-    # float32, as embedding models give them; coarse values: many ties
-    scores = np.round(rng.random((n_queries, n_docs)), 2).astype(np.float32)
-    relevant = rng.random((n_queries, n_docs)) < 0.005
-    relevant[:, 0] = True
     q_ids = [f"q{i:03d}" for i in range(n_queries)]
+    for ties in (True, False):
+        scores, relevant = map_inputs(np.random.default_rng(1), n_queries, n_docs, ties)
+        n_relevant = relevant.sum(axis=1)
 
-    def build_dicts():
-        qrels = {q: {doc_ids[j]: 1 for j in np.flatnonzero(relevant[i])} for i, q in enumerate(q_ids)}
-        run = {q: dict(zip(doc_ids, scores[i].tolist())) for i, q in enumerate(q_ids)}
-        return qrels, run
+        def build_dicts():
+            qrels = {q: {doc_ids[j]: 1 for j in np.flatnonzero(relevant[i])} for i, q in enumerate(q_ids)}
+            run = {q: dict(zip(doc_ids, scores[i].tolist())) for i, q in enumerate(q_ids)}
+            return qrels, run
 
-    qrels, run = build_dicts()
-    evaluator = pytrec_eval.RelevanceEvaluator(qrels, {"map"})
+        qrels, run = build_dicts()
+        evaluator = pytrec_eval.RelevanceEvaluator(qrels, {"map"})
 
-    def ours():
-        return float(np.nanmean(average_precision_batch(rank_corpus(scores, doc_ids), relevant)))
+        def eval_batch():  # ranking included
+            return average_precision_batch(rank_corpus(scores, doc_ids), relevant)
 
-    def trec_direct():
-        return float(np.mean([v["map"] for v in evaluator.evaluate(run).values()]))
+        def eval_as_evaluate():  # ranking included; AP from the hits' positions, as evaluate_language computes it
+            ranking = rank_corpus(scores, doc_ids)
+            hit_row, hit_pos = np.nonzero(np.take_along_axis(relevant, ranking, axis=1))
+            return average_precision_from_hits(hit_row, hit_pos, n_relevant)
 
-    def trec_with_dicts():
-        q, r = build_dicts()
-        return float(np.mean([v["map"] for v in pytrec_eval.RelevanceEvaluator(q, {"map"}).evaluate(r).values()]))
+        def trec_direct():
+            return evaluator.evaluate(run)
 
-    values = {"eval": ours(), "pytrec_eval": trec_direct(), "ir-measures": ir_measures.calc_aggregate([AP], qrels, run)[AP]}
-    print(f"[MAP] {n_queries} queries x {n_docs} docs with ties, {rounds} alternating rounds, load {load()} before; MAP "
-          + ", ".join(f"{k} {v:.12f}" for k, v in values.items()))
-    print("    " + ratio_text("eval (ranking included)", "pytrec_eval.evaluate on prebuilt dicts", alternate(ours, trec_direct, rounds)))
-    print("    " + ratio_text("eval (ranking included)", "pytrec_eval with building its dicts", alternate(ours, trec_with_dicts, rounds)))
-    print("    " + ratio_text("eval (ranking included)", "ir-measures", alternate(ours, lambda: ir_measures.calc_aggregate([AP], qrels, run), max(3, rounds // 2))))
+        def trec_with_dicts():
+            q, r = build_dicts()
+            return pytrec_eval.RelevanceEvaluator(q, {"map"}).evaluate(r)
+
+        ranx_qrels, ranx_run = ranx.Qrels(qrels), ranx.Run(run)  # Run sorts by score when built
+        typed_qrels, typed_run = ranx_qrels.to_typed_list(), ranx_run.to_typed_list()
+
+        def ranx_kernel():  # the numba kernel alone, on typed lists already sorted (ranx's sort not timed)
+            return ranx_average_precision(typed_qrels, typed_run)
+
+        def ranx_evaluate():  # what a ranx user calls, on Qrels and Run built beforehand
+            return ranx.evaluate(ranx_qrels, ranx_run, "map", return_mean=False, save_results_in_run=False)
+
+        def ranx_with_building():  # from the same Python dicts as pytrec_eval's: Qrels, Run (its sort), evaluate
+            return ranx.evaluate(ranx.Qrels(qrels), ranx.Run(run), "map", return_mean=False, save_results_in_run=False)
+
+        ours = eval_as_evaluate()
+        assert np.abs(ours - eval_batch()).max() <= 1e-12  # the same AP, summed in another order
+        trec = trec_direct()
+        per_query = {
+            "pytrec_eval": np.array([trec[q]["map"] for q in q_ids]),
+            "ranx kernel": np.asarray(ranx_kernel()),  # ranx orders queries by id: q000, q001, ... as q_ids
+            "ranx evaluate": np.asarray(ranx_evaluate()),
+        }
+        diffs = {name: float(np.abs(ours - values).max()) for name, values in per_query.items()}
+        means = {"eval": float(np.mean(ours)), **{name: float(np.mean(v)) for name, v in per_query.items()},
+                 "ir-measures": float(ir_measures.calc_aggregate([AP], qrels, run)[AP])}
+        differing = int(np.count_nonzero(np.abs(ours - per_query["ranx evaluate"]) > 1e-12))
+        case = "with ties (two-decimal scores)" if ties else "tie-free (distinct scores in every row)"
+        print(f"[MAP, {case}] {n_queries} queries x {n_docs} docs, {rounds} alternating rounds, load {load()} before; MAP "
+              + ", ".join(f"{k} {v:.12f}" for k, v in means.items()))
+        print(f"    max |AP difference| per query to eval: " + ", ".join(f"{k} {v:.1e}" for k, v in diffs.items())
+              + f"; queries whose ranx AP differs from eval's by > 1e-12: {differing} of {n_queries}")
+        assert diffs["pytrec_eval"] <= 1e-12, "eval must agree with trec_eval (its tie rule is trec_eval's)"
+        if not ties:
+            assert max(diffs.values()) <= 1e-12, "without ties eval and ranx must agree"
+        sides = {"pytrec_eval.evaluate on prebuilt dicts": trec_direct, "pytrec_eval with building its dicts": trec_with_dicts,
+                 "ranx numba kernel on sorted typed lists (ranx's sort not timed)": ranx_kernel,
+                 "ranx.evaluate on prebuilt Qrels/Run": ranx_evaluate,
+                 "ranx building Qrels/Run from the dicts, then evaluate": ranx_with_building}
+        for name, fn in sides.items():
+            print("    " + ratio_text("eval as evaluate runs it (ranking included)", name, alternate(eval_as_evaluate, fn, rounds)))
+        print("    " + ratio_text("eval average_precision_batch (ranking included)", "ranx numba kernel",
+                                  alternate(eval_batch, ranx_kernel, rounds)))
+        if ties:
+            print("    " + ratio_text("eval as evaluate runs it", "ir-measures",
+                                      alternate(eval_as_evaluate, lambda: ir_measures.calc_aggregate([AP], qrels, run), max(3, rounds // 2))))
+    print(f"    (ranx's kernels run in numba's threads: {ranx_threads()}; eval in one thread)")
     # Whole processes: interpreter start, imports, loading the same arrays, computing, printing.
     import tempfile
 
+    scores, relevant = map_inputs(np.random.default_rng(1), n_queries, n_docs, ties=True)
     with tempfile.TemporaryDirectory() as tmp:
         arrays = f"{tmp}/inputs.npz"
         np.savez(arrays, scores=scores, relevant=relevant)
@@ -274,10 +359,40 @@ def bench_map(n_queries: int = 200, n_docs: int = 4700, rounds: int = 7) -> None
             out = subprocess.run([sys.executable, "-c", MAP_CHILD, side, arrays], capture_output=True, text=True, check=True, cwd=REPO)
             outputs[side] = float(out.stdout)
 
-        result = alternate(lambda: process("eval"), lambda: process("pytrec_eval"), max(3, rounds // 2))
-        print("    whole process: " + ratio_text("eval", "pytrec_eval", result)
-              + f"; values {outputs['eval']:.12f} vs {outputs['pytrec_eval']:.12f}")
+        for other in ("pytrec_eval", "ranx"):
+            result = alternate(lambda: process("eval"), lambda: process(other), max(3, rounds // 2))
+            print(f"    whole process, with ties: " + ratio_text("eval", other, result)
+                  + f"; values {outputs['eval']:.12f} vs {outputs[other]:.12f}")
     print(f"    load {load()} after")
+
+
+def ranx_threads() -> int:
+    import numba
+
+    return numba.get_num_threads()
+
+
+def bench_gather(rounds: int = 7) -> None:
+    """The transposing copy after tfidf-char's sparse product ((titles, queries) -> (queries, titles), float32):
+    eval's ``transposed_rows`` (slices of titles that stay in the CPU cache) against numpy's transposing copy
+    ``np.ascontiguousarray(by_doc.T)`` (what benchmarks/floor_eval.py does) and the gather eval ran before,
+    ``by_doc.T[inverse]`` over the distinct query rows (here every row distinct); the same array (checked)."""
+    from eval.evaluate import transposed_rows
+
+    rng = np.random.default_rng(2)
+    # a block of eval at 10x10 (about 700 queries of 40,820 titles), the default sets (180 x 4,100), and in between
+    for n_docs, n_queries in ((40_820, 700), (40_820, 180), (4_100, 180)):
+        by_doc = rng.random((n_docs, n_queries), dtype=np.float32)
+        inverse = np.arange(n_queries)
+        ours = lambda: transposed_rows(by_doc)  # noqa: E731
+        baselines = {"np.ascontiguousarray(by_doc.T)": lambda: np.ascontiguousarray(by_doc.T, dtype=np.float32),
+                     "by_doc.T[inverse] (before)": lambda: np.ascontiguousarray(by_doc.T[inverse], dtype=np.float32)}
+        for name, fn in baselines.items():
+            assert np.array_equal(fn(), ours()) and ours().flags.c_contiguous
+        times = alternate_many({"eval": ours, **baselines}, rounds)
+        print(f"[gather] {n_queries} queries x {n_docs} titles, {rounds} rounds, load {load()}; the same array:")
+        for name in baselines:
+            print("    " + ratio_text("transposed_rows", name, round_ratio(times, "eval", name)))
 
 
 def bench_m_use(data: Path, lang: str) -> None:
@@ -309,7 +424,7 @@ def main() -> None:
     parser.add_argument("--data", type=Path, help="a built test-set root (e.g. data) for the m-use timing")
     parser.add_argument("--lang", default="pt")
     parser.add_argument("--rounds", type=int, default=7, help="alternating rounds per comparison")
-    parser.add_argument("--only", choices=("symmetry", "map"), help="run one part (and --data's, if given)")
+    parser.add_argument("--only", choices=("symmetry", "map", "gather"), help="run one part (and --data's, if given)")
     parser.add_argument("--large", action="store_true",
                         help="also AO/RBO at 1,000 pairs x 25,000 titles, self-matches dropped (about 1 GiB, a minute)")
     args = parser.parse_args()
@@ -324,6 +439,8 @@ def main() -> None:
                            rbo_package=False)
     if args.only in (None, "map"):
         bench_map(rounds=args.rounds)
+    if args.only in (None, "gather"):
+        bench_gather(rounds=args.rounds)
     if args.data:
         bench_m_use(args.data, args.lang)
     else:

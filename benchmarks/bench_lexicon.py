@@ -13,6 +13,7 @@ Measured on the raw translations of an existing build (``data/<lang>/raw_transla
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import statistics
 import subprocess
@@ -72,6 +73,7 @@ def main() -> None:
     ap.add_argument("--lang", action="append", default=None)
     ap.add_argument("--rounds", type=int, default=3)
     args = ap.parse_args()
+    print(f"$ {' '.join([Path(sys.executable).name, *sys.argv])}  ({os.cpu_count()} CPUs, load {load_average()})")
     print(f"{'lang':4}  {'titles':>6}  {'rules s':>8}  {'lexicon cold s':>14}  {'lexicon cached s':>16}  "
           f"{'process cold s':>14}  {'process cached s':>16}")
     for lang in args.lang or ["pt", "es"]:
@@ -95,7 +97,11 @@ def main() -> None:
         print(f"{lang:4}  {2 * len(rows):>6}  {med(rules):>8.2f}  {med(cold):>14.2f}  {med(warm):>16.2f}  "
               f"{med(pcold):>14.2f}  {med(pwarm):>16.2f}")
     print(f"(medians of {args.rounds} rounds; 'process' is the whole `python -m builder postprocess` command, "
-          "imports included)")
+          f"imports included; load {load_average()} at the end)")
+
+
+def load_average() -> str:
+    return "{:.2f} {:.2f} {:.2f}".format(*os.getloadavg())
 
 
 if __name__ == "__main__":

@@ -31,6 +31,9 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+# The tree this script sits in, not whatever the virtual environment's editable install points at (the child
+# process imports eval from here too).
+sys.path.insert(0, str(REPO))
 
 
 def scaled_testset(data: Path, lang: str, corpus_x: int, query_x: int, root: Path, without_forms: bool = False) -> Path:
@@ -84,11 +87,11 @@ def child(data: Path, lang: str, budget: float) -> None:
     import polars as pl
 
     from eval.evaluate import EvalSettings, evaluate_language
-    from eval.memory import fix_mmap_threshold
+    from eval.memory import fix_mmap_threshold, mmap_threshold
     from eval.models import CharTfidf, EmbeddingCache
     from eval.testset import read_testset
 
-    fix_mmap_threshold()  # as `eval run` does
+    fix_mmap_threshold(mmap_threshold(CharTfidf.sparse))  # as `eval run` does for this model
     ts = read_testset(data, lang, qrels="stream")  # as `eval run` reads it: the qrels stay on disk
     peak_read = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     rss_read = _status_mb("VmRSS")
@@ -132,6 +135,11 @@ def child(data: Path, lang: str, budget: float) -> None:
         "inputs_mb": sum(f.estimated_size() for f in (ts.queries, ts.corpus)) / 2**20, "floor": floor if whole_matrix else None, "sort_blocks": sort_blocks,
         "symmetry_AO": result["corpora"]["masculine"]["symmetry"]["AO"]["value"],
     }))
+
+
+def load() -> str:
+    """The 1-, 5- and 15-minute load averages: on a shared machine they say how far a figure can be trusted."""
+    return "{:.2f} {:.2f} {:.2f}".format(*os.getloadavg())
 
 
 def _lines(path: Path) -> int:
@@ -189,8 +197,10 @@ def main() -> None:
     params = work / "params.yaml"
     work.mkdir(parents=True, exist_ok=True)
     params.write_text(f"eval:\n  memory_budget_mb: {args.budget:g}\n", encoding="utf-8")
+    print(f"$ {' '.join([Path(sys.executable).name, *sys.argv])}  ({os.cpu_count()} CPUs, load {load()})", flush=True)
     rows = []
     for cell in args.cells.split(","):
+        load_before = load()
         corpus_x, query_x = (int(x) for x in cell.split("x"))
         root = scaled_testset(args.data, args.lang, corpus_x, query_x,
                               work / f"c{corpus_x}-q{query_x}{'-without-forms' if args.without_forms else ''}", args.without_forms)
@@ -212,7 +222,7 @@ def main() -> None:
               f"reading the set: peak {inner['peak_read_mb']:.0f} MB, then {inner['rss_read_mb']:.0f} MB held "
               f"(queries and corpus frames {inner['inputs_mb']:.0f} MB; the qrels stay on disk); "
               f"evaluate_language {inner['eval_s']:.2f} s ({inner['encode_s']:.2f} s encoding), peak during it {inner['peak_eval_mb']:.0f} MB, "
-              f"blocks {inner['blocks']}; {floor_text}{sort_text}", flush=True)
+              f"blocks {inner['blocks']}; {floor_text}{sort_text}; load {load_before} before, {load()} after", flush=True)
     base = rows[0]
     print()
     print("| cell | queries x titles | qrels lines | eval run s | peak RSS MB | exponent (run) | test set held MB (queries+corpus frames) "
@@ -226,7 +236,7 @@ def main() -> None:
         print(f"| {r['cell']} | {r['queries']} x {r['documents']} | {r['qrels']} | {r['wall']:.1f} | {r['peak']:.0f} | {exp_run} | "
               f"{r['rss_read_mb']:.0f} ({r['inputs_mb']:.0f}) | {r['peak_eval_mb']:.0f} | "
               f"{outside:.2f} | {r['floor_s']:.2f} | {outside / r['floor_s']:.2f} | {exp_out} |")
-    print(f"\n(sets under {work}; budget {args.budget:g} MiB; 2 cores shared, figures vary run to run by ~10-20%)")
+    print(f"\n(sets under {work}; budget {args.budget:g} MiB; {os.cpu_count()} CPUs, load {load()} at the end)")
 
 
 if __name__ == "__main__":

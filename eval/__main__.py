@@ -148,14 +148,13 @@ def without_timing_result(result):
 
 def cmd_run(args: argparse.Namespace) -> int:
     from eval.evaluate import evaluate_one, testset_version
-    from eval.memory import fix_mmap_threshold
+    from eval.memory import fix_mmap_threshold, mmap_threshold
     from eval.models import EmbeddingCache, load_model, model_record
     from eval.results import RunResult, find_stored
     import polars as pl
 
     from eval.testset import INCLUSIVE, read_testset
 
-    fix_mmap_threshold()  # peak memory bounded by a block of queries, not by how many blocks (eval/memory.py)
 
     settings = run_settings(args)
     data = Path(args.data)
@@ -180,6 +179,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     docs = []
     for name in settings.models:
         model = load_model(name, device=args.device, workers=args.encode_workers)
+        fix_mmap_threshold(mmap_threshold(model.sparse))  # peak memory bounded by a block, not by how many (eval/memory.py)
         revision = model.meta.revision
         trained_for = model_record(name).languages
         results = []

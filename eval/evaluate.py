@@ -93,16 +93,19 @@ def _paired(differences: np.ndarray, settings: EvalSettings) -> dict:
 
 
 def similarity_scores(q_emb, d_emb) -> np.ndarray:
-    """Dot products (queries, docs) as float32, computed once per distinct query embedding.
+    """Dot products (queries, docs) as float32.
 
     BLAS can round the same row differently at different positions of a matrix product; scoring each
     distinct embedding once makes identical query texts rank identically, so a pair whose two forms are
-    the same string scores AO = RBO = 1 exactly. ``d_emb`` may be a scipy sparse matrix (tfidf-char):
-    then each score is a sparse dot product, which does not depend on the other rows at all.
+    the same string scores AO = RBO = 1 exactly. ``d_emb`` may be a scipy sparse matrix (tfidf-char): then each
+    score is a sparse dot product of its query and title alone, whatever the other rows, so every query is
+    scored as it is (finding the distinct rows, by the bytes of 4,096-wide rows, cost more than the product).
     """
     if hasattr(q_emb, "toarray"):
         q_emb = q_emb.toarray()
     q_emb = np.ascontiguousarray(q_emb)
+    if hasattr(d_emb, "toarray"):
+        return transposed_rows(d_emb @ q_emb.T)  # sparse x dense: (docs, queries)
     # Distinct rows by their bytes (as np.unique(axis=0) compares them, without its sort of whole rows).
     distinct_id: dict[bytes, int] = {}
     first_rows: list[int] = []
@@ -112,11 +115,23 @@ def similarity_scores(q_emb, d_emb) -> np.ndarray:
         if k == len(first_rows):
             first_rows.append(i)
         inverse[i] = k
-    distinct = q_emb[first_rows]
-    if hasattr(d_emb, "toarray"):
-        by_doc = d_emb @ distinct.T  # sparse x dense: (docs, distinct)
-        return np.ascontiguousarray(by_doc.T[inverse], dtype=np.float32)
-    return (distinct @ d_emb.T)[inverse]
+    return (q_emb[first_rows] @ d_emb.T)[inverse]
+
+
+# Titles per step of ``transposed_rows``: a (titles, queries) slice of about 2^16 float32 cells (256 KiB) stays in
+# the CPU cache while its columns are read out, where one transposing copy of the whole product fetches a title's
+# row from memory for each of its cells (benchmarks/bench_eval.py --only gather times both; docs/eval.md).
+TRANSPOSE_BLOCK_CELLS = 1 << 16
+
+
+def transposed_rows(by_doc: np.ndarray) -> np.ndarray:
+    """``by_doc.T`` as a C-ordered float32 (queries, docs) array, copied a slice of titles at a time."""
+    n_docs, n_queries = by_doc.shape
+    out = np.empty((n_queries, n_docs), dtype=np.float32)
+    step = max(1, TRANSPOSE_BLOCK_CELLS // max(n_queries, 1))
+    for start in range(0, n_docs, step):
+        out[:, start:start + step] = by_doc[start:start + step].T
+    return out
 
 
 def block_scores(q_emb, rows: np.ndarray, d_emb, apart: np.ndarray | None = None) -> np.ndarray:
@@ -124,8 +139,9 @@ def block_scores(q_emb, rows: np.ndarray, d_emb, apart: np.ndarray | None = None
     scored in a product of their own: BLAS rounds a row by its place in the product, so the masculine,
     feminine and neutral queries of a block get exactly the scores they get in a set without extra forms. An
     extra-form query whose embedding equals one of those queries' (a doublet written like its masculine form)
-    takes that query's scores, so identical texts still rank identically."""
-    if apart is None or not apart[rows].any():
+    takes that query's scores, so identical texts still rank identically. A sparse product (``d_emb`` sparse)
+    rounds every score alike wherever its row is: its queries are scored together."""
+    if apart is None or not apart[rows].any() or hasattr(d_emb, "toarray"):
         return similarity_scores(q_emb[rows], d_emb)
     extra = apart[rows]
     own, others = rows[~extra], rows[extra]
@@ -194,11 +210,21 @@ def block_cost(n_queries: int, n_pairs: int, n_docs: int, dimension: int = 0, ex
     return max(scoring, ranking, pairs)
 
 
+# At most this many (query, title) cells per block of a sparse model (tfidf-char), whatever the budget: a block of
+# 2^22 cells (16 MiB of float32 scores) keeps its scores, ranking and flags near the CPU cache from the product to
+# the measures, where a block of the default budget's size (about 30 million cells) sends each step's arrays to
+# memory and back (benchmarks/bench_run.py, the whole eval run against its floor at 10x10; docs/eval.md). A sparse
+# product's scores do not depend on the block (``similarity_scores``); a dense model's BLAS product can round a row
+# by its place in it, so its blocks stay as the budget cuts them and its results keep their bytes.
+SPARSE_BLOCK_CELLS = 1 << 22
+
+
 def query_blocks(
     unit_of_query: np.ndarray, m_idx: np.ndarray, n_docs: int, budget_mb: float, apart: np.ndarray | None = None,
-    dimension: int = 0,
+    dimension: int = 0, max_cells: int | None = None,
 ) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Cut the queries into blocks of ``(query indices, pair indices)`` that fit the budget.
+    """Cut the queries into blocks of ``(query indices, pair indices)`` that fit the budget and, given
+    ``max_cells``, hold at most that many (query, title) cells (a unit larger is a block alone).
 
     The queries of one unit (one ``pair_id``) stay in one block, so both forms of every pair are ranked in
     the same block, from the same distinct-embedding product. A unit larger than the budget is a block alone.
@@ -220,7 +246,8 @@ def query_blocks(
     for members in units.values():
         n_pairs = int(sum(pairs_of_query[i] for i in members))
         unit_forms = apart is not None and bool(apart[members].any())
-        if rows and block_cost(len(rows) + len(members), len(pairs) + n_pairs, n_docs, dimension, forms or unit_forms) > budget:
+        if rows and (block_cost(len(rows) + len(members), len(pairs) + n_pairs, n_docs, dimension, forms or unit_forms) > budget
+                     or (max_cells is not None and (len(rows) + len(members)) * n_docs > max_cells)):
             blocks.append((np.array(rows, dtype=np.int64), np.array(pairs, dtype=np.int64)))
             rows, pairs, forms = [], [], False
         rows.extend(members)
@@ -655,7 +682,7 @@ def evaluate_language(
     # by block. The extra-form pairs ride along with the masculine x feminine ones: the same rankings, the same
     # blocks (a pair's forms share a pair_id, so one block holds them all).
     blocks = query_blocks(qi.unit, m_all, max(d.height for d in variant_docs.values()), settings.memory_budget_mb, apart,
-                          dimension=d_emb.shape[1])
+                          dimension=d_emb.shape[1], max_cells=SPARSE_BLOCK_CELLS if model.sparse else None)
     block_of_query = np.empty(len(qi.ids), dtype=np.int64)
     for b, (rows, _) in enumerate(blocks):
         block_of_query[rows] = b

@@ -16,6 +16,11 @@ _M_MMAP_THRESHOLD = -3  # glibc's mallopt parameter number
 # Arrays from this size up get their own pages, returned to the system when freed: a block's score, ranking and
 # flag arrays are tens of MiB, the per-query arrays of a block far smaller.
 MMAP_THRESHOLD_BYTES = 4 << 20
+# A sparse model's blocks are capped (eval.evaluate.SPARSE_BLOCK_CELLS, 2^22 cells: arrays of at most 32 MiB), so
+# under this threshold its block arrays come from the heap and are reused block after block, with no trim between
+# blocks (``release_freed_memory``): pages handed back and faulted in anew each block cost a fifth of the CPU time
+# at 10x10 (system time 3.0-3.6 s against 1.2-1.5 s, peak RSS 285-291 against 299 MB; docs/eval.md).
+CAPPED_BLOCKS_MMAP_THRESHOLD_BYTES = 64 << 20
 
 
 def _libc():
@@ -29,14 +34,25 @@ def _libc():
 _LIBC = _libc()
 
 
+_THRESHOLD = [None]  # the threshold fix_mmap_threshold set in this process, if any
+
+
 def release_freed_memory() -> None:
-    """Hand the pages malloc holds free back to the system (glibc ``malloc_trim``), between blocks."""
-    if _LIBC is not None:
+    """Hand the pages malloc holds free back to the system (glibc ``malloc_trim``), between blocks; not where the
+    threshold was raised for capped blocks, whose heap pages the next block reuses."""
+    if _LIBC is not None and _THRESHOLD[0] != CAPPED_BLOCKS_MMAP_THRESHOLD_BYTES:
         _LIBC.malloc_trim(0)
 
 
 def fix_mmap_threshold(threshold: int = MMAP_THRESHOLD_BYTES) -> bool:
     """Fix glibc's mmap threshold for this process (``mallopt(M_MMAP_THRESHOLD)``; it no longer rises after a
-    large free). The eval command sets it once at start; a library caller decides for its own process. Returns
-    whether it was set."""
-    return bool(_LIBC is not None and _LIBC.mallopt(_M_MMAP_THRESHOLD, threshold))
+    large free). The eval command sets it for each model (``mmap_threshold``); a library caller decides for its own
+    process. Returns whether it was set."""
+    done = bool(_LIBC is not None and _LIBC.mallopt(_M_MMAP_THRESHOLD, threshold))
+    _THRESHOLD[0] = threshold if done else None
+    return done
+
+
+def mmap_threshold(capped_blocks: bool) -> int:
+    """The threshold for a model whose blocks are capped in cells (a sparse model) or cut by the budget alone."""
+    return CAPPED_BLOCKS_MMAP_THRESHOLD_BYTES if capped_blocks else MMAP_THRESHOLD_BYTES

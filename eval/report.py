@@ -663,8 +663,9 @@ def write_plots(docs: list[dict], folder: str | Path) -> list[Path]:
         ax.legend(unique.values(), unique.keys(), fontsize=7, loc="upper left")
     axes[0].set_ylabel("MAP, feminine queries")
     fig.suptitle("MAP, feminine vs masculine queries per language and model (95% bootstrap CI; hollow: the paper's Table 4)")
+    settle_layout(fig)  # once for both panels
     for ax, placed in zip(axes, point_labels):
-        place_labels(fig, ax, placed)
+        place_labels(fig, ax, placed, drawn=True)
     written.append(_save(fig, folder / "map.png"))
 
     # The paired gap, what the randomisation test is about: mean over pairs of AP_M − AP_F with its interval
@@ -731,20 +732,27 @@ LABEL_OFFSETS = NEAR_OFFSETS + [(round(r * math.cos(math.radians(a))), round(r *
                                 for r in (14, 20, 27, 35, 44, 54) for a in range(0, 360, 360 // 16)]
 
 
-def place_labels(fig, ax, labels: list[tuple]) -> list:
-    """Label each point ``(x, y, text, colour, fontsize)`` of ``ax`` where its text overlaps no label placed
-    before it and no marker, and stays inside the axes (never clipped); where no place is free, the one that
-    overlaps no label and the least marker area, else the least label area; a thin leader line joins a label
-    that is not next to its point. Returns the annotations."""
-    # The final layout: display coordinates are those of the saved picture. Constrained layout settles over more
-    # than one pass with equal-aspect axes (after the first, the x labels of the MAP plot lay past the figure's
-    # bottom edge and the title on the panels' titles): drawn until the axes stop moving.
+def settle_layout(fig) -> None:
+    """Draw ``fig`` until its axes stop moving, then keep that layout (labels placed in display coordinates are
+    those of the saved picture; they sit inside the axes and need no room of their own). Constrained layout
+    settles over more than one pass with equal-aspect axes: after the first, the MAP plot's x labels lay past the
+    figure's bottom edge."""
     for _ in range(5):
         before = [a.get_position().bounds for a in fig.axes]
         fig.canvas.draw()
         if [a.get_position().bounds for a in fig.axes] == before:
             break
-    fig.set_layout_engine("none")  # and keep it: the labels are inside the axes, they need no room of their own
+    fig.set_layout_engine("none")
+
+
+def place_labels(fig, ax, labels: list[tuple], *, drawn: bool = False) -> list:
+    """Label each point ``(x, y, text, colour, fontsize)`` of ``ax`` where its text overlaps no label placed
+    before it and no marker, and stays inside the axes (never clipped); where no place is free, the one that
+    overlaps no label and the least marker area, else the least label area; a thin leader line joins a label
+    that is not next to its point. Returns the annotations. ``drawn``: the caller has drawn ``fig`` and fixed its
+    layout (one draw for several panels: a draw costs a tenth of a second and more, and labels move no axes)."""
+    if not drawn:
+        settle_layout(fig)
     renderer = fig.canvas.get_renderer()
     box = ax.get_window_extent(renderer)
     r = 5 * fig.dpi / 72  # a marker's half size in pixels

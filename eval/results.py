@@ -22,6 +22,8 @@ from pathlib import Path
 from eval.errors import EvalError
 from eval.testset import combined_version
 
+_encode_string = json.encoder.encode_basestring  # json's own string encoder (C), non-ASCII kept
+
 SCHEMA_VERSION = 2
 KNOWN_SCHEMAS = (1, 2)
 RUN_KEYS = ("toolkit", "model", "testset", "settings", "languages")
@@ -97,39 +99,147 @@ class ResultRows(Sequence):
         return f"ResultRows({len(self)} rows, columns {self.frame.columns})"
 
 
-class _RowsAsList(list):
-    """``ResultRows`` as json's encoder sees a list: its length and, one at a time, its rows. json.dump's encoder
-    (pure Python whenever it writes to a file) only asks a list for these two, so the rows are never all dicts
-    at once."""
-
-    def __init__(self, rows: ResultRows):
-        super().__init__()
-        self.rows = rows
-
-    def __len__(self) -> int:
-        return len(self.rows)
-
-    def __iter__(self) -> Iterator[dict]:
-        return iter(self.rows)
+# Rows encoded per slice: their text is written before the next slice is encoded.
+_ROWS_PER_SLICE = 4096
 
 
-class _ResultEncoder(json.JSONEncoder):
-    def default(self, o):
-        if isinstance(o, ResultRows):
-            return _RowsAsList(o)
-        return super().default(o)
+def _float_text(value: float) -> str:
+    """A float as json's encoder writes it (allow_nan: NaN and the infinities by their JavaScript names)."""
+    if value != value:
+        return "NaN"
+    if value in (float("inf"), float("-inf")):
+        return "Infinity" if value > 0 else "-Infinity"
+    return float.__repr__(value)
+
+
+def _column_texts(column, nested_indent: str) -> list[str]:
+    """Each value of a polars column as json.dumps(indent=1, ensure_ascii=False) writes it as a row's value; a value
+    that is not a scalar (a list, a struct) is written by json at level 0 and indented to its place
+    (``nested_indent`` after each line break: a JSON string holds no raw line break)."""
+    import polars as pl
+
+    values = column.to_list()
+    dtype = column.dtype
+    if dtype == pl.String or isinstance(dtype, (pl.Categorical, pl.Enum)):
+        return ["null" if v is None else _encode_string(v) for v in values]
+    if dtype == pl.Boolean:
+        return ["null" if v is None else "true" if v else "false" for v in values]
+    if dtype.is_float():
+        return ["null" if v is None else _float_text(v) for v in values]
+    if dtype.is_integer():
+        return ["null" if v is None else int.__repr__(v) for v in values]
+    return [json.dumps(v, indent=1, ensure_ascii=False).replace("\n", nested_indent) for v in values]
+
+
+def _rows_text(rows: ResultRows, level: int) -> Iterator[str]:
+    """``rows`` as the JSON list of their row dicts that json.dumps(indent=1, ensure_ascii=False) writes at nesting
+    ``level``, a slice of rows at a time: each value encoded column by column (one call a value, where json's
+    Python encoder takes a dozen generator steps), the same characters."""
+    frame = rows.frame
+    if frame.height == 0:
+        return iter(["[]"])
+    return _row_slices(rows, level)
+
+
+def _row_slices(rows: ResultRows, level: int) -> Iterator[str]:
+    frame, names = rows.frame, rows.frame.columns
+    row_indent, field_indent = "\n" + " " * (level + 1), "\n" + " " * (level + 2)
+    if not names:  # rows without keys
+        yield "[" + ",".join([row_indent + "{}"] * frame.height) + "\n" + " " * level + "]"
+        return
+    prefixes = [field_indent + _encode_string(name) + ": " for name in names]
+    omitted = [name in rows.omit_none for name in names]
+    close = row_indent + "}"
+    yield "["
+    for start in range(0, frame.height, _ROWS_PER_SLICE):
+        part = frame.slice(start, _ROWS_PER_SLICE)
+        columns = [_column_texts(part[name], field_indent) for name in names]
+        pieces = []
+        for i, values in enumerate(zip(*columns)):
+            fields = [prefix + text for prefix, text, omit in zip(prefixes, values, omitted) if not (omit and text == "null")]
+            pieces.append(("," if start or i else "") + row_indent + ("{" + ",".join(fields) + close if fields else "{}"))
+        yield "".join(pieces)
+    yield "\n" + " " * level + "]"
+
+
+def _key_text(key) -> str:
+    """A dict key as json writes it: a string as it is; a float, int, bool or None as its JSON text, quoted."""
+    if isinstance(key, str):
+        return _encode_string(key)
+    if isinstance(key, float):
+        text = _float_text(key)
+    elif key is True or key is False or key is None:
+        text = "true" if key is True else "false" if key is False else "null"
+    elif isinstance(key, int):
+        text = int.__repr__(key)
+    else:
+        raise TypeError(f"keys must be str, int, float, bool or None, not {key.__class__.__name__}")
+    return _encode_string(text)
+
+
+def _scalar_text(value) -> str | None:
+    """A string, None, bool, int or float as json writes it (json's order of checks); None for anything else."""
+    if isinstance(value, str):
+        return _encode_string(value)
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, int):
+        return int.__repr__(value)
+    if isinstance(value, float):
+        return _float_text(value)
+    return None
+
+
+def _json_pieces(doc, level: int = 0) -> Iterator[str]:
+    """The text of json.dumps(doc, indent=1, ensure_ascii=False), every ``ResultRows`` written as the list of its
+    rows (``_rows_text``), in pieces: json's order of checks (str, None, True, False, int, float, list or tuple,
+    dict), a call a container and a value where json's Python encoder takes a dozen generator steps a value."""
+    text = _scalar_text(doc)
+    if text is not None:
+        yield text
+    elif isinstance(doc, (list, tuple, dict)):
+        is_dict = isinstance(doc, dict)
+        if not doc:
+            yield "{}" if is_dict else "[]"
+            return
+        inner = "\n" + " " * (level + 1)
+        pieces = ["{" if is_dict else "["]
+        for n, item in enumerate(doc.items() if is_dict else doc):
+            pieces.append("," + inner if n else inner)
+            if is_dict:
+                pieces.append(_key_text(item[0]) + ": ")
+                item = item[1]
+            text = _scalar_text(item)
+            if text is not None:
+                pieces.append(text)
+            else:
+                yield "".join(pieces)
+                pieces = []
+                yield from _json_pieces(item, level + 1)
+        pieces.append("\n" + " " * level + ("}" if is_dict else "]"))
+        yield "".join(pieces)
+    elif isinstance(doc, ResultRows):
+        yield from _rows_text(doc, level)
+    else:
+        raise TypeError(f"Object of type {doc.__class__.__name__} is not JSON serializable")
 
 
 def write_json(path: Path, doc: dict) -> Path:
-    """Written to a temporary file and renamed: an interrupted run leaves no half file in the store. Encoded
-    piece by piece into the file (the same bytes as ``json.dumps`` of the document with its rows as lists): a
-    document with a row per query would otherwise be built whole as one string, after a list of millions of
-    small pieces, in memory, and ``ResultRows`` are written row by row."""
+    """Written to a temporary file and renamed: an interrupted run leaves no half file in the store. The same
+    bytes as ``json.dumps(doc, indent=1, ensure_ascii=False)`` of the document with its rows as lists, written in
+    pieces (``_json_pieces``): the ``ResultRows`` a slice of rows at a time, never all as dicts or as one string.
+    (json.dump with an indent runs json's pure-Python encoder, a dozen generator steps a value: 1.7 million
+    calls for the default sets' documents.)"""
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(f".{path.name}.partial-{os.getpid()}")
     try:
         with open(partial, "w", encoding="utf-8") as fh:
-            json.dump(doc, fh, indent=1, ensure_ascii=False, cls=_ResultEncoder)
+            for piece in _json_pieces(doc):
+                fh.write(piece)
             fh.write("\n")
         partial.replace(path)
     except BaseException:  # a full disk, a value json cannot write, Ctrl-C: no hidden half file is left behind

@@ -175,6 +175,28 @@ def test_identical_query_embeddings_get_bit_identical_scores():
     np.testing.assert_allclose(scores, queries.astype(np.float64) @ docs.T.astype(np.float64), rtol=1e-4, atol=1e-4)
 
 
+def test_sparse_scores_depend_on_their_query_and_title_alone():
+    """With sparse title vectors (tfidf-char) every query is scored as it is, no distinct rows sought: a score is the
+    same bits whatever other queries share the product, an identical query scores identically, and the product's
+    transposing copy in slices (``transposed_rows``) is exactly the transposed array."""
+    from scipy import sparse
+
+    from eval.evaluate import similarity_scores, transposed_rows
+
+    rng = np.random.default_rng(1)
+    docs = sparse.random(3000, 512, density=0.02, format="csr", dtype=np.float32, random_state=1)
+    queries = sparse.random(70, 512, density=0.05, format="csr", dtype=np.float32, random_state=2).toarray()
+    queries[41] = queries[5]
+    scores = similarity_scores(sparse.csr_matrix(queries), docs)
+    assert scores.dtype == np.float32 and scores.flags.c_contiguous and scores.shape == (70, 3000)
+    assert np.array_equal(scores[5], scores[41])
+    for rows in (np.array([41]), np.arange(0, 70, 3), rng.permutation(70)[:9]):
+        assert np.array_equal(similarity_scores(queries[rows], docs), scores[rows])
+    np.testing.assert_allclose(scores, queries.astype(np.float64) @ docs.T.toarray().astype(np.float64), rtol=1e-5, atol=1e-6)
+    by_doc = rng.random((1001, 300), dtype=np.float32)  # slices of 2^16 // 300 = 218 titles, the last one short
+    assert np.array_equal(transposed_rows(by_doc), by_doc.T) and transposed_rows(by_doc).flags.c_contiguous
+
+
 def test_parity_states_the_map_difference_and_the_paired_gap(tmp_path, small_data):
     ts = read_testset(small_data, "pt")
     result, _ = evaluate_language(ts, CharTfidf(), EmbeddingCache(tmp_path / "c"), EvalSettings(), progress=False)
@@ -497,6 +519,23 @@ def whole_matrix_reference(ts, model, settings) -> dict:
         out[gender] = {"AP": ap, "acc": acc, "AO": ao, "RBO": rb, "top1": identical_top1_batch(rank_m, rank_f),
                        "top_m": rank_m[:, : settings.list_depth], "doc_ids": doc_ids}
     return out
+
+
+def test_blocks_capped_in_cells_keep_units_whole():
+    """A sparse model's blocks hold at most ``max_cells`` (query, title) cells whatever the budget, each pair_id's
+    queries in one block; a unit larger than the cap is a block alone; without a cap the budget alone cuts."""
+    from eval.evaluate import query_blocks
+
+    unit = np.repeat(np.arange(50), 2)  # 50 pair_ids of a masculine and a feminine query
+    m_idx = np.arange(0, 100, 2)
+    blocks = query_blocks(unit, m_idx, 1000, budget_mb=1000, max_cells=10 * 1000 + 999)
+    assert [len(rows) for rows, _ in blocks] == [10] * 10
+    assert sorted(np.concatenate([pairs for _, pairs in blocks]).tolist()) == list(range(50))
+    for rows, pairs in blocks:
+        assert set(m_idx[pairs].tolist()) | set((m_idx[pairs] + 1).tolist()) == set(rows.tolist())
+    assert len(query_blocks(unit, m_idx, 1000, budget_mb=1000)) == 1
+    big = np.array([0] * 30 + [1, 1])
+    assert [len(rows) for rows, _ in query_blocks(big, np.array([0, 30]), 1000, budget_mb=1000, max_cells=5000)] == [30, 2]
 
 
 @pytest.mark.parametrize("policy", ["drop", "keep"])

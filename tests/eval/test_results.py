@@ -70,3 +70,55 @@ def test_eval_run_reruns_only_new_combinations_and_collect_puts_them_together(tm
     assert again["languages"] == doc["languages"] and again["settings"] == doc["settings"]
     md = doc_path.with_suffix(".md").name
     assert (tmp_path / "collected" / md).read_text() == (out / md).read_text()
+
+
+def _as_plain(doc):
+    """The document with every ResultRows as the list of dicts it stands for: what json.dumps is given."""
+    from eval.results import ResultRows
+
+    if isinstance(doc, ResultRows):
+        return list(doc)
+    if isinstance(doc, dict):
+        return {k: _as_plain(v) for k, v in doc.items()}
+    if isinstance(doc, (list, tuple)):
+        return [_as_plain(v) for v in doc]
+    return doc
+
+
+def test_write_json_writes_the_bytes_json_dumps_writes(tmp_path, monkeypatch):
+    """``write_json`` encodes values itself (json.dump with an indent is json's slow Python encoder): the reference
+    is json.dumps(indent=1, ensure_ascii=False) of the same document with its rows as lists, on every kind of value
+    json writes, rows at several depths and in several slices, and the errors json raises."""
+    import numpy as np
+    import polars as pl
+
+    from eval import results
+    from eval.results import ResultRows, write_json
+
+    monkeypatch.setattr(results, "_ROWS_PER_SLICE", 3)  # rows cross slice boundaries
+    frame = pl.DataFrame({
+        "corpus": ["masculine", "feminine", None, "ç\"\\\n\t\u0001😀", "x", "y", "z"],
+        "form": [None, "doublet", None, None, "neomorpheme", None, None],
+        "AP": [0.1, None, float("nan"), float("inf"), -float("inf"), 1e-300, -0.0],
+        "n": [1, None, 3, -4, 2**40, 0, 7],
+        "top": [True, False, None, True, True, False, True],
+        "ids": [["a", "b"], [], None, ["c"], ["d"], ["e"], ["f", "g", "h"]],
+    })
+    rows = ResultRows(frame, omit_none=("form",))
+    doc = {
+        "schema_version": 2, "none": None, "yes": True, "no": False, "float": 0.30000000000000004, "big": 10**30,
+        "np": np.float64(0.25), "nan": float("nan"), "empty": {}, "empty_list": [], "tuple": (1, "a", None),
+        "keys": {1: "int", 2.5: "float", True: "true", None: "none", "ü": "str"},
+        "languages": {"pt": {"per_query": rows, "per_pair": ResultRows(frame.head(0)), "nested": [[rows], {"r": rows}]}},
+        "text": "ação \u2028 </script>",
+    }
+    write_json(tmp_path / "doc.json", doc)
+    assert (tmp_path / "doc.json").read_text(encoding="utf-8") == json.dumps(_as_plain(doc), indent=1, ensure_ascii=False) + "\n"
+    assert len(rows) == 7 and "form" not in list(rows)[0] and list(rows)[1]["form"] == "doublet"
+    for bad, error in (({"x": object()}, "not JSON serializable"), ({"x": np.int64(3)}, "not JSON serializable"),
+                       ({(1, 2): 3}, "keys must be str, int, float, bool or None")):
+        with pytest.raises(TypeError, match=error):
+            json.dumps(bad)
+        with pytest.raises(TypeError, match=error):
+            write_json(tmp_path / "bad.json", bad)
+        assert not (tmp_path / "bad.json").exists()
