@@ -189,9 +189,15 @@ def main() -> None:
     parser.add_argument("--without-forms", action="store_true",
                         help="leave out the extra query forms (doublets, neomorphemes): the set as it was before them")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--build", metavar="CxQ:ROOT", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         child(args.data, args.lang, args.budget)
+        return
+    if args.build:
+        cell, root = args.build.split(":", 1)
+        corpus_x, query_x = (int(x) for x in cell.split("x"))
+        scaled_testset(args.data, args.lang, corpus_x, query_x, Path(root), args.without_forms)
         return
     work = args.work or Path(tempfile.mkdtemp(prefix="bench-scale-"))
     params = work / "params.yaml"
@@ -202,8 +208,11 @@ def main() -> None:
     for cell in args.cells.split(","):
         load_before = load()
         corpus_x, query_x = (int(x) for x in cell.split("x"))
-        root = scaled_testset(args.data, args.lang, corpus_x, query_x,
-                              work / f"c{corpus_x}-q{query_x}{'-without-forms' if args.without_forms else ''}", args.without_forms)
+        root = work / f"c{corpus_x}-q{query_x}{'-without-forms' if args.without_forms else ''}"
+        # Built in a process of its own: Linux carries a process's peak RSS over fork and exec, so a set built here
+        # (10x100: about 2.4 GB) would become the peak of every process this one starts.
+        subprocess.run([sys.executable, str(Path(__file__).resolve()), "--build", f"{cell}:{root}", "--data", str(args.data),
+                        "--lang", args.lang, *(["--without-forms"] if args.without_forms else [])], check=True)
         wall, peak, _ = run_measured([sys.executable, "-m", "eval", "run", "--data", str(root), "--lang", args.lang, "--model",
                                       "tfidf-char", "--out", str(work / f"out-c{corpus_x}-q{query_x}"), "--params", str(params),
                                       "--cache", str(work / "cache"), "--quiet", "--force"], REPO)
