@@ -25,7 +25,8 @@ from dataclasses import dataclass
 
 SEVERITIES = ("serious", "check", "routine", "none")  # worst first
 SERIOUS_FLAGS = frozenset({"untranslated", "unknown_word", "not_a_person_noun", "unknown_head", "masculine:echo",
-                           "feminine:echo", "template_not_stripped", "unaligned", "different_words"})
+                           "feminine:echo", "template_not_stripped", "unaligned", "different_words",
+                           "head_not_a_noun", "verb_form"})
 SERIOUS_VERDICTS = frozenset({"failed", "one_form_failed", "not_a_person", "unaligned", "wrong_gender_form",
                               "masculine_is_feminine"})
 CHECK_VERDICTS = frozenset({"unverified", "uninflected_feminine", "unverified_identical"})
@@ -34,7 +35,7 @@ CHECK_VERDICTS = frozenset({"unverified", "uninflected_feminine", "unverified_id
 CHECK_FLAGS = frozenset({"no_feminine_form", "no_masculine_form", "unknown_modifier"})
 # A form the lexicon re-made or read off the other output; the verdict says when that failed.
 ROUTINE_FLAGS = frozenset({"reinflected_feminine", "reinflected_masculine", "masculine_is_feminine",
-                           "from_feminine_output", "feminine_output_read"})
+                           "from_feminine_output", "feminine_output_read", "agreement_made"})
 ROUTINE_VERDICTS = frozenset({"reinflected", "inflected"})
 # Where a form came from, not a doubt (builder/reference.py, builder/german.py).
 INFORMATIVE_FLAGS = frozenset({"masculine_base", "feminine_base", "inclusive_base", "loanword", "english_loan",

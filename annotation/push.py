@@ -14,7 +14,7 @@ import json
 from dataclasses import dataclass
 
 from annotation import AnnotationError
-from annotation.server import Server, _rg, ensure_workspace, find_dataset, server_errors
+from annotation.server import Server, _rg, ensure_workspace, find_dataset, sdk_bars_on_a_terminal_only, server_errors
 
 HASH_KEY = "content_hash"
 
@@ -121,6 +121,6 @@ def sync_records(server: Server, dataset, specs: list[RecordSpec], batch_size: i
     to_send = [s for s in specs if on_server.get(s.id) != s.content_hash()]
     new = sum(1 for s in to_send if s.id not in on_server)
     if to_send:
-        with server_errors(server.url):
+        with server_errors(server.url), sdk_bars_on_a_terminal_only():
             dataset.records.log([to_sdk_record(s) for s in to_send], batch_size=batch_size)
     return PushReport(dataset.name, new=new, changed=len(to_send) - new, unchanged=len(specs) - len(to_send))

@@ -97,11 +97,12 @@ def audit_candidates(ts: TestSet, n: int, seed: int) -> list[Candidate]:
 
 def model_rankings(ts: TestSet, model_names: list[str], depth: int) -> Rankings:
     """Top-``depth`` of each model (eval.models) for every query over the corpus of its gender (neutral
-    queries over the masculine corpus), ranked by eval.ranking (its tie-break; self-matches dropped)."""
+    queries over the masculine corpus), ranked by eval.ranking (its exact scores and tie-break; self-matches
+    dropped)."""
     import numpy as np
 
     from eval.models import load_model
-    from eval.ranking import rank_corpus, self_match_mask
+    from eval.ranking import rank_corpus, self_match_mask, similarity_scores
 
     rankings: Rankings = {}
     for name in tqdm(model_names, desc=f"ranking {ts.lang} for the pool", unit="model",
@@ -121,7 +122,8 @@ def model_rankings(ts: TestSet, model_names: list[str], depth: int) -> Rankings:
             doc_ids = [ts.corpus["id"][int(j)] for j in d_rows]
             mask = self_match_mask([ts.queries["source_ids"][int(i)].to_list() for i in q_rows],
                                    [ts.corpus["source_ids"][int(j)].to_list() for j in d_rows])
-            order = rank_corpus(q_emb[q_rows] @ d_emb[d_rows].T, doc_ids, self_matches=mask)[:, :depth]
+            # eval's exact scores: the pool is the same from any BLAS kernel or thread count
+            order = rank_corpus(similarity_scores(q_emb[q_rows], d_emb[d_rows]), doc_ids, self_matches=mask)[:, :depth]
             for i, row in zip(q_rows, order):
                 per_query[ts.queries["id"][int(i)]] = [doc_ids[j] for j in row if j >= 0]
         rankings[name] = per_query

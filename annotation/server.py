@@ -91,6 +91,24 @@ def quiet_not_found() -> Iterator[None]:
         yield
 
 
+@contextmanager
+def sdk_bars_on_a_terminal_only() -> Iterator[None]:
+    """The SDK draws its own tqdm bar ("Sending records...", argilla/records/_dataset_records.py) without a
+    ``disable`` argument, so off a terminal it would write a carriage-return update per batch into a log. Within
+    this block a tqdm bar whose caller chose nothing gets ``disable=None``, the project's own bars' setting: drawn
+    when stderr is a terminal, off otherwise (a bar whose caller chose keeps its choice)."""
+    from functools import partialmethod
+
+    from tqdm import tqdm
+
+    init = vars(tqdm)["__init__"]
+    tqdm.__init__ = partialmethod(init, disable=None)
+    try:
+        yield
+    finally:
+        tqdm.__init__ = init
+
+
 def find_dataset(server: Server, name: str, workspace):
     """The dataset, or None when the workspace has none of that name (no warning printed)."""
     with server_errors(server.url), quiet_not_found():

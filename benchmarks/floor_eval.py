@@ -13,7 +13,7 @@ model checked, the query vectors encoded per block and corpus variant, progress 
 
 It shares eval's kernels, the fastest way this project knows to compute each value and write each file, so that
 eval / floor is what eval's own machinery costs: the format reader (``eval.testset``), the model
-(``CharTfidf``), the product's transposing copy (``transposed_rows``), the tie rule and its sort
+(``CharTfidf``), the exact scores (``eval.ranking.grid_scores`` on ``score_grid``), the tie rule and its sort
 (``id_descending_order``, ``rank_rows``), the measures (``eval.measures``, ``eval.metrics``), the figures and
 their resampling (``eval.evaluate``'s figure functions, ``eval.stats``), the document layout and writer
 (``eval.results``) and the tables and plots (``eval.report``). benchmarks/bench_run.py times it against
@@ -56,7 +56,7 @@ def score_variant(ts, docs, q_vectors, d_vectors, qrels_rows, settings, unit, m_
     ``eval.evaluate.score_corpus`` returns them."""
     import numpy as np
 
-    from eval.evaluate import transposed_rows
+    from eval.ranking import grid_scores, score_grid
     from eval.measures import PairRankings, QueryRankings, RankBiasedOverlap
     from eval.metrics import first_hit_positions
     from eval.ranking import SELF_MATCH_DROP, id_descending_order, rank_rows, self_match_columns
@@ -64,7 +64,7 @@ def score_variant(ts, docs, q_vectors, d_vectors, qrels_rows, settings, unit, m_
     n_queries, n_docs = ts.queries.height, docs.height
     drop = settings.self_match == SELF_MATCH_DROP
     order = id_descending_order(docs["id"].to_list())  # columns in id-descending order: the sort breaks ties by column
-    d_vectors = d_vectors[order]
+    d_vectors = score_grid(d_vectors[order])  # eval's exact scores: embeddings on the grid once
     column_of = np.empty(n_docs, dtype=np.int64)
     column_of[order] = np.arange(n_docs)
     own = [np.sort(column_of[c]) for c in self_match_columns(ts.queries["source_ids"], docs["source_ids"])]
@@ -96,7 +96,7 @@ def score_variant(ts, docs, q_vectors, d_vectors, qrels_rows, settings, unit, m_
         if drop:  # a query's self-matches leave its relevant set as they leave its ranking
             relevant &= ~dropped
         n_relevant[rows] = relevant.sum(axis=1)
-        scores = transposed_rows(d_vectors @ q_vectors[rows].T)  # (queries, titles) float32, C order
+        scores = grid_scores(score_grid(q_vectors[rows]), d_vectors)  # (queries, titles) float32, exact
         # the tie rule's one sort: score descending, then id descending; dropped items at the tail as -1
         ranking = rank_rows(scores, None, dropped if drop else None)
         del scores, dropped

@@ -121,10 +121,16 @@ def cmd_postprocess(args, params) -> None:
     from builder.params import language_for
     from builder.summary import describe, format_table, table1_rows
 
+    from eval.testset import VERSION_RE
+
+    if args.version is not None and not VERSION_RE.fullmatch(args.version):
+        raise BuildError(f"--version {args.version!r} is not a release version X.Y.Z (e.g. 0.4.1; dvc.yaml passes "
+                         "params.yaml's release.version)")
     language = language_for(params, args.lang)
     src = _stage_source(args, params)
     corrections = Path(args.corrections) if args.corrections else default_corrections(args.lang)
-    stats = run_postprocess(src, language, Path(args.out), params, corrections, cache_dir=Path(args.cache or DEFAULT_CACHE_DIR))
+    stats = run_postprocess(src, language, Path(args.out), params, corrections, cache_dir=Path(args.cache or DEFAULT_CACHE_DIR),
+                            version=args.version)
     if not args.quiet:
         print(format_table(table1_rows([stats], [language])))
     print(describe(stats, Path(args.out) / args.lang))  # even with --quiet: the gender check used is always said
@@ -310,6 +316,11 @@ def main(argv: list[str] | None = None) -> int:
                        help="cache folder: translations.sqlite, lexicon.sqlite (default: cache)")
         if func is not cmd_translate:
             p.add_argument("--corrections", default=None, help="default: corrections/<lang>.jsonl when it exists")
+        if func is cmd_postprocess:
+            p.add_argument("--version", default=None,
+                           help="the release version X.Y.Z this set is built as, recorded in stats.json so results "
+                                "name it (dvc.yaml passes params.yaml's release.version; default: none, results then "
+                                "name the set by a content digest, sha-...)")
         p.set_defaults(func=func)
     p = sub.add_parser("corrections", help="check corrections/<lang>.jsonl, or create it empty (before the first "
                                            "annotation pull)")

@@ -22,6 +22,12 @@ Solved as assignments, not greedily (``scipy.optimize.linear_sum_assignment``):
 3. the queries again from the corpus alignment (the share of each query's relevant titles landing on the
    translated query's), then the corpus again.
 
+Where the language has an offline translator, its title of each source id is a **draft** in the target language
+(builder/build.py translates every title first): the alignment is then made twice, without and with the draft's
+character 3-grams, and an id is confident only where both readings place it on the same translated title and at
+least one of them is confident (``agreed``). The draft places titles the source text alone cannot; a title the two
+readings dispute goes to the fallback.
+
 Every id gets the assigned translated id, its score, a margin (the least loss of the total score when it
 exchanges its translated title with another id's, or, sharing it in a merge, moves to its next best) and a
 reason. An alignment is **confident** when the graph does not contradict it (its relevant queries all map onto
@@ -34,7 +40,7 @@ from __future__ import annotations
 
 import unicodedata
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Sequence
 
 import numpy as np
@@ -135,9 +141,17 @@ def trigram_similarity(a: Sequence[str], b: Sequence[str]) -> np.ndarray:
     return np.asarray((unit(A) @ unit(B).T).todense())
 
 
-def text_similarity(a: Sequence[str], b: Sequence[str], encoder: Encoder) -> np.ndarray:
+def text_similarity(a: Sequence[str], b: Sequence[str], encoder: Encoder,
+                    drafts: Sequence[str | None] | None = None) -> np.ndarray:
+    """Similarity of source titles ``a`` to translated titles ``b``. drafts: a machine translation of each source
+    title into b's language (None where there is none); the character 3-gram term is then the better of the
+    source's and the draft's (*Accountant*: draft *compteur*, given *Comptable*)."""
     ea, eb = encoder(list(a)), encoder(list(b))
-    return ENCODER_WEIGHT * (ea @ eb.T) + (1 - ENCODER_WEIGHT) * trigram_similarity(a, b)
+    trigrams = trigram_similarity(a, b)
+    have = [i for i, d in enumerate(drafts or ()) if d]
+    if have:
+        trigrams[have] = np.maximum(trigrams[have], trigram_similarity([drafts[i] for i in have], b))
+    return ENCODER_WEIGHT * (ea @ eb.T) + (1 - ENCODER_WEIGHT) * trigrams
 
 
 def _assign(score: np.ndarray) -> np.ndarray:
@@ -201,11 +215,55 @@ def _graph_bonus(source_sig: list[frozenset], target_sig: list[frozenset]) -> np
 
 
 def align(source: Relevance, target: Relevance, encoder: Encoder, min_margin: float = MIN_MARGIN,
-          sure_similarity: float = SURE_SIMILARITY) -> Alignment:
+          sure_similarity: float = SURE_SIMILARITY, drafts: dict[str, str] | None = None) -> Alignment:
+    """drafts: source id -> a machine translation of its title into the target language. With drafts the
+    alignment is made twice, from the source titles alone and with the drafts' 3-grams too, and an id is
+    confident only where both put it on the same translated title and at least one of them is confident: the
+    draft places titles the source text alone cannot (*Head of Advertising* -> *Directeur de la publicité*), and
+    a title the two readings dispute is not used (``agreed``)."""
+    plain = _align(source, target, encoder, min_margin, sure_similarity, None)
+    if not drafts:
+        return plain
+    return agreed(plain, _align(source, target, encoder, min_margin, sure_similarity, drafts), source, target)
+
+
+def agreed(plain: Alignment, drafted: Alignment, source: Relevance, target: Relevance) -> Alignment:
+    """Each id where the alignment with MT drafts puts it, confident where the one without drafts agrees and
+    either is confident."""
+    def one(a: Aligned, b: Aligned) -> Aligned:
+        if a.target_id != b.target_id:
+            return replace(b, confident=False, reason=f"with the MT draft {b.target_id!r}, without it {a.target_id!r}")
+        if b.confident and not a.confident:
+            return replace(b, reason=f"{b.reason} with the MT draft (the same title without it)")
+        if a.confident and not b.confident:
+            return replace(a, reason=f"{a.reason} (the same title with the MT draft)")
+        return b
+
+    queries = {q: one(plain.queries[q], drafted.queries[q]) for q in plain.queries}
+    corpus = {d: one(plain.corpus[d], drafted.corpus[d]) for d in plain.corpus}
+    return Alignment(queries, corpus, *_edges(source, target, queries, corpus))
+
+
+def _edges(source: Relevance, target: Relevance, queries: dict[str, Aligned], corpus: dict[str, Aligned]) -> tuple[int, int, int]:
+    """(preserved, checked, total) relevance edges: a source relevant pair whose two ids are confident is checked,
+    and preserved when it lands on a translated relevant pair."""
+    target_edges = set(target.qrels)
+    checked = preserved = 0
+    for q, d in source.qrels:
+        if queries[q].confident and corpus[d].confident:
+            checked += 1
+            preserved += (queries[q].target_id, corpus[d].target_id) in target_edges
+    return preserved, checked, len(source.qrels)
+
+
+def _align(source: Relevance, target: Relevance, encoder: Encoder, min_margin: float, sure_similarity: float,
+           drafts: dict[str, str] | None) -> Alignment:
     sq, tq = list(source.queries), list(target.queries)
     sc, tc = list(source.corpus), list(target.corpus)
-    sim_q = text_similarity([source.queries[i] for i in sq], [target.queries[j] for j in tq], encoder)
-    sim_c = text_similarity([source.corpus[i] for i in sc], [target.corpus[j] for j in tc], encoder)
+    dq = [drafts.get(i) for i in sq] if drafts else None
+    dc = [drafts.get(i) for i in sc] if drafts else None
+    sim_q = text_similarity([source.queries[i] for i in sq], [target.queries[j] for j in tq], encoder, dq)
+    sim_c = text_similarity([source.corpus[i] for i in sc], [target.corpus[j] for j in tc], encoder, dc)
     s_pos = {d: i for i, d in enumerate(sc)}
     t_pos = {d: j for j, d in enumerate(tc)}
     tq_pos = {q: j for j, q in enumerate(tq)}
@@ -263,13 +321,7 @@ def align(source: Relevance, target: Relevance, encoder: Encoder, min_margin: fl
         graph_ok = {mapped_q[q] for q in s_queries_of[d]} <= t_queries_of[target_id]
         corpus[d] = _aligned(d, "corpus", target_id, c_score[i, c_to[i]], c_margin[i], sim_c[i, c_to[i]], graph_ok,
                              min_margin, sure_similarity, graph_silent=not s_queries_of[d])
-    target_edges = set(target.qrels)
-    checked = preserved = 0
-    for q, d in source.qrels:
-        if queries[q].confident and corpus[d].confident:
-            checked += 1
-            preserved += (queries[q].target_id, corpus[d].target_id) in target_edges
-    return Alignment(queries, corpus, preserved, checked, len(source.qrels))
+    return Alignment(queries, corpus, *_edges(source, target, queries, corpus))
 
 
 def _aligned(source_id: str, role: str, target_id: str, value: float, margin: float, similarity: float,

@@ -15,10 +15,11 @@ from builder.cache import TranslationCache
 from builder.corrections import check_source_ids, read_corrections
 from builder.errors import BuildError
 from builder.forms import add_forms, forms_settings
+from builder.layers import layer_info
 from builder.params import language_for, load_params, route_for, strip_pattern_for, templates_for
 from builder.reference import ALIGNMENT_FILE, ALIGNMENT_SCHEMA
 from builder.postprocess import (
-    NEEDS_REVIEW, REVIEW_FLAGS, gender_layer_info, SELF_MATCH_POLICIES, TRANSLATIONS_COLUMNS, derive_qrels, build_items, process_translations,
+    NEEDS_REVIEW, REVIEW_FLAGS, SELF_MATCH_POLICIES, TRANSLATIONS_COLUMNS, derive_qrels, build_items, process_translations,
 )
 from builder.source import EnglishSource, load_source
 from builder.translate import check_raw_matches_source, translate_source
@@ -60,18 +61,29 @@ def run_translate(source: EnglishSource, lang: Language | str, translator_name: 
     templates = templates_for(build, lang, translator_name) if translator_name else {}
     if route == "reference":
         from builder.reference import align_reference, alignment_frame, alignment_summary, \
-            fallback_ids, load_reference, reference_raw, sub_source
+            fallback_ids, load_reference, mt_drafts, reference_raw, sub_source
+        from builder.translators import OFFLINE
 
         reference = load_reference(source, lang, params["source"].get("base_url"))
-        alignment = align_reference(source, reference, cache_dir, progress=progress)
+        # An offline translator translates every title first: its title is a draft the alignment reads
+        # (builder/align.py), and the ids the alignment leaves take the MT route with it. A web translator (paid
+        # per character) translates only those ids, and the alignment goes without drafts.
+        offline = bool(translator_name) and all(step in OFFLINE for step in translator_name.split(">"))
+        mt_all = _translate(source, lang, translator_name, templates, cache_dir, build, libre_url, progress) \
+            if offline else None
+        drafts = mt_drafts(mt_all, strip_pattern_for(build, lang), lang.code) if mt_all is not None else None
+        alignment = align_reference(source, reference, cache_dir, progress=progress, drafts=drafts)
         rest = fallback_ids(alignment, source)
-        mt_raw = _translate(sub_source(source, rest), lang, translator_name, templates, cache_dir, build, libre_url,
-                            progress) if translator_name and rest else None
+        if mt_all is not None:
+            mt_raw = mt_all.filter(pl.col("source_id").is_in(rest)) if rest else None
+        else:
+            mt_raw = _translate(sub_source(source, rest), lang, translator_name, templates, cache_dir, build, libre_url,
+                                progress) if translator_name and rest else None
         raw = reference_raw(source, reference, alignment, mt_raw)
         alignment_rows = alignment_frame(alignment, source, reference)
         summary = {"route": "reference"} | alignment_summary(alignment) | {
             "reference": str(reference.folder), "translated_by": reference.translated_by, "sha256": reference.sha256,
-            "fallback_ids": len(rest), "fallback": translator_name or None}
+            "fallback_ids": len(rest), "fallback": translator_name or None, "mt_drafts": len(drafts or {})}
     else:
         raw = _translate(source, lang, translator_name, templates, cache_dir, build, libre_url, progress)
         # The same files on every route, so a pipeline stage declares one set of outputs.
@@ -104,12 +116,19 @@ def _translate(source: EnglishSource, lang: Language, translator_name: str, temp
         cache.close()
 
 
+# What stats.json's ``version`` means (eval.testset.testset_version names results by it).
+VERSION_FROM = ("builder postprocess --version: the release version this set is built as (dvc repro passes "
+                "params.yaml release.version; the release stage packs the set under that version only)")
+
+
 def run_postprocess(source: EnglishSource, language: Language | str, out: Path, params: dict,
                     corrections_path: Path | None, translations_dir: Path | None = None,
-                    cache_dir: Path = DEFAULT_CACHE_DIR) -> dict:
+                    cache_dir: Path = DEFAULT_CACHE_DIR, version: str | None = None) -> dict:
     """``translations_dir``: where raw_translations.parquet and templates.json are read (default: the output
     folder ``<out>/<lang>``); the set written to ``<out>/<lang>`` carries copies of them. language: the
-    declaration (a code is resolved here, once)."""
+    declaration (a code is resolved here, once). ``version``: the release version X.Y.Z the set is built as
+    (the pipeline's: params.yaml release.version), recorded in stats.json as ``version`` for results to name;
+    None records none."""
     language = language_for(params, language)
     lang = language.code
     folder = Path(translations_dir) if translations_dir else Path(out) / lang
@@ -132,8 +151,9 @@ def run_postprocess(source: EnglishSource, language: Language | str, out: Path, 
     routes = dict(sorted(raw["route"].value_counts().iter_rows())) if "route" in raw.columns else {"mt": raw.height}
     route = "reference" if "reference" in routes else "mt"
     mt_rows = raw.filter(pl.col("route") == "mt") if "route" in raw.columns else raw
-    translator, version = (mt_rows["translator"][0], mt_rows["translator_version"][0]) if mt_rows.height else (None, None)
-    provenance = f"{translator}:{version}" if route == "mt" else f"reference:{lang}"
+    translator, translator_version = ((mt_rows["translator"][0], mt_rows["translator_version"][0]) if mt_rows.height
+                                      else (None, None))
+    provenance = f"{translator}:{translator_version}" if route == "mt" else f"reference:{lang}"
     # Each source's own route names its items' origin: reference:<lang> or the MT translator and version.
     processed = processed.with_columns(provenance=pl.when(pl.col("translator").str.starts_with("reference:"))
                                        .then(pl.col("translator"))
@@ -150,7 +170,7 @@ def run_postprocess(source: EnglishSource, language: Language | str, out: Path, 
         "routes": routes,  # English ids per route: reference (the given title), mt (MT fallback), none (no item)
         "alignment": _alignment_summary(folder) if route == "reference" else None,
         "translator": translator,
-        "translator_version": version,
+        "translator_version": translator_version,
         "templates": templates,
         "strip_pattern": strip_pattern_for(build, language),
         "self_match_policy": policy,
@@ -167,8 +187,8 @@ def run_postprocess(source: EnglishSource, language: Language | str, out: Path, 
         "needs_review": int(processed.select(
             pl.col("verdict").is_in(sorted(NEEDS_REVIEW)) | pl.col("flags").list.eval(pl.element().is_in(sorted(REVIEW_FLAGS))).list.any()
         ).to_series().sum()),
-        # Which gender check decided: the lexicon layer (builder/inflection.py) or the ending rules (builder/gender.py).
-        "gender_layer": gender_layer_info(language),
+        # Which gender check decided: the pack's gender layer (builder/layers.py) or the ending rules (builder/gender.py).
+        "gender_layer": layer_info(language),
         "uninflected_feminine": verdicts.get("uninflected_feminine", 0),
         "flags": dict(sorted(flags.iter_rows())),
         "gender_check": {
@@ -187,6 +207,9 @@ def run_postprocess(source: EnglishSource, language: Language | str, out: Path, 
             "qrels_removed": qrels_info["removed_by_annotators"],
         },
     }
+    if version is not None:
+        stats["version"] = version
+        stats["version_from"] = VERSION_FROM
     def working_files(tmp: Path) -> None:
         processed.select(TRANSLATIONS_COLUMNS).write_parquet(tmp / "translations.parquet")
         for name in (RAW_FILE, "templates.json", ALIGNMENT_FILE, ALIGNMENT_SUMMARY):  # the translate stage's files

@@ -215,12 +215,11 @@ class _Judge:
     """The gender layer's word on ESCO's labels: a confirmed masculine/feminine pair, a common-gender label."""
 
     def __init__(self, lang, cache: Path | None):
-        from builder.postprocess import gender_layer_info
-        from builder.reference import gender_layer_for
+        from builder.layers import keeps_case, layer_info, make_layer
 
-        self.layer = gender_layer_for(lang, cache)
-        self.keeps_case = lang.gender_layer == "german"  # German tells nouns from adjectives by their capital
-        self.info = gender_layer_info(lang)
+        self.layer = make_layer(lang, cache)
+        self.keeps_case = keeps_case(lang)  # German tells nouns from adjectives by their capital
+        self.info = layer_info(lang)
 
     def text(self, label: str) -> str:
         from builder.postprocess import normalise
@@ -228,17 +227,8 @@ class _Judge:
         return label if self.keeps_case else normalise(label)
 
     def prepare(self, labels: list[str]) -> None:
-        """One batch of lexicon and word-list lookups for every word the decisions will ask about: the layer's
-        own batch holds a title's hyphen parts only, and the parts of elided words (d'équipe, dell'azienda) and
-        whole hyphenated heads (aide-soignante) would otherwise each cost an lt-proc or hunspell run (fr cold:
-        354 runs, 46 of 52 s)."""
-        texts = [self.text(x) for x in labels]
-        if self.keeps_case:
-            self.layer.prepare(texts)
-            return
-        words = {w for t in texts for w in t.split()}
-        self.layer.prepare(texts + sorted({p for w in words for p in re.split(r"['’]", w) if p}))
-        self.layer.lexicon.analyse(sorted(w for w in words if "-" in w))  # the layer's batch splits them
+        """One batch of lexicon and word-list lookups for every word the decisions will ask about."""
+        self.layer.prepare_labels([self.text(x) for x in labels])
 
     def _method(self, d) -> str:
         from builder.postprocess import layer_method

@@ -258,6 +258,7 @@ class GermanGenderLayer:
         self.english = _wordlist(lang.code, "hunspell-en-us", tuple(english_dicts), self.store)
         self.lexicon_name = self.lexicon.name
         self.wordlist_name = self.wordlist.name
+        self.method_names = {"lexicon": self.lexicon_name, "wordlist": self.wordlist_name}  # builder/layers.py
         ends = set(PHRASE_END) | set(lang.gender_rules.phrase_end)
         if lang.mitigation is not None:
             ends |= {w for w in lang.mitigation.stop_words}
@@ -305,6 +306,8 @@ class GermanGenderLayer:
                 break
             self.wordlist.known([w[3:] for w in asked if w.startswith("de:")])
             self.english.known([w[3:] for w in asked if w.startswith("en:")])
+
+    prepare_labels = prepare  # ESCO's labels need no other lookups than titles (builder/layers.py)
 
     # --- one noun ---------------------------------------------------------------------------------------------
     def _known_as(self, gender: str, word: str) -> tuple[bool, str]:

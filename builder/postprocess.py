@@ -57,7 +57,8 @@ VERDICTS = {
     "inflected": "reference route: the given title is one form (flag masculine_base / feminine_base / inclusive_base) "
     "and the gender layer made the other: two items",
     "unverified": "the gender layer cannot vouch for the title (a word the lexicon and the word list do not know, "
-    "English left untranslated, or a single form nobody confirmed): never neutral, never a single-form item; no "
+    "English left untranslated, a single form nobody confirmed, or on the MT route a title that kept the English "
+    "word order or a verb form: flags head_not_a_noun, verb_form): never neutral, never a single-form item; no "
     "item until a person decides it in Argilla (needs review)",
     "not_a_person": "the title names a thing, not a person (flag not_a_person_noun): no item (needs review)",
     "unaligned": "reference route: no confident alignment to the given translation and no MT route for the "
@@ -69,6 +70,9 @@ PAIR_VERDICTS = ("gendered", "reinflected", "inflected")  # two items: a masculi
 # Flags of the lexicon gender layer that leave a decision unconfirmed (check_gender unknown, check_ok false).
 REVIEW_FLAGS = {"unknown_word", "unknown_modifier", "untranslated", "unknown_head", "not_a_person_noun", "no_feminine_form", "no_masculine_form"}
 UNCHECKED_FLAGS = {"unknown_word", "untranslated", "unknown_head", "not_a_person_noun"}
+# A machine translation that kept the English word order or took a verb for a noun (GenderLayer.garbled): on the MT
+# route no item (clínic associar professor, anual dando director), whatever its verdict.
+GARBLED_FLAGS = {"head_not_a_noun", "verb_form"}
 SELF_MATCH_POLICIES = {
     "keep_derived": "qrels kept exactly as derived from the English qrels (which never mark a query's own id); "
     "eval drops, at ranking time, documents sharing a source id with the query",
@@ -109,11 +113,16 @@ def _one_space(text: str) -> str:
     return " ".join(text.split())
 
 
+# Invisible format characters a copied title may carry (pt *supervisor \u200b\u200bde design gráfico*): the soft
+# hyphen, zero-width spaces and joiners, direction marks and embeddings, the word joiner, the byte-order mark.
+_INVISIBLE = re.compile("[\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]")
+
+
 def normalise(text: str | None) -> str:
-    """Lowercase, collapse spaces, trim punctuation and spaces at both ends."""
+    """Lowercase, drop invisible format characters, collapse spaces, trim punctuation and spaces at both ends."""
     if text is None:
         return ""
-    text = _one_space(unicodedata.normalize("NFC", text)).lower()
+    text = _one_space(_INVISIBLE.sub("", unicodedata.normalize("NFC", text))).lower()
     return strip_edges(text)
 
 
@@ -196,6 +205,11 @@ def earned(d: Decision, given: bool = False) -> Decision:
     unsure = any(x in UNCHECKED_FLAGS for x in d.flags) or (not given and "unknown_modifier" in d.flags)
     if d.verdict == "feminine_only" and "not_a_person_noun" in d.flags:
         return replace(d, verdict="not_a_person", masculine=None, feminine=None)
+    if not given and GARBLED_FLAGS & set(d.flags) and d.verdict not in ("failed", "unverified"):
+        masculine, feminine = decision_titles(d)
+        return replace(d, verdict="unverified", masculine=masculine, feminine=None if d.verdict == "neutral" else feminine,
+                       neutral=None, reason=f"{d.reason}; the translation keeps the English word order or a verb form "
+                       "(head_not_a_noun, verb_form): a review item")
     if d.verdict == "neutral" and unsure:
         return replace(d, verdict="unverified", masculine=d.neutral, feminine=None, neutral=None,
                        reason=f"{d.reason}: not neutral without a lexicon's or word list's word")
@@ -312,7 +326,9 @@ def _process_mt(raw: pl.DataFrame, lang: Language, pattern: str, corrections: Co
         flags = [f"masculine:{x}" for x in sm.flags] + [f"feminine:{x}" for x in sf.flags]
         status, reason = "machine", ""
         if c is None and layer is not None:
-            d = earned(layer.decide(m_title, f_title, r["source_text"]))
+            d = layer.decide(m_title, f_title, r["source_text"])
+            d.flags += [x for x in layer.garbled(d.neutral or d.masculine or d.feminine or "") if x not in d.flags]
+            d = earned(d)
             verdict, reason = d.verdict, d.reason
             flags += [x for x in d.flags if x not in flags]
             method = methods.get(d.method) or methods.setdefault(d.method, layer_method(layer, d.method))
@@ -371,30 +387,10 @@ def corrected_verdict(c, m_title: str | None, f_title: str | None, mc: str, fc: 
     return decide(m_title, f_title, mc, fc, m_title is None, f_title is None), m_title, f_title
 
 
-def gender_layer_info(lang: Language) -> dict:
-    """What decides the gender of this language's titles, for stats.json and the build summary."""
-    if lang.gender_layer == "german":
-        from builder.german import GermanGenderLayer
-
-        layer = GermanGenderLayer(lang)
-        return {"method": "lexicon", "lexicon": layer.lexicon_name, "word_list": layer.wordlist_name,
-                "module": "builder/german.py"}
-    if lang.lexicon:
-        layer = GenderLayer(lang)
-        return {"method": "lexicon", "lexicon": layer.lexicon.name, "word_list": layer.wordlist.name,
-                "module": "builder/inflection.py"}
-    pipeline = lang.gender_rules.spacy_pipeline.name if lang.gender_rules.spacy_pipeline else None
-    return {"method": f"spacy:{pipeline}+rules" if pipeline else "rules", "module": "builder/gender.py"}
-
-
 def layer_method(layer, parts: str) -> str:
     """check_method of a gender layer's decision: which resources decided (``lexicon:apertium-es-pt+hunspell:pt_BR``;
     German: ``german-nouns:1.2.5+hunspell:de_DE``)."""
-    if hasattr(layer, "lexicon_name"):  # builder/german.py
-        lexicon, wordlist = layer.lexicon_name, layer.wordlist_name
-    else:
-        lexicon, wordlist = f"lexicon:{layer.lexicon.name.split(':', 1)[1]}", layer.wordlist.name
-    names = {"lexicon": lexicon, "rule": f"rule:{layer.lang.code}-endings", "wordlist": wordlist}
+    names = {**layer.method_names, "rule": f"rule:{layer.lang.code}-endings"}
     return "+".join(names[p] for p in parts.split("+") if p in names) or "none"
 
 

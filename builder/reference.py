@@ -32,6 +32,7 @@ import polars as pl
 
 from builder.align import Alignment, Relevance, align
 from builder.errors import SourceError, scrub
+from builder.layers import keeps_case as layer_keeps_case, make_layer
 from builder.source import FILES, MAX_DOWNLOAD_BYTES, REGISTRY, EnglishSource, _read_qrels, _read_titles, user_cache_dir
 from builder.translate import RAW_SCHEMA
 from eval.testset import sha256_of
@@ -142,9 +143,10 @@ def download_reference(dest: Path, lang: Language, base_url: str | None = None, 
 
 
 def align_reference(source: EnglishSource, reference: ReferenceSet, cache_dir: Path | None,
-                    progress: bool = False) -> Alignment:
+                    progress: bool = False, drafts: dict[str, str] | None = None) -> Alignment:
     """builder.align over the English source and the translated set, the encoder's vectors through the
-    embedding cache (``<cache_dir>/embeddings``, the one eval uses) so a rebuild encodes nothing."""
+    embedding cache (``<cache_dir>/embeddings``, the one eval uses) so a rebuild encodes nothing. drafts: the MT
+    route's title of each English id (``mt_drafts``), where the language has an offline translator."""
     from eval.models import EmbeddingCache, load_model
 
     model = load_model(ALIGN_ENCODER)
@@ -157,7 +159,21 @@ def align_reference(source: EnglishSource, reference: ReferenceSet, cache_dir: P
         return store.encode(model, list(texts), "passage", progress=progress)[0]
 
     english = Relevance(source.queries, source.corpus, source.qrels)
-    return align(english, reference.relevance, encode)
+    return align(english, reference.relevance, encode, drafts=drafts)
+
+
+def mt_drafts(mt_raw: pl.DataFrame, pattern: str, code: str) -> dict[str, str]:
+    """English id -> the MT route's masculine title (the template stripped), for the alignment's draft signal; an
+    output whose template could not be stripped, or the English echoed back, is no draft."""
+    from builder.postprocess import compile_pattern, strip_template
+
+    rx = compile_pattern(pattern, code)
+    drafts = {}
+    for r in mt_raw.iter_rows(named=True):
+        stripped = strip_template(r["output_masculine"], r["source_text"], rx)
+        if stripped.title and "echo" not in stripped.flags:
+            drafts[r["source_id"]] = stripped.title
+    return drafts
 
 
 def alignment_frame(alignment: Alignment, source: EnglishSource, reference: ReferenceSet) -> pl.DataFrame:
@@ -241,23 +257,6 @@ def split_inclusive(title: str) -> tuple[str, bool]:
     return plain, plain != title
 
 
-def gender_layer_for(lang, cache: Path | None):
-    """The gender layer the pack declares (``gender_layer``): lexicon (builder/inflection.py) or german
-    (builder/german.py). The reference route needs one: the given title's other form is made, never guessed."""
-    from builder.errors import BuildError
-
-    if lang.gender_layer == "lexicon":
-        from builder.inflection import GenderLayer
-
-        return GenderLayer(lang, cache)
-    if lang.gender_layer == "german":
-        from builder.german import GermanGenderLayer
-
-        return GermanGenderLayer(lang, cache)
-    raise BuildError(f"{lang.path}: the reference route needs a gender layer (gender_layer: lexicon with a lexicon: "
-                     "section, or german); this pack decides gender by ending rules only")
-
-
 def decide_given(layer, title: str, english: str, keeps_case: bool):
     """The decision for one given title: read as the masculine base unless the layer finds it feminine; the
     verdicts of the MT route's pair logic renamed for a single base (``inflected``: the other form made)."""
@@ -294,8 +293,8 @@ def process_reference(raw: pl.DataFrame, lang, corrections, lexicon_cache: Path 
 
     rows = raw.to_dicts()
     given = [r for r in rows if r["route"] == ROUTE]
-    layer = gender_layer_for(lang, lexicon_cache) if given else None
-    keeps_case = lang.gender_layer == "german"  # German tells nouns from adjectives by their capital
+    layer = make_layer(lang, lexicon_cache) if given else None
+    keeps_case = layer_keeps_case(lang)  # German tells nouns from adjectives by their capital
     if layer is not None:
         layer.prepare([r["output_masculine"] if keeps_case else normalise(r["output_masculine"]) for r in given])
     out = []

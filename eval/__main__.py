@@ -377,9 +377,11 @@ def cmd_audit(args: argparse.Namespace) -> int:
     version = doc["testset"]["version"]
     _write(out / f"audit__{version}.json", json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
     _write(out / "audit.md", audit_markdown(doc))
-    for run in runs:
-        _write(out / "runs" / f"{model_slug(run['model']['name'])}__{version}.json", json.dumps(run, indent=1, ensure_ascii=False) + "\n")
-    write_audit_plots(doc, out / "plots")
+    if not args.document_only:
+        for run in runs:  # without run-to-run timings, as eval run writes: the same inputs give the same bytes
+            _write(out / "runs" / f"{model_slug(run['model']['name'])}__{version}.json",
+                   json.dumps(without_timing(run), indent=1, ensure_ascii=False) + "\n")
+        write_audit_plots(doc, out / "plots")
     print(f"served: {doc['audit_settings']['served']}")
     for lang, block in sorted(doc["languages"].items()):
         for corpus, c in block["corpora"].items():
@@ -475,6 +477,9 @@ def main(argv: list[str] | None = None) -> int:
     audit.add_argument("--params", default="params.yaml")
     audit.add_argument("--cache", help="embedding cache folder (default params eval.cache)")
     audit.add_argument("--quiet", action="store_true", help="no progress bars")
+    audit.add_argument("--document-only", action="store_true",
+                       help="write the audit JSON and audit.md only, no runs/ and no plots/ (the pipeline's: its runs are "
+                            "results/runs, its figures the report's; the two files are committed to git)")
     audit.set_defaults(func=cmd_audit)
     models = sub.add_parser("models", help="list the declared models: name, how it loads, licence, languages",
                             description="The models eval/models.py declares (MODEL_RECORDS), one line each; any other "

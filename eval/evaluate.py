@@ -41,8 +41,10 @@ from eval.relevance import BlockRelevance, block_relevant_columns, rows_of
 from eval.ranking import (
     SELF_MATCH_DROP,
     SelfMatchColumns,
+    grid_scores,
     id_descending_order,
     rank_rows,
+    score_grid,
     self_match_columns,
 )
 from eval.stats import bootstrap_ci, bootstrap_ci_difference, paired_randomization_test
@@ -92,72 +94,6 @@ def _paired(differences: np.ndarray, settings: EvalSettings) -> dict:
     }
 
 
-def similarity_scores(q_emb, d_emb) -> np.ndarray:
-    """Dot products (queries, docs) as float32.
-
-    BLAS can round the same row differently at different positions of a matrix product; scoring each
-    distinct embedding once makes identical query texts rank identically, so a pair whose two forms are
-    the same string scores AO = RBO = 1 exactly. ``d_emb`` may be a scipy sparse matrix (tfidf-char): then each
-    score is a sparse dot product of its query and title alone, whatever the other rows, so every query is
-    scored as it is (finding the distinct rows, by the bytes of 4,096-wide rows, cost more than the product).
-    """
-    if hasattr(q_emb, "toarray"):
-        q_emb = q_emb.toarray()
-    q_emb = np.ascontiguousarray(q_emb)
-    if hasattr(d_emb, "toarray"):
-        return transposed_rows(d_emb @ q_emb.T)  # sparse x dense: (docs, queries)
-    # Distinct rows by their bytes (as np.unique(axis=0) compares them, without its sort of whole rows).
-    distinct_id: dict[bytes, int] = {}
-    first_rows: list[int] = []
-    inverse = np.empty(len(q_emb), dtype=np.int64)
-    for i, row in enumerate(q_emb):
-        k = distinct_id.setdefault(row.tobytes(), len(first_rows))
-        if k == len(first_rows):
-            first_rows.append(i)
-        inverse[i] = k
-    return (q_emb[first_rows] @ d_emb.T)[inverse]
-
-
-# Titles per step of ``transposed_rows``: a (titles, queries) slice of about 2^16 float32 cells (256 KiB) stays in
-# the CPU cache while its columns are read out, where one transposing copy of the whole product fetches a title's
-# row from memory for each of its cells (benchmarks/bench_eval.py --only gather times both; docs/eval.md).
-TRANSPOSE_BLOCK_CELLS = 1 << 16
-
-
-def transposed_rows(by_doc: np.ndarray) -> np.ndarray:
-    """``by_doc.T`` as a C-ordered float32 (queries, docs) array, copied a slice of titles at a time."""
-    n_docs, n_queries = by_doc.shape
-    out = np.empty((n_queries, n_docs), dtype=np.float32)
-    step = max(1, TRANSPOSE_BLOCK_CELLS // max(n_queries, 1))
-    for start in range(0, n_docs, step):
-        out[:, start:start + step] = by_doc[start:start + step].T
-    return out
-
-
-def block_scores(q_emb, rows: np.ndarray, d_emb, apart: np.ndarray | None = None) -> np.ndarray:
-    """``similarity_scores`` of the queries ``rows``, with the rows marked in ``apart`` (the extra query forms)
-    scored in a product of their own: BLAS rounds a row by its place in the product, so the masculine,
-    feminine and neutral queries of a block get exactly the scores they get in a set without extra forms. An
-    extra-form query whose embedding equals one of those queries' (a doublet written like its masculine form)
-    takes that query's scores, so identical texts still rank identically. A sparse product (``d_emb`` sparse)
-    rounds every score alike wherever its row is: its queries are scored together."""
-    if apart is None or not apart[rows].any() or hasattr(d_emb, "toarray"):
-        return similarity_scores(q_emb[rows], d_emb)
-    extra = apart[rows]
-    own, others = rows[~extra], rows[extra]
-    out = np.empty((len(rows), d_emb.shape[0]), dtype=np.float32)
-    own_rows, other_rows = (np.ascontiguousarray(m.toarray() if hasattr(m, "toarray") else m) for m in (q_emb[own], q_emb[others]))
-    if len(own):
-        out[~extra] = similarity_scores(q_emb[own], d_emb)
-    position = {row.tobytes(): k for k, row in zip(np.flatnonzero(~extra).tolist(), own_rows)}
-    same = np.array([position.get(row.tobytes(), -1) for row in other_rows], dtype=np.int64)
-    slots = np.flatnonzero(extra)
-    out[slots[same >= 0]] = out[same[same >= 0]]
-    if (same < 0).any():
-        out[slots[same < 0]] = similarity_scores(q_emb[others[same < 0]], d_emb)
-    return out
-
-
 def _check_testset(ts: TestSet, corpora: tuple[str, ...] = CORPORA) -> None:
     if ts.queries.height == 0:
         raise EvalError(f"{ts.lang}: the test set has no queries")
@@ -184,27 +120,25 @@ def _check_relevance(ts: TestSet, relevance: BlockRelevance) -> None:
 
 # The bytes a block holds at each of its three peaks, per (query, document) cell, per (pair, document) cell and
 # per query and embedding dimension (measured, traced and as RSS: tests/eval/test_evaluate.py, docs/eval.md):
-# - scoring: the float32 scores and the product's copy of them (8), and the block's output array when it holds
-#   extra forms (12 then); the query vectors made dense, and the product's two copies of them (12 a dimension);
+# - scoring: the float32 scores and the float64 product of half the documents (8, ``grid_scores``); the query
+#   vectors as read, dense, and on the float64 grid (12 a dimension);
 # - ranking: the scores, the int32 ranking and the self-match flags (9);
 # - pairs: the ranking and the relevance flags (5), the two int32 pair rankings and the overlap counting's
 #   flags (9 a pair cell).
 # A block costs its largest peak, so a block of unpaired queries and a block of pairs reach the same peak, and
 # the peak does not depend on how a test set mixes them.
 SCORING_QUERY_CELL_BYTES = 8
-SCORING_QUERY_CELL_BYTES_WITH_FORMS = 12
 QUERY_VECTOR_BYTES_PER_DIMENSION = 12
 RANKING_QUERY_CELL_BYTES = 9
 PAIRS_QUERY_CELL_BYTES = 5
 PAIR_CELL_BYTES = 9
 
 
-def block_cost(n_queries: int, n_pairs: int, n_docs: int, dimension: int = 0, extra_forms: bool = False) -> int:
-    """The bytes of working memory a block of ``n_queries`` queries (``extra_forms``: some of them extra forms,
-    scored apart) and ``n_pairs`` pairs holds at its peak, over ``n_docs`` titles and embeddings of ``dimension``."""
+def block_cost(n_queries: int, n_pairs: int, n_docs: int, dimension: int = 0) -> int:
+    """The bytes of working memory a block of ``n_queries`` queries and ``n_pairs`` pairs holds at its peak, over
+    ``n_docs`` titles and embeddings of ``dimension``."""
     n_docs = max(n_docs, 1)
-    scoring = n_queries * ((SCORING_QUERY_CELL_BYTES_WITH_FORMS if extra_forms else SCORING_QUERY_CELL_BYTES) * n_docs
-                           + QUERY_VECTOR_BYTES_PER_DIMENSION * dimension)
+    scoring = n_queries * (SCORING_QUERY_CELL_BYTES * n_docs + QUERY_VECTOR_BYTES_PER_DIMENSION * dimension)
     ranking = n_queries * RANKING_QUERY_CELL_BYTES * n_docs
     pairs = (n_queries * PAIRS_QUERY_CELL_BYTES + n_pairs * PAIR_CELL_BYTES) * n_docs
     return max(scoring, ranking, pairs)
@@ -213,46 +147,41 @@ def block_cost(n_queries: int, n_pairs: int, n_docs: int, dimension: int = 0, ex
 # At most this many (query, title) cells per block of a sparse model (tfidf-char), whatever the budget: a block of
 # 2^22 cells (16 MiB of float32 scores) keeps its scores, ranking and flags near the CPU cache from the product to
 # the measures, where a block of the default budget's size (about 30 million cells) sends each step's arrays to
-# memory and back (benchmarks/bench_run.py, the whole eval run against its floor at 10x10; docs/eval.md). A sparse
-# product's scores do not depend on the block (``similarity_scores``); a dense model's BLAS product can round a row
-# by its place in it, so its blocks stay as the budget cuts them and its results keep their bytes.
+# memory and back (benchmarks/bench_run.py, the whole eval run against its floor at 10x10; docs/eval.md). No score
+# depends on the block (``eval.ranking.similarity_scores`` is exact); a dense model's blocks stay as the budget cuts
+# them (its product is the larger cost there).
 SPARSE_BLOCK_CELLS = 1 << 22
 
 
 def query_blocks(
-    unit_of_query: np.ndarray, m_idx: np.ndarray, n_docs: int, budget_mb: float, apart: np.ndarray | None = None,
-    dimension: int = 0, max_cells: int | None = None,
+    unit_of_query: np.ndarray, m_idx: np.ndarray, n_docs: int, budget_mb: float, dimension: int = 0,
+    max_cells: int | None = None,
 ) -> list[tuple[np.ndarray, np.ndarray]]:
     """Cut the queries into blocks of ``(query indices, pair indices)`` that fit the budget and, given
     ``max_cells``, hold at most that many (query, title) cells (a unit larger is a block alone).
 
-    The queries of one unit (one ``pair_id``) stay in one block, so both forms of every pair are ranked in
-    the same block, from the same distinct-embedding product. A unit larger than the budget is a block alone.
-    ``apart`` (the extra query forms): their queries join their unit after its other queries, and order no unit,
-    so the other queries keep the places they have in a set without extra forms (``block_scores``).
+    The queries of one unit (one ``pair_id``) stay in one block, so the rankings of every pair (its two forms,
+    and its extra forms) are in the same block. A unit larger than the budget is a block alone. How the queries
+    are cut changes no score (``eval.ranking.similarity_scores`` is exact) and so no result.
     """
     pairs_of_query = np.bincount(m_idx, minlength=len(unit_of_query)) if len(m_idx) else np.zeros(len(unit_of_query), int)
     units: dict = {}
-    order = range(len(unit_of_query)) if apart is None else \
-        [*np.flatnonzero(~apart).tolist(), *np.flatnonzero(apart).tolist()]
     unit_of = np.asarray(unit_of_query).tolist()
-    for i in order:
+    for i in range(len(unit_of)):
         units.setdefault(unit_of[i], []).append(i)
     pairs_by_m: dict[int, list[int]] = {}
     for j, m in enumerate(m_idx.tolist()):
         pairs_by_m.setdefault(m, []).append(j)
     budget = budget_mb * 2**20
-    blocks, rows, pairs, forms = [], [], [], False
+    blocks, rows, pairs = [], [], []
     for members in units.values():
         n_pairs = int(sum(pairs_of_query[i] for i in members))
-        unit_forms = apart is not None and bool(apart[members].any())
-        if rows and (block_cost(len(rows) + len(members), len(pairs) + n_pairs, n_docs, dimension, forms or unit_forms) > budget
+        if rows and (block_cost(len(rows) + len(members), len(pairs) + n_pairs, n_docs, dimension) > budget
                      or (max_cells is not None and (len(rows) + len(members)) * n_docs > max_cells)):
             blocks.append((np.array(rows, dtype=np.int64), np.array(pairs, dtype=np.int64)))
-            rows, pairs, forms = [], [], False
+            rows, pairs = [], []
         rows.extend(members)
         pairs.extend(j for i in members for j in pairs_by_m.get(i, ()))
-        forms = forms or unit_forms
     if rows:
         blocks.append((np.array(rows, dtype=np.int64), np.array(sorted(pairs), dtype=np.int64)))
     return blocks
@@ -279,7 +208,7 @@ def score_corpus(
     query_vectors: Callable[[np.ndarray], object], d_emb, doc_ids: list[str], self_cols: SelfMatchColumns,
     relevant_of: Callable[[int, np.ndarray], list[np.ndarray]],
     m_idx: np.ndarray, f_idx: np.ndarray, blocks: list[tuple[np.ndarray, np.ndarray]], settings: EvalSettings,
-    apart: np.ndarray | None = None, ranked_pairs: int | None = None,
+    ranked_pairs: int | None = None,
 ) -> dict:
     """Per-query values of every query measure and per-pair values of every pair measure (``settings.measures``)
     and the pairs' top lists over one corpus, computed block by block of queries so memory is bounded by
@@ -290,7 +219,6 @@ def score_corpus(
     ``b`` (``blocks``, ``query_blocks``), the columns of its relevant items (self-matches already removed under
     ``drop``), read block by block so no list of every query's relevant items is held. Each pair's rankings are its two queries' rankings,
     less the other form's self-matches under ``drop``: the same order a fresh sort would give, without one.
-    ``apart``: per query, True for an extra query form, scored apart (``block_scores``).
     ``ranked_pairs``: the first this many pairs (default all) compete for the least symmetric ones (``worst_pairs``),
     whose top lists are kept as the blocks go (the ``settings.worst_pairs`` lowest by ``settings.worst_by``, ties by
     pair order, as a stable sort of all of them would pick), not every pair's.
@@ -305,7 +233,8 @@ def score_corpus(
     by_id_descending = id_descending_order(doc_ids)
     column_of = np.empty(n_docs, dtype=np.int64)
     column_of[by_id_descending] = np.arange(n_docs)
-    d_emb = d_emb[by_id_descending]
+    d_grid = score_grid(d_emb[by_id_descending])  # on the score grid once, for every block
+    del d_emb
     # self_cols map to id-descending columns a block at a time (``own``): no second list over every query
     n_relevant = np.zeros(n_queries, dtype=np.int64)
     per_query = {str(m): np.full(n_queries, np.nan) for m in query_measures}
@@ -318,8 +247,7 @@ def score_corpus(
         n_rows = len(rows)
         own = [np.sort(column_of[self_cols[i]]) for i in rows.tolist()]
         dropped = _flags(n_rows, n_docs, own) if drop else None
-        local_apart = None if apart is None else apart[rows]
-        ranking = rank_rows(block_scores(query_vectors(rows), np.arange(n_rows), d_emb, local_apart), None, dropped)
+        ranking = rank_rows(grid_scores(score_grid(query_vectors(rows)), d_grid), None, dropped)
         del dropped
         relevant_cols = relevant_of(b, rows)
         n_relevant[rows] = [len(c) for c in relevant_cols]
@@ -677,11 +605,10 @@ def evaluate_language(
     extra_pairs = form_pairs(qi)
     m_all = np.concatenate([qi.m_idx, *(p.form_idx for p in extra_pairs)]) if extra_pairs else qi.m_idx
     f_all = np.concatenate([qi.f_idx, *(p.reference_idx for p in extra_pairs)]) if extra_pairs else qi.f_idx
-    apart = (qi.gender == INCLUSIVE) if extra_pairs else None
     # One cut of the queries for every variant (sized for the largest), so the relevance labels are spilled once,
     # by block. The extra-form pairs ride along with the masculine x feminine ones: the same rankings, the same
     # blocks (a pair's forms share a pair_id, so one block holds them all).
-    blocks = query_blocks(qi.unit, m_all, max(d.height for d in variant_docs.values()), settings.memory_budget_mb, apart,
+    blocks = query_blocks(qi.unit, m_all, max(d.height for d in variant_docs.values()), settings.memory_budget_mb,
                           dimension=d_emb.shape[1], max_cells=SPARSE_BLOCK_CELLS if model.sparse else None)
     block_of_query = np.empty(len(qi.ids), dtype=np.int64)
     for b, (rows, _) in enumerate(blocks):
@@ -702,7 +629,7 @@ def evaluate_language(
                 return block_relevant_columns(relevance.cells(b), rows, column_of, self_cols, settings.self_match)
 
             scored = score_corpus(query_vectors, d_emb[emb_row[docs["row"].to_numpy()]], docs["id"].to_list(), self_cols,
-                                  relevant_of, m_all, f_all, blocks, settings, apart, ranked_pairs=len(qi.m_idx))
+                                  relevant_of, m_all, f_all, blocks, settings, ranked_pairs=len(qi.m_idx))
             scored_by_variant[corpus_gender] = split_pairs(scored, len(qi.m_idx), extra_pairs)
             del self_cols, scored  # not held while the next variant builds its own
     result: dict = {"lang": ts.lang, "counts": _counts(ts, qi, extra_pairs, relevance), "corpora": {}}

@@ -581,10 +581,15 @@ class EmbeddingCache:
         """
         meta = model.meta
         if not model.cacheable:
-            if model.sparse:  # tfidf-char: sparse vectors, already unit length
+            if model.sparse:  # tfidf-char: sparse vectors, already unit length (checked: exact scores need it)
                 vectors = model.encode_sparse(list(texts), role=role)
                 if not np.all(np.isfinite(vectors.data)):
                     raise EvalError("a model returned non-finite embeddings")
+                norms = np.sqrt(np.asarray(vectors.multiply(vectors).sum(axis=1), dtype=np.float64).ravel())
+                off = np.flatnonzero(np.abs(norms - 1.0) > 1e-3)
+                if off.size:
+                    raise EvalError(f"model {meta.name} returned a sparse vector of norm {norms[off[0]]:.4g} for "
+                                    f"{texts[off[0]]!r}; eval ranks unit vectors: normalise the rows in encode_sparse")
                 return vectors, len(set(texts))
             return _normalise(np.asarray(model.encode(list(texts), role=role), dtype=np.float32)), len(set(texts))
         unique = list(dict.fromkeys(texts))

@@ -1,4 +1,7 @@
-"""The one ranking function every metric uses.
+"""The scores and the one ranking function every metric uses.
+
+``similarity_scores`` gives the scores a ranking sorts: exact dot products of the embeddings rounded to a grid,
+the same bytes from every BLAS kernel, thread count and order of summation (docs/eval.md "Exact scores").
 
 ``rank_corpus`` orders the whole corpus for a batch of queries:
 
@@ -30,6 +33,10 @@ SELF_MATCH_RULES = {
 }
 
 __all__ = [
+    "SCORE_GRID_BITS",
+    "score_grid",
+    "grid_scores",
+    "similarity_scores",
     "TIE_BREAK",
     "SELF_MATCH_POLICIES",
     "SELF_MATCH_RULES",
@@ -43,6 +50,73 @@ __all__ = [
     "SelfMatchColumns",
     "check_policy",
 ]
+
+
+# Scores are exact. Every embedding value is rounded to the nearest multiple of 2^-SCORE_GRID_BITS (``score_grid``):
+# a product of two such values is a multiple of 2^-48, and every partial sum of those products over a dimension,
+# in any order, is a multiple of 2^-48 no larger than |q| |d| (Cauchy-Schwarz): below 2^53 of them, so exact in
+# float64, for rows of norm up to MAX_ROW_NORM (unit vectors: 5 bits to spare). The float64 product is therefore the same
+# bytes from any BLAS kernel, thread count or blocking (float32 products of the raw vectors were not: OpenBLAS's
+# Haswell, SkylakeX and Sandybridge kernels, and 1 vs 2 threads, each rounded them differently), and rounding it
+# to float32 (what the ranking sorts) is one IEEE rounding. 24 bits is the precision float32 gives a value near 1:
+# each value moves by at most 2^-25 and a score by about 2^-25 (random walk over the dimension), below the float32
+# spacing of scores near 1 (2^-24).
+SCORE_GRID_BITS = 24
+# The longest row ``score_grid`` accepts: two rows of at most this norm keep every partial sum below 2^53 units of
+# 2^-48 (4 x 4 = 16 < 2^(53 - 48) = 32). eval's embeddings have unit length (the cache normalises and checks them).
+MAX_ROW_NORM = 4.0
+
+
+def score_grid(x):
+    """``x`` (dense rows, or a scipy sparse matrix: tfidf-char) in float64 with every value rounded to the nearest
+    multiple of 2^-SCORE_GRID_BITS, ties to even. A row longer than ``MAX_ROW_NORM`` is refused (ValueError):
+    its scores could not be exact."""
+    scale = float(2**SCORE_GRID_BITS)
+    if hasattr(x, "tocsr"):
+        out = x.tocsr().astype(np.float64)  # a copy: the caller's matrix keeps its values
+        out.data = np.rint(out.data * scale) / scale
+        # squared row norms without a second matrix: the running sum of squares read at the row ends
+        ends = np.concatenate([[0.0], np.cumsum(np.square(out.data))])[out.indptr]
+        squared = np.diff(ends)
+    else:
+        out = np.array(x, dtype=np.float64)  # a copy
+        out *= scale
+        np.rint(out, out=out)
+        out /= scale
+        squared = np.einsum("ij,ij->i", out, out)  # row by row, no temporary matrix
+    longest = float(np.sqrt(squared.max())) if len(squared) else 0.0
+    if not longest <= MAX_ROW_NORM:  # also NaN
+        raise ValueError(f"an embedding of norm {longest:.4g}: scores are exact only for rows of norm up to "
+                         f"{MAX_ROW_NORM:g}, and eval ranks L2-normalised embeddings (a sparse model's encode_sparse "
+                         "must return unit rows)")
+    return out
+
+
+def grid_scores(q_grid, d_grid) -> np.ndarray:
+    """Dot products (queries, docs) of embeddings already on the grid (``score_grid``; either may be sparse),
+    exact in float64 and rounded once to float32. The float64 product is made for half the documents at a time,
+    so it holds no more than the float32 result it fills."""
+    n_queries, n_docs = q_grid.shape[0], d_grid.shape[0]
+    sparse_docs = hasattr(d_grid, "tocsr")
+    if sparse_docs:  # scipy multiplies by the columns of a C-ordered dense array: the queries' transpose, made once
+        q_dense = q_grid.T.toarray(order="C") if hasattr(q_grid, "toarray") else np.ascontiguousarray(q_grid.T)
+    else:
+        q_dense = q_grid.toarray() if hasattr(q_grid, "toarray") else q_grid
+    out = np.empty((n_queries, n_docs), dtype=np.float32)
+    half = max(1, (n_docs + 1) // 2)
+    for start in range(0, n_docs, half):
+        docs = slice(start, start + half)
+        out[:, docs] = (d_grid[docs] @ q_dense).T if sparse_docs else q_dense @ d_grid[docs].T
+    return out
+
+
+def similarity_scores(q_emb, d_emb) -> np.ndarray:
+    """Dot products (queries, docs) of the embeddings on the grid, as float32: the same bytes whatever BLAS,
+    threads, blocks of queries or row positions computed them, so identical query embeddings score identically
+    and a pair whose two forms are the same string scores AO = RBO = 1 exactly. ``q_emb`` and ``d_emb`` may be
+    scipy sparse matrices (tfidf-char). Callers that score many blocks against one corpus put the corpus on the
+    grid once (``score_grid``) and call ``grid_scores``."""
+    return grid_scores(score_grid(q_emb), score_grid(d_emb))
 
 
 def check_policy(policy: str) -> str:

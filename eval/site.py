@@ -46,7 +46,10 @@ nav a { margin-right: 14px; }
 /* A wide table (a column per language, 18 and more) scrolls inside its own box; the page never scrolls sideways. */
 table { border-collapse: collapse; margin: 8px 0 18px; font-size: 0.86em; display: block; max-width: 100%;
         width: max-content; overflow-x: auto; overflow-wrap: normal; }
-caption { caption-side: top; text-align: left; font-weight: 600; padding: 4px 0; }
+/* Its title wraps within the visible box and stays there while the table scrolls (on a phone a one-line title
+   as wide as the table was cut off). 48px: the body's padding. */
+caption { caption-side: top; text-align: left; font-weight: 600; padding: 4px 0; position: sticky; left: 0;
+          max-width: min(1180px, 100vw - 48px); }
 th, td { border-top: 1px solid #ccc; border-bottom: 1px solid #ccc; padding: 3px 9px; text-align: right; vertical-align: top; }
 th { background: #f0f0f0; } td:first-child, th:first-child { text-align: left; }
 td.num { font-variant-numeric: tabular-nums; white-space: nowrap; }

@@ -27,6 +27,7 @@ import errno
 import hashlib
 import json
 import os
+import re
 import shutil
 import sys
 import uuid
@@ -627,6 +628,11 @@ def testset_source(stats: dict) -> dict | None:
             "corpus_design": str(block.get("corpus_design", ""))}
 
 
+# A release version, X.Y.Z without leading zeros, matched whole (fullmatch): what `releases make --version` takes
+# and what `builder postprocess --version` stamps into stats.json.
+VERSION_RE = re.compile(r"(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)")
+
+
 def read_release_version(root: str | Path) -> str | None:
     """The ``version`` of the release manifest at ``root``; None when ``root`` is not a release folder (no
     manifest.json) or the manifest names no version."""
@@ -654,12 +660,12 @@ def testset_digest(root: str | Path, lang: str) -> str:
 
 
 def testset_version(ts: TestSet, root: str | Path) -> str:
-    """The version of one language's test set: the release's (``v`` + its manifest's), else stats.json's,
-    else ``sha-`` + a content digest."""
-    release = read_release_version(root)
-    if release:
-        return f"v{release}"
-    return str(ts.stats.get("version") or f"sha-{testset_digest(root, ts.lang)}")
+    """The version of one language's test set, ``v`` + X.Y.Z: the release's (its manifest's), else the version
+    the set was built as (stats.json ``version``: the pipeline's build, which ``builder postprocess --version``
+    stamps with params.yaml's ``release.version``); ``sha-`` + a content digest only for a set that no version
+    names."""
+    version = read_release_version(root) or ts.stats.get("version")
+    return f"v{version}" if version else f"sha-{testset_digest(root, ts.lang)}"
 
 
 def combined_version(versions: dict[str, str]) -> str:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import functools
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
@@ -33,7 +33,8 @@ GENDERS = {"m": "masculine", "f": "feminine", "n": "neutral"}
 # fullmatch), never with ``match`` and ``$``, which accepts a trailing newline ("pt\n").
 CODE = re.compile(r"[a-z]{2,3}(?:-[a-z0-9]{2,8})*")
 ROUTES = ("mt", "reference")  # builder: translate the English titles, or start from the dataset's own translations
-GENDER_LAYERS = ("lexicon", "german", "rules")
+# The pack values of gender_layer: builder/layers.py registers a layer under each but "rules" (the ending rules).
+GENDER_LAYERS = ("lexicon", "german", "dutch", "polish", "rules")
 
 
 class LanguageError(Exception):
@@ -104,6 +105,13 @@ class LexiconRules:
     # "and" words inside the head's phrase: the words after one agree with the head as the words before it do
     # (ingeniera eléctrica y electrónica, chefe jurídica e secretária)
     coordinating: frozenset[str] = frozenset()
+    # masculine -> feminine of adjectives the lexicon reads otherwise (es adjunto: only a verb form of adjuntar)
+    adjectives: dict[str, str] = field(default_factory=dict)
+    # adjectives that in a job title qualify the person, wherever they stand (ingénieure en logiciel distinguée,
+    # not a distinguished software): past a complement they agree with the head, whatever the complement's gender
+    person_adjectives: frozenset[str] = frozenset()
+    # the prepositions for "of": an infinitive after one is a calque of English -ing (director de xestionar)
+    genitive: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -496,7 +504,8 @@ class _Reader:
             return None
         p = "lexicon."
         keys = ("package", "analyser", "generator", "hunspell_package", "hunspell_dicts", "phrase_end", "noun_rules",
-                "adjective_rules", "common_endings", "irregular", "loanwords", "common_nouns", "coordinating")
+                "adjective_rules", "common_endings", "irregular", "loanwords", "common_nouns", "coordinating", "adjectives",
+                "person_adjectives", "genitive")
         self.unknown(d, set(keys), p)
         return LexiconRules(
             package=self.string(self.get(d, "package", p), p + "package"),
@@ -512,6 +521,9 @@ class _Reader:
             loanwords=frozenset(self.words(self.get(d, "loanwords", p, []), p + "loanwords")),
             common_nouns=frozenset(self.words(self.get(d, "common_nouns", p, []), p + "common_nouns")),
             coordinating=frozenset(self.words(self.get(d, "coordinating", p, []), p + "coordinating")),
+            adjectives=self.str_map(self.get(d, "adjectives", p, {}) or {}, p + "adjectives"),
+            person_adjectives=frozenset(self.words(self.get(d, "person_adjectives", p, []), p + "person_adjectives")),
+            genitive=frozenset(self.words(self.get(d, "genitive", p, []), p + "genitive")),
         )
 
     def mitigation(self, d: dict | None) -> MitigationRules | None:

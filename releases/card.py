@@ -89,7 +89,23 @@ def _route_lines(s: dict) -> list[str]:
     return lines
 
 
-def _language_section(ts: TestSet, pack: Language) -> str:
+def _agreement_line(figures: list[dict] | None) -> list[str]:
+    """The annotators' agreement (releases.make.read_agreement): Krippendorff's alpha and Cohen's kappa per
+    question, over the records two or more annotators answered."""
+    if figures is None:
+        return []
+    if not figures:
+        return ["- Annotator agreement: not measured (no record was answered by two annotators)."]
+
+    def value(v) -> str:
+        return "n/a" if v is None else v if isinstance(v, str) else f"{v:.2f}"
+
+    parts = [f"{f['kind']} `{f['question']}`: {f['records']} records, alpha {value(f['alpha'])}, kappa {value(f['kappa'])}"
+             for f in figures]
+    return [f"- Annotator agreement (records with two or more annotators): {'; '.join(parts)}."]
+
+
+def _language_section(ts: TestSet, pack: Language, agreement: list[dict] | None = None) -> str:
     s = ts.stats
     items = pl.concat([ts.queries, ts.corpus])
     corrected = items.filter(pl.col("status") == STATUS_CORRECTED).height
@@ -128,6 +144,7 @@ def _language_section(ts: TestSet, pack: Language) -> str:
     if isinstance(corrections, dict):
         lines.append(f"- Corrections file applied: {corrections.get('translations', 0)} translation corrections, "
                      f"{corrections.get('relevance', 0)} relevance labels by annotators.")
+    lines += _agreement_line(agreement)
     layer = s.get("gender_layer")
     if isinstance(layer, dict) and layer.get("method") == "lexicon":
         c = s.get("corpus", {})
@@ -196,13 +213,13 @@ def _translator_note(testsets: list[TestSet]) -> str:
 
 
 def render_card(version: str, tag: str, testsets: list[TestSet], toolkit_version: str,
-                packs: dict[str, Language]) -> str:
+                packs: dict[str, Language], agreement: dict[str, list[dict] | None] | None = None) -> str:
     """The card depends only on the release's inputs (no commit, no date): the same data gives the same bytes
     at every commit, as `dvc repro` needs; the commit is the tag's. packs: each language's declaration (name,
     the paper's Table-1 row)."""
     languages = [ts.lang for ts in testsets]
     header = yaml.safe_dump(card_header(languages), sort_keys=False, allow_unicode=True)
-    per_language = "\n".join(_language_section(ts, packs[ts.lang]) for ts in testsets)
+    per_language = "\n".join(_language_section(ts, packs[ts.lang], (agreement or {}).get(ts.lang)) for ts in testsets)
     machine_langs = [ts.lang for ts in testsets if not ts.stats.get("source")
                      and pl.concat([ts.queries, ts.corpus]).filter(pl.col("status") != STATUS_CORRECTED).height]
     first = languages[0]

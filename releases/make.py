@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import json
 import os
-import re
 import shutil
 import subprocess
 from importlib import metadata
@@ -11,7 +11,8 @@ from pathlib import Path
 
 import polars as pl
 
-from eval.testset import FEMININE, MASCULINE, TestSet, TestSetError, list_languages, read_testset, table1_counts
+from eval.testset import (FEMININE, MASCULINE, VERSION_RE, TestSet, TestSetError, list_languages, read_testset,
+                          table1_counts)
 from languages import LanguageError, check_code, load
 
 from .anchor import (folder_md5, git, git_root, md5_of, read_published, recorded_md5, recorded_outs, resolve_release,
@@ -25,7 +26,6 @@ from .params import read_release_params
 # material (schema owned by the builder), not part of the benchmark contract.
 SHIPPED_FILES = ("queries.parquet", "corpus.parquet", "qrels.tsv", "stats.json")
 COUNT_KEYS = ("pairs", "neutral", "titles", MASCULINE, FEMININE)
-VERSION_RE = re.compile(r"(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)")  # matched whole (fullmatch)
 TOOLKIT = "gendered-job-titles"
 
 
@@ -146,6 +146,16 @@ def check_stats_file(path: Path) -> None:
         raise ReleaseError(f"{path}: not a JSON object of counts; rebuild the language")
 
 
+def check_built_as(ts: TestSet, version: str, path: Path) -> None:
+    """A set stamped with the version it was built as (stats.json ``version``: the pipeline's build) is released
+    as that version only, so its results and its release name the same version."""
+    built = ts.stats.get("version")
+    if built is not None and built != version:
+        raise ReleaseError(f"{path}: built as version {built}, not {version}; rebuild it as {version} (set "
+                           f"release.version: {version} in params.yaml and run `dvc repro`, which passes it to "
+                           "`builder postprocess --version`)")
+
+
 def read_languages(data: Path, languages: list[str]) -> list[TestSet]:
     for lang in languages:  # the one language-code check of every CLI, before a name becomes a path
         try:
@@ -168,6 +178,39 @@ def read_languages(data: Path, languages: list[str]) -> list[TestSet]:
         check_counts(ts, data / lang / "stats.json")
         testsets.append(ts)
     return testsets
+
+
+AGREEMENT_KEYS = {"kind", "question", "records", "alpha", "kappa"}
+
+
+def read_agreement(repo: Path, ts: TestSet) -> list[dict] | None:
+    """The annotators' agreement beside the corrections file the set was built with (``annotation pull`` writes
+    ``corrections/<lang>.agreement.jsonl``, docs/FORMAT.md): one figure per dataset kind and question; ``[]``
+    when the corrections exist but no record had two annotators; None when the set used no corrections."""
+    corrections = ts.stats.get("corrections") or {}
+    if not corrections.get("file") or not (corrections.get("translations") or corrections.get("relevance")):
+        return None  # no annotation: nothing to agree on
+    file = corrections["file"]
+    path = (repo / file).with_suffix(".agreement.jsonl")
+    if not path.is_file():
+        return []
+    figures = []
+    for lineno, line in enumerate(path.read_text(encoding="utf-8").split("\n"), 1):
+        if not line.strip():
+            continue
+        where = f"{path}:{lineno}"
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ReleaseError(f"{where}: not valid JSON ({exc.msg}); pull again (python -m annotation pull) "
+                               "to rewrite it") from None
+        if not isinstance(obj, dict) or set(obj) != AGREEMENT_KEYS or not isinstance(obj["records"], int) or any(
+                not (v is None or v == "undefined" or isinstance(v, (int, float)) and not isinstance(v, bool))
+                for v in (obj["alpha"], obj["kappa"])):
+            raise ReleaseError(f"{where}: expected an object with exactly {sorted(AGREEMENT_KEYS)} (records an "
+                               "integer, alpha and kappa numbers, null or \"undefined\"); pull again to rewrite it")
+        figures.append(obj)
+    return figures
 
 
 def language_packs(params_path: Path, packs: tuple[str, ...], languages: list[str]) -> dict:
@@ -193,6 +236,8 @@ def make_release(data: str | Path, version: str, out: str | Path, params_path: s
     published_md5 = check_version(repo, version, out)
     inputs = list(settings.release.tracked_inputs)
     testsets = read_languages(data, languages)
+    for ts in testsets:
+        check_built_as(ts, version, data / ts.lang / "stats.json")
     check_inputs_committed(repo, inputs, params_path)
     check_data_recorded(repo, data, languages)
     toolkit_version = metadata.version(TOOLKIT)
@@ -213,7 +258,8 @@ def make_release(data: str | Path, version: str, out: str | Path, params_path: s
             # String ids, as before read_qrels gave Categorical ones (the Parquet schema stays plain strings).
             ts.qrels.select(pl.col("query_id", "doc_id").cast(pl.String), "relevance").sort(
                 "query_id", "doc_id").write_parquet(folder / "qrels.parquet")
-        card = render_card(version, release_tag(version), testsets, toolkit_version, packs)
+        agreement = {ts.lang: read_agreement(repo, ts) for ts in testsets}
+        card = render_card(version, release_tag(version), testsets, toolkit_version, packs, agreement)
         (staging / "README.md").write_text(card, encoding="utf-8")
         # Nothing here may change from one commit to the next while the inputs stay the same: the release
         # is a DVC output, and `dvc repro` on a clean checkout must give the bytes dvc.lock records. The

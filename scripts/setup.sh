@@ -35,6 +35,10 @@ command -v hunspell >/dev/null || need_apt+=(hunspell)
 # German ads keep as it is (Officer, Associate) from an untranslated word.
 [ -f /usr/share/hunspell/de_DE.dic ] || need_apt+=(hunspell-de-de)
 [ -f /usr/share/hunspell/en_US.dic ] || need_apt+=(hunspell-en-us)
+# Dutch and Polish (languages/packs/nl.yaml, pl.yaml; experimental, opt-in): their word lists (builder/dutch.py,
+# builder/polish.py; Polish's lexicon is the PyPI package morfeusz2 of the build extra).
+[ -f /usr/share/hunspell/nl.dic ] || need_apt+=(hunspell-nl)
+[ -f /usr/share/hunspell/pl_PL.dic ] || need_apt+=(hunspell-pl)
 command -v redis-server >/dev/null || need_apt+=(redis-server)
 # the eval report's test renders the site in headless Chromium
 command -v chromium >/dev/null || need_apt+=(chromium)

@@ -4,7 +4,8 @@
 
 Writes <out>/<lang>.md: N pairs, M neutral items and every single-form item, each with its English title(s),
 route and flags, in a random order drawn with --seed, leaving out every English title of an earlier sample
-(the tables of docs/given-check/**/*.md)."""
+(the tables of docs/given-check/**/*.md). With --alignments K, also K confident alignments of the given-translation
+route (alignment.parquet; --new-against DIR: only ids that DIR's build did not align confidently)."""
 
 from __future__ import annotations
 
@@ -55,6 +56,17 @@ def draw(data: Path, lang: str, seed: int, pairs: int, neutral: int) -> dict[str
     return out
 
 
+def draw_alignments(data: Path, lang: str, seed: int, n: int, new_against: Path | None) -> list[dict]:
+    rows = pl.read_parquet(data / lang / "alignment.parquet").filter(pl.col("confident"))
+    if new_against is not None:
+        before = pl.read_parquet(new_against / lang / "alignment.parquet").filter(pl.col("confident"))
+        rows = rows.join(before.select("source_id", "role"), on=["source_id", "role"], how="anti")
+    skip = earlier_titles()
+    pool = [r for r in rows.unique(["source_id", "role"]).sort("source_id", "role").iter_rows(named=True)
+            if r["source_text"] not in skip]
+    return random.Random(seed).sample(pool, min(n, len(pool)))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--data", type=Path, default=Path("data"))
@@ -62,6 +74,8 @@ def main() -> None:
     ap.add_argument("--seed", type=int, required=True)
     ap.add_argument("--pairs", type=int, default=40)
     ap.add_argument("--neutral", type=int, default=15)
+    ap.add_argument("--alignments", type=int, default=0)
+    ap.add_argument("--new-against", type=Path, default=None)
     ap.add_argument("--out", type=Path, required=True)
     a = ap.parse_args()
     missing = [f for f in ("queries.parquet", "corpus.parquet") if not (a.data / a.lang / f).is_file()]
@@ -78,9 +92,17 @@ def main() -> None:
             flags = ",".join(sorted({f for r in rows for f in r["flags"]}))
             lines.append(f"| {i} | {english} | {titles} | {rows[0]['provenance']} | {flags} |")
         lines.append("")
+    if a.alignments:
+        aligned = draw_alignments(a.data, a.lang, a.seed, a.alignments, a.new_against)
+        lines += [f"## alignments ({len(aligned)})", "", "| # | English title | given title | role |",
+                  "|---|---|---|---|"]
+        # (no reason column: the checker judges the two titles, not the evidence the alignment used)
+        lines += [f"| {i} | {r['source_text']} | {r['reference_text']} | {r['role']} |"
+                  for i, r in enumerate(aligned, 1)]
+        lines.append("")
     a.out.mkdir(parents=True, exist_ok=True)
     (a.out / f"{a.lang}.md").write_text("\n".join(lines), encoding="utf-8")
-    print({k: len(v) for k, v in sample.items()})
+    print({k: len(v) for k, v in sample.items()} | ({"alignments": len(aligned)} if a.alignments else {}))
 
 
 if __name__ == "__main__":

@@ -106,6 +106,7 @@ def test_readme_try_annotation_locally_ends_in_a_corrected_rebuild(argilla_env, 
     out = sh(push)
     assert f"{dataset}: " in out and " new, " in out, out
     assert "Warning" not in out, out  # a first push creates the workspace and dataset: no "not found" warning
+    assert "Sending records" not in out and "\r" not in out, out  # the SDK's bar stays out of a log (not a terminal)
 
     # the browser step, signed in as argilla (the owner): sort by doubt (worst first), correct a title, Submit
     me = Annotator(stack, stack.owner_api_key)
@@ -125,6 +126,7 @@ def test_readme_try_annotation_locally_ends_in_a_corrected_rebuild(argilla_env, 
 
     out = sh(pull)
     assert "Warning" not in out, out  # no relevance dataset was pushed: nothing to read, no warning
+    assert "\r" not in out, out  # no progress bar's updates in a log
     pulled = (repo / "corrections" / "pt.jsonl").read_text(encoding="utf-8")
     assert f'"source_id": "{source_id}"' in pulled and '"annotators": ["argilla"]' in pulled, pulled
     sh(commit)

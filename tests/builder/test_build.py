@@ -36,7 +36,10 @@ def test_full_portuguese_build(pt_build):
     assert 1200 <= c["pairs"] <= 2619 and 300 <= c["neutral"] <= 1300 and 3500 <= c["titles"] <= 5238
     # Table 1's titles: the masculine, feminine and neutral items (the extra forms are counted under "forms").
     assert q["titles"] == ts.queries.filter(pl.col("gender") != "inclusive").height and c["titles"] == ts.corpus.height
-    assert 0 < stats["needs_review"] < 0.1 * 2692
+    # At most 15%: since 0.4.2 an MT title with no noun first or a verb form is a review item (head_not_a_noun,
+    # verb_form); on this full MT build that includes about 110 pt titles whose head the lexicon reads only as an
+    # adjective (oficial de polícia, executivo de contas), a known over-reach left for the next release.
+    assert 0 < stats["needs_review"] < 0.15 * 2692
     assert stats["gender_layer"]["method"] == "lexicon" and stats["gender_layer"]["lexicon"] == "apertium:apertium-es-pt"
     # Every qrels id exists (read_testset checks too; asserted here for the record).
     assert set(ts.qrels["query_id"]) <= set(ts.queries["id"]) and set(ts.qrels["doc_id"]) <= set(ts.corpus["id"])
@@ -154,6 +157,36 @@ def test_translate_and_postprocess_standalone_equal_build(tmp_path, monkeypatch)
     assert main(["postprocess", "--lang", "es", "--out", "staged", "--quiet"]) == 0
     for name in ("queries.parquet", "corpus.parquet", "qrels.tsv", "stats.json"):
         assert (tmp_path / "staged" / "es" / name).read_bytes() == (tmp_path / "built" / "es" / name).read_bytes()
+
+
+def test_postprocess_version_is_recorded_and_names_the_set_in_results(tmp_path, monkeypatch, capsys):
+    """dvc.yaml's postprocess passes params.yaml's release.version: stats.json records it, and eval names the set
+    by it (v0.9.1) instead of a content digest; the scored files are the same bytes as without it."""
+    from eval.testset import testset_digest, testset_version
+
+    if not offline_available("apertium", "es"):
+        pytest.skip("apertium-eng-spa not installed")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("JOBTITLES_SOURCE_DIR", str(tiny_source(tmp_path / "en")))
+    assert main(["translate", "--lang", "es", "--route", "mt", "--out", "plain", "--cache", "c", "--quiet"]) == 0
+    shutil.copytree(tmp_path / "plain", tmp_path / "versioned")
+    assert main(["postprocess", "--lang", "es", "--out", "plain", "--cache", "c", "--quiet"]) == 0
+    assert main(["postprocess", "--lang", "es", "--out", "versioned", "--cache", "c", "--quiet", "--version", "0.9.1"]) == 0
+    plain, versioned = read_testset(tmp_path / "plain", "es"), read_testset(tmp_path / "versioned", "es")
+    assert "version" not in plain.stats
+    assert testset_version(plain, tmp_path / "plain") == f"sha-{testset_digest(tmp_path / 'plain', 'es')}"
+    assert versioned.stats["version"] == "0.9.1" and "params.yaml release.version" in versioned.stats["version_from"]
+    assert testset_version(versioned, tmp_path / "versioned") == "v0.9.1"
+    for name in ("queries.parquet", "corpus.parquet", "qrels.tsv"):
+        assert (tmp_path / "plain" / "es" / name).read_bytes() == (tmp_path / "versioned" / "es" / name).read_bytes()
+    capsys.readouterr()
+    before = (tmp_path / "versioned" / "es" / "stats.json").read_bytes()
+    for bad in ("0.9", "v0.9.1", "0.09.1"):
+        assert main(["postprocess", "--lang", "es", "--out", "versioned", "--cache", "c", "--quiet", "--version", bad]) == 2
+        err = capsys.readouterr().err
+        assert err.strip().splitlines() == [f"error: --version {bad!r} is not a release version X.Y.Z (e.g. 0.4.1; "
+                                            "dvc.yaml passes params.yaml's release.version)"], err
+    assert (tmp_path / "versioned" / "es" / "stats.json").read_bytes() == before
 
 
 def test_corrections_step_creates_a_missing_file_and_names_a_bad_line(tmp_path, capsys):

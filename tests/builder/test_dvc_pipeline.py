@@ -117,10 +117,11 @@ def test_each_builder_stage_depends_on_every_module_its_command_imports(tmp_path
     work = tmp_path / "work"
     (work / "corrections").mkdir(parents=True)
     stages = yaml.safe_load((REPO / "dvc.yaml").read_text(encoding="utf-8"))["stages"]
+    version = yaml.safe_load((REPO / "params.yaml").read_text(encoding="utf-8"))["release"]["version"]
     env = {**os.environ, "JOBTITLES_SOURCE_DIR": str(english)}
     for name in ("source", "translate", "corrections", "postprocess"):  # the pipeline's order
         stage = stages[name].get("do", stages[name])
-        cmd = stage["cmd"].replace("${item}", "ca").split()
+        cmd = stage["cmd"].replace("${item}", "ca").replace("${release.version}", str(version)).split()
         assert cmd[:3] == ["python", "-m", "builder"], cmd
         imported = imported_files(cmd, work, tmp_path / f"{name}.imports", env)
         deps = [d.replace("${item}", "ca") for d in stage["deps"]]

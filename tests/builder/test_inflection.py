@@ -300,3 +300,64 @@ def test_agreement_past_a_complement(lang, masculine, feminine):
     layer.prepare([masculine])
     d = layer.decide(masculine, None, "English")
     assert (d.neutral or d.masculine, d.neutral or d.feminine) == (masculine, feminine)
+
+
+@pytest.mark.parametrize("lang, given, masculine, feminine", [
+    # a given masculine whose adjective is feminine is made to agree with its head (flag agreement_made)
+    ("fr", "traducteur japonaise", "traducteur japonais", "traductrice japonaise"),
+    # a plural word after the head names the complement, not the one person: it stays
+    ("fr", "technologue produits", "technologue produits", "technologue produits"),
+    ("fr", "directeur services avancés", "directeur services avancés", "directrice services avancés"),
+    # an adjective of the pack's person_adjectives agrees with the person past a complement of its own gender
+    ("fr", "ingénieur en logiciel distingué", "ingénieur en logiciel distingué", "ingénieure en logiciel distinguée"),
+    ("pt", "corretor de imóveis licenciado", "corretor de imóveis licenciado", "corretora de imóveis licenciada"),
+    # a pack-declared adjective the lexicon reads only as a verb form (es adjunto: adjuntar)
+    ("es", "profesor adjunto de finanzas", "profesor adjunto de finanzas", "profesora adjunta de finanzas"),
+    # no agreement is made past another word: the adjective may be that word's (école publique, ricerca e sviluppo)
+    ("fr", "enseignant dans une école publique", "enseignant dans une école publique",
+     "enseignante dans une école publique"),
+    ("it", "ingegnere ricerca e sviluppo", "ingegnere ricerca e sviluppo", "ingegnera ricerca e sviluppo"),
+    # nor after a common-gender head: it guida is feminine for a man too
+    ("it", "guida turistica", "guida turistica", "guida turistica"),
+])
+def test_a_given_title_agrees_with_its_head(lang, given, masculine, feminine):
+    layer = GenderLayer(lang)
+    layer.prepare([given])
+    d = layer.decide(given, None, "English")
+    assert (d.neutral or d.masculine, d.neutral or d.feminine) == (masculine, feminine)
+    assert ("agreement_made" in d.flags) == (masculine != given)
+
+
+@pytest.mark.parametrize("lang, title, flags", [
+    # English word order kept: the first word is an adjective, a determiner or a preposition
+    ("ca", "clínic associar professor", ["head_not_a_noun", "verb_form"]),
+    ("gl", "importante retirouse", ["head_not_a_noun"]),
+    ("fr", "des principaux", ["head_not_a_noun"]),
+    # a verb where a noun belongs: a gerund, a finite form, an infinitive after "de"
+    ("gl", "xefe deixando axente", ["verb_form"]),
+    ("ca", "hoste manté coordinador", ["verb_form"]),
+    ("gl", "director de xestionar", ["verb_form"]),
+    # not: an ordinal before the noun, a title's own phrase with an infinitive, a noun the lexicon reads as a verb
+    # after a preposition, a declared adjective
+    ("es", "primer oficial", []),
+    ("pt", "contador de contas a pagar", []),
+    ("pt", "técnico de suporte ao cliente", []),
+    ("es", "profesor adjunto", []),
+])
+def test_signs_of_a_garbled_machine_translation(lang, title, flags):
+    layer = GenderLayer(lang)
+    layer.prepare([title])
+    assert layer.garbled(title) == flags
+
+
+def test_a_garbled_title_is_a_review_item_on_the_mt_route_only():
+    from builder.postprocess import earned
+
+    gl = GenderLayer("gl")
+    gl.prepare(["director de xestionar", "directora de xestionar"])
+    d = gl.decide("director de xestionar", "directora de xestionar", "Managing Director")
+    assert d.verdict == "gendered"
+    d.flags += gl.garbled(d.masculine)
+    mt = earned(d)
+    assert (mt.verdict, mt.masculine, mt.feminine) == ("unverified", "director de xestionar", "directora de xestionar")
+    assert earned(d, given=True).verdict == "gendered"

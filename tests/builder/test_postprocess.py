@@ -65,6 +65,9 @@ def test_normalise_trims_punctuation_and_spaces():
     assert normalise("  ¡Abogada  Senior!. ") == "abogada senior"
     assert normalise("«Chef»") == "chef"
     assert normalise("C++ Developer") == "c++ developer"
+    # invisible format characters a copied title carries (the pt copy: supervisor \u200b\u200bde design gráfico)
+    assert normalise("Supervisor \u200b\u200bde Design Gráfico") == "supervisor de design gráfico"
+    assert normalise("\ufeffPre\u00adsident\u200e") == "president"
 
 
 @pytest.mark.parametrize("lang, title, article, gender, method", [

@@ -12,7 +12,7 @@ import polars as pl
 import pytest
 
 from builder.__main__ import main
-from builder.align import Relevance, align, trigram_similarity
+from builder.align import Aligned, Alignment, Relevance, agreed, align, trigram_similarity
 from builder.errors import SourceError
 from builder.reference import load_reference, reference_folder, split_inclusive
 from builder.source import load_source
@@ -91,6 +91,31 @@ def test_the_graph_overrules_the_text(muse):
     bread = result.corpus["Bread_Maker"]
     assert not (bread.target_id == "Fabricant_de_pain" and bread.confident), bread
     assert result.corpus["Accountant"].target_id == "Comptable" and result.corpus["Accountant"].confident
+
+
+def test_an_alignment_with_mt_drafts_is_used_where_both_readings_agree():
+    """builder.align.agreed: the draft reading decides the title; confident only where the reading without
+    drafts put the id on the same title and one of the two is confident."""
+    english = Relevance({"Q": "Lawyer"}, {"A": "Attorney", "B": "Bread Maker", "C": "Accountant", "D": "Detective"},
+                        [("Q", "A"), ("Q", "B")])
+    french = Relevance({"Avocat": "Avocat"}, {"Avocat": "Avocat", "Boulanger": "Boulanger", "Comptable": "Comptable",
+                                              "Détective": "Détective", "Juge": "Juge"},
+                       [("Avocat", "Avocat"), ("Avocat", "Boulanger")])
+
+    def at(sid, role, target, confident):
+        return Aligned(sid, role, target, 1.0, 0.1 if confident else 0.0, confident, "r")
+
+    q = {"Q": at("Q", "query", "Avocat", True)}
+    plain = Alignment(q, {"A": at("A", "corpus", "Avocat", True), "B": at("B", "corpus", "Boulanger", False),
+                          "C": at("C", "corpus", "Comptable", True), "D": at("D", "corpus", "Détective", False)}, 0, 0, 2)
+    drafted = Alignment(q, {"A": at("A", "corpus", "Avocat", False), "B": at("B", "corpus", "Boulanger", True),
+                            "C": at("C", "corpus", "Juge", True), "D": at("D", "corpus", "Détective", False)}, 0, 0, 2)
+    result = agreed(plain, drafted, english, french)
+    got = {d: (a.target_id, a.confident) for d, a in result.corpus.items()}
+    assert got == {"A": ("Avocat", True), "B": ("Boulanger", True), "C": ("Juge", False), "D": ("Détective", False)}
+    assert "without it 'Comptable'" in result.corpus["C"].reason
+    # both edges of Q now have two confident ids and land on the copy's relevant pairs
+    assert (result.edges_preserved, result.edges_checked, result.edges_total) == (2, 2, 2)
 
 
 def test_trigram_similarity_folds_case_and_accents():
@@ -179,6 +204,8 @@ def test_french_build_from_the_given_titles(tmp_path):
     assert by_text["juge"]["gender"] == "neutral"
     stats = ts.stats
     assert stats["route"] == "reference" and stats["alignment"]["translated_by"] == "people"
+    # the offline translator translated every title first: drafts for the alignment
+    assert stats["alignment"]["mt_drafts"] >= 15
     assert stats["routes"]["reference"] >= 15 and stats["routes"].get("mt", 0) >= 1
     translations = pl.read_parquet(tmp_path / "out" / "fr" / "translations.parquet")
     gardener = translations.filter(pl.col("source_id") == "Gardener").row(0, named=True)

@@ -296,6 +296,24 @@ def test_cli_audit_with_m_use_and_tfidf(tmp_path, small_data):
                                                           f"m-use__{doc['testset']['version']}.json"}
     assert (out / "plots" / "exclusion_pt.png").stat().st_size > 0
     assert "became identical strings" in r.stdout
+    # Run again (the embeddings now come from the cache, the timings differ): the same bytes, every file, so that
+    # `dvc repro` leaves dvc.lock as it was; the run documents carry no timing, as eval run's
+    again = tmp_path / "again"
+    r = run_cli("audit", "--data", str(small_data), "--models", "tfidf-char,m-use", "--tau", "1", "--rho", "0.2",
+                "--out", str(again), "--cache", str(tmp_path / "cache"), "--quiet")
+    assert r.returncode == 0, r.stderr
+    files = sorted(p.relative_to(out) for p in out.rglob("*") if p.is_file())
+    assert files == sorted(p.relative_to(again) for p in again.rglob("*") if p.is_file())
+    assert [f for f in files if (out / f).read_bytes() != (again / f).read_bytes()] == []
+    for run in (out / "runs").iterdir():
+        assert all("timing" not in block for block in json.loads(run.read_text())["languages"].values())
+    # --document-only (the pipeline's audit stage, whose folder git keeps): the same two files, nothing else
+    only = tmp_path / "only"
+    r = run_cli("audit", "--data", str(small_data), "--models", "tfidf-char,m-use", "--tau", "1", "--rho", "0.2",
+                "--out", str(only), "--cache", str(tmp_path / "cache"), "--quiet", "--document-only")
+    assert r.returncode == 0, r.stderr
+    assert sorted(p.name for p in only.iterdir()) == sorted([doc_file.name, "audit.md"])
+    assert all((only / name).read_bytes() == (out / name).read_bytes() for name in (doc_file.name, "audit.md"))
 
 
 def test_cli_refuses_a_model_name_that_names_no_model_before_scoring_any(tmp_path, small_data):

@@ -163,25 +163,30 @@ def test_settings_reject_bad_parameters():
 
 
 def test_identical_query_embeddings_get_bit_identical_scores():
-    from eval.evaluate import similarity_scores
+    from eval.ranking import similarity_scores
 
     rng = np.random.default_rng(0)
-    queries = rng.standard_normal((300, 384)).astype(np.float32)
+    queries = unit_rows(rng.standard_normal((300, 384)))
     queries[257] = queries[3]  # the same text at two positions of one batch
-    docs = rng.standard_normal((1000, 384)).astype(np.float32)
+    docs = unit_rows(rng.standard_normal((1000, 384)))
     scores = similarity_scores(queries, docs)
-    assert scores.shape == (300, 1000)
+    assert scores.shape == (300, 1000) and scores.dtype == np.float32
     assert np.array_equal(scores[3], scores[257])
-    np.testing.assert_allclose(scores, queries.astype(np.float64) @ docs.T.astype(np.float64), rtol=1e-4, atol=1e-4)
+    assert np.array_equal(similarity_scores(queries[[257, 3]], docs), scores[[3, 3]])  # whatever the rows around it
+    np.testing.assert_allclose(scores, queries.astype(np.float64) @ docs.T.astype(np.float64), rtol=0, atol=1e-6)
+
+
+def unit_rows(x: np.ndarray) -> np.ndarray:
+    """Rows of unit length, float32: what eval's embedding cache gives the scoring."""
+    return (x / np.linalg.norm(x, axis=1, keepdims=True)).astype(np.float32)
 
 
 def test_sparse_scores_depend_on_their_query_and_title_alone():
-    """With sparse title vectors (tfidf-char) every query is scored as it is, no distinct rows sought: a score is the
-    same bits whatever other queries share the product, an identical query scores identically, and the product's
-    transposing copy in slices (``transposed_rows``) is exactly the transposed array."""
+    """With sparse title vectors (tfidf-char) a score is the same bits whatever other queries share the product
+    (``eval.ranking.similarity_scores`` is exact), and an identical query scores identically."""
     from scipy import sparse
 
-    from eval.evaluate import similarity_scores, transposed_rows
+    from eval.ranking import similarity_scores
 
     rng = np.random.default_rng(1)
     docs = sparse.random(3000, 512, density=0.02, format="csr", dtype=np.float32, random_state=1)
@@ -193,8 +198,6 @@ def test_sparse_scores_depend_on_their_query_and_title_alone():
     for rows in (np.array([41]), np.arange(0, 70, 3), rng.permutation(70)[:9]):
         assert np.array_equal(similarity_scores(queries[rows], docs), scores[rows])
     np.testing.assert_allclose(scores, queries.astype(np.float64) @ docs.T.toarray().astype(np.float64), rtol=1e-5, atol=1e-6)
-    by_doc = rng.random((1001, 300), dtype=np.float32)  # slices of 2^16 // 300 = 218 titles, the last one short
-    assert np.array_equal(transposed_rows(by_doc), by_doc.T) and transposed_rows(by_doc).flags.c_contiguous
 
 
 def test_parity_states_the_map_difference_and_the_paired_gap(tmp_path, small_data):
@@ -486,9 +489,8 @@ def synthetic_testset(n_units: int = 40, seed: int = 3) -> testset.TestSet:
 def whole_matrix_reference(ts, model, settings) -> dict:
     """The computation as it was before query blocks: one (queries, docs) matrix per corpus, the pair
     rankings sorted afresh, metrics from the batch definitions of eval.metrics."""
-    from eval.evaluate import similarity_scores
     from eval.metrics import accuracy_at_k_batch, average_precision_batch, identical_top1_batch, symmetry_batch
-    from eval.ranking import rank_corpus, self_match_mask
+    from eval.ranking import rank_corpus, self_match_mask, similarity_scores
 
     model.fit(ts.corpus["text"].to_list())
     q_emb = model.encode(ts.queries["text"].to_list(), role="query")

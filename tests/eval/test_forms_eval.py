@@ -13,7 +13,7 @@ import polars as pl
 import pytest
 
 from eval.errors import EvalError
-from eval.evaluate import block_scores, evaluate_language, similarity_scores
+from eval.evaluate import evaluate_language
 from eval.metrics import average_overlap, rbo
 from eval.models import CharTfidf, EmbeddingCache, load_model
 from eval.params import EvalSettings, read_eval_settings
@@ -134,7 +134,7 @@ def test_paired_gaps_are_the_paired_test_of_the_per_query_values(tmp_path, forms
 
 def test_extra_forms_leave_the_masculine_and_feminine_figures_as_they_were(tmp_path):
     """The same set with and without its extra forms: every M/F figure, row and worst pair is the same (dense
-    model: the form queries are scored apart, so BLAS rounds the gendered queries as before)."""
+    model: scores are exact, so the form queries in a block change no other query's scores)."""
     with_forms, plain = forms_testset(), make_testset("pt")
     model, cache = load_model("m-use"), EmbeddingCache(tmp_path / "cache")
     a, _ = evaluate_language(with_forms, model, cache, EvalSettings(), progress=False)
@@ -162,19 +162,6 @@ def test_a_set_without_extra_forms_gives_the_result_of_the_toolkit_before_forms(
     (stored,) = (tmp_path / "store").rglob("pt.json")
     golden = FIXTURES / "language-result-v2-before-forms-tfidf-char-pt.json"
     assert_json_close(json.loads(stored.read_bytes()), json.loads(golden.read_bytes()))
-
-
-def test_block_scores_give_an_equal_embedding_the_same_scores():
-    rng = np.random.default_rng(3)
-    q = rng.normal(size=(6, 32)).astype(np.float32)
-    q[4] = q[1]  # an extra form embedded exactly as a gendered query
-    d = rng.normal(size=(50, 32)).astype(np.float32)
-    apart = np.array([False, False, False, False, True, True])
-    rows = np.array([0, 1, 2, 3, 4, 5])
-    scores = block_scores(q, rows, d, apart)
-    assert np.array_equal(scores[4], scores[1])
-    assert np.array_equal(scores[:4], similarity_scores(q[:4], d))  # the gendered rows as in a set without forms
-    assert np.allclose(scores[5], q[5] @ d.T, atol=1e-5)
 
 
 def test_the_doublet_corpus_variant_is_an_eval_option(tmp_path):

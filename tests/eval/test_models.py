@@ -408,3 +408,24 @@ def test_a_model_returning_a_zero_vector_is_an_error(tmp_path):
 
     with pytest.raises(EvalError, match="returned a zero vector for 'b'"):
         EmbeddingCache(tmp_path).encode(Zeros(), ["a", "b"], "passage", progress=False)
+
+
+def test_a_sparse_model_returning_rows_not_of_unit_length_is_an_error(tmp_path):
+    """Sparse vectors reach the scores as the model gives them (dense ones are normalised by the cache); exact
+    scores need unit rows (eval.ranking.score_grid), so a sparse row of another length is an error naming the text."""
+    from eval.errors import EvalError
+
+    class Unnormalised(CharTfidf):
+        def encode_sparse(self, texts, role="passage"):
+            out = super().encode_sparse(texts, role)
+            out.data[out.indptr[1]:out.indptr[2]] *= np.float32(3.0)  # the second row, three times as long
+            return out
+
+    model = Unnormalised()
+    model.fit(["engenheiro civil", "enfermeira", "advogado"])
+    with pytest.raises(EvalError, match=r"returned a sparse vector of norm 3 for 'enfermeira'; .*normalise the rows"):
+        EmbeddingCache(tmp_path).encode(model, ["advogado", "enfermeira"], "passage", progress=False)
+    fitted = CharTfidf()
+    fitted.fit(["engenheiro civil", "enfermeira", "advogado"])
+    vectors, _ = EmbeddingCache(tmp_path).encode(fitted, ["advogado", "enfermeira"], "passage", progress=False)
+    assert vectors.shape[0] == 2  # the model's own unit rows pass

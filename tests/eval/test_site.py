@@ -149,6 +149,21 @@ def render(index: Path, tmp: Path, screenshot: Path, width: int = 1280) -> tuple
             // what sticks out of the page: an element whose right edge is past the window
             wider: Array.from(document.querySelectorAll('body *')).filter(e => e.getBoundingClientRect().right >
                 window.innerWidth + 0.5 && !e.closest('table')).map(e => e.tagName + ' ' + e.textContent.slice(0, 40)).slice(0, 5),
+            // text cut off by its own box: content wider or taller than an element that hides its overflow (a
+            // table that scrolls is not cut: its overflow is auto)
+            clipped: Array.from(document.querySelectorAll('body *')).filter(e => {
+                const st = getComputedStyle(e);
+                return (['hidden', 'clip'].includes(st.overflowX) && e.scrollWidth > e.clientWidth + 1)
+                    || (['hidden', 'clip'].includes(st.overflowY) && e.scrollHeight > e.clientHeight + 1)
+                    || st.textOverflow === 'ellipsis';
+            }).concat(Array.from(document.querySelectorAll('table')).filter(t => {
+                // a table's title whose text reaches past the box the table scrolls in: cut off until one scrolls
+                if (!t.caption) return false;
+                const text = document.createRange();
+                text.selectNodeContents(t.caption);
+                return text.getBoundingClientRect().right > t.getBoundingClientRect().left + t.clientWidth + 1;
+            }).map(t => t.caption))
+              .map(e => e.tagName + ' ' + e.textContent.slice(0, 40)).slice(0, 5),
             // wide tables scroll inside their own box
             scrolling_tables: Array.from(document.querySelectorAll('table')).filter(t => t.scrollWidth > t.clientWidth
                 && getComputedStyle(t).overflowX === 'auto').length,
@@ -164,11 +179,11 @@ def render(index: Path, tmp: Path, screenshot: Path, width: int = 1280) -> tuple
         browser.close()
 
 
-def keep_artifact(screenshot: Path) -> Path:
+def keep_artifact(screenshot: Path, name: str = "eval-site.png") -> Path:
     """Copy the screenshot out of pytest's rotating tmp folders, to $SITE_SCREENSHOT_DIR or the system temp folder."""
     folder = Path(os.environ.get("SITE_SCREENSHOT_DIR") or Path(tempfile.gettempdir()) / "gendered-job-titles-artifacts")
     folder.mkdir(parents=True, exist_ok=True)
-    kept = Path(shutil.copy(screenshot, folder / "eval-site.png"))
+    kept = Path(shutil.copy(screenshot, folder / name))
     print(f"site screenshot: {kept}")
     return kept
 
@@ -234,9 +249,11 @@ def test_site_renders_in_chromium_with_tables_figures_and_no_console_error(resul
     # At 1280 px and at a phone's 390 px the page never scrolls sideways: wide tables scroll in their own box
     # (the screenshots stay under tmp_path: site.png, site-390.png).
     assert shown["page_width"] <= shown["window_width"] == 1280 and shown["wider"] == [], shown["wider"]
+    assert shown["clipped"] == [], shown["clipped"]
     phone, errors = render(index, tmp_path, tmp_path / "site-390.png", width=390)
     assert errors == []
     assert phone["page_width"] <= phone["window_width"] == 390 and phone["wider"] == [], phone["wider"]
+    assert phone["clipped"] == [], phone["clipped"]
     assert phone["scrolling_tables"] > 0 and min(phone["cell_text_px"]) >= 11
     assert all(i["complete"] and 0 < i["shown"] <= 390 for i in phone["images"]), phone["images"]
     assert Image.open(tmp_path / "site-390.png").size[0] == 390

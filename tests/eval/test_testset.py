@@ -194,8 +194,8 @@ def test_testset_version_release_manifest_then_stats_then_content_digest(tmp_pat
     assert testset_digest(tmp_path, "es") == h.hexdigest()[:12]
     assert read_release_version(tmp_path) is None
     assert testset_version(ts, tmp_path) == f"sha-{h.hexdigest()[:12]}"
-    stamped = _TestSet(ts.lang, ts.queries, ts.corpus, ts.qrels, {"version": "build-7"})
-    assert testset_version(stamped, tmp_path) == "build-7"
+    stamped = _TestSet(ts.lang, ts.queries, ts.corpus, ts.qrels, {"version": "0.7.0"})  # builder postprocess --version
+    assert testset_version(stamped, tmp_path) == "v0.7.0"
     (tmp_path / "manifest.json").write_text(json.dumps({"version": "1.2.3", "files": []}))
     assert read_release_version(tmp_path) == "1.2.3"
     assert testset_version(stamped, tmp_path) == "v1.2.3"

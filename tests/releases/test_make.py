@@ -126,6 +126,22 @@ def test_refuses_counts_that_disagree_with_the_stats(project):
         make(project)
 
 
+def test_a_set_built_as_a_version_is_released_as_that_version_only(project):
+    """stats.json's `version` (builder postprocess --version, the pipeline's build) names what results call the
+    set; a release under another version would give the same files two names."""
+    for lang in ("pt", "es"):
+        ts = small_testset(lang)
+        write_testset(dataclasses.replace(ts, stats={**ts.stats, "version": "0.2.0"}), project.data)
+    record_data(project)
+    with pytest.raises(ReleaseError, match=r"pt/stats\.json: built as version 0\.2\.0, not 0\.1\.0; rebuild it as 0\.1\.0 "
+                                           r"\(set release\.version: 0\.1\.0 in params\.yaml and run `dvc repro`"):
+        make(project, "0.1.0")
+    assert not (project.root / "release").exists()
+    manifest = make(project, "0.2.0")
+    assert manifest["version"] == "0.2.0"
+    assert json.loads((project.root / "release" / "pt" / "stats.json").read_text())["version"] == "0.2.0"
+
+
 def test_refuses_stats_without_the_table1_counts(project):
     ts = small_testset("pt")
     del ts.stats["queries"]["pairs"]
@@ -330,3 +346,31 @@ def test_the_release_stage_depends_on_the_code_it_runs_and_every_pack():
     # the card reads the packs: the folder holds every one, a new language's too
     assert "languages" in deps and not [d for d in deps if d.startswith("languages/packs/")]
     assert all((repo / d).exists() for d in deps if d != "data")  # `data` is the pipeline's own output
+
+
+def test_card_shows_the_annotators_agreement_beside_the_corrections(tmp_path):
+    """annotation pull writes corrections/<lang>.agreement.jsonl; the card gives its figures, says when no record had
+    two annotators, and a malformed file is one error naming file:line."""
+    from releases.make import read_agreement
+
+    pt = small_testset("pt")
+    pt = dataclasses.replace(pt, stats={**pt.stats, "corrections": {"file": "corrections/pt.jsonl", "translations": 3,
+                                                                      "relevance": 40}})
+    (tmp_path / "corrections").mkdir()
+    assert read_agreement(tmp_path, pt) == []
+    card = render_card("0.1.0", "testset@v0.1.0", [pt], "0.1.0", {"pt": load("pt")}, {"pt": read_agreement(tmp_path, pt)})
+    assert "Annotator agreement: not measured (no record was answered by two annotators)" in card
+    figures = [{"kind": "relevance", "question": "relevant", "records": 40, "alpha": 0.7123, "kappa": 0.7},
+               {"kind": "translation", "question": "gender_marking", "records": 3, "alpha": "undefined", "kappa": None}]
+    path = tmp_path / "corrections" / "pt.agreement.jsonl"
+    path.write_text("".join(json.dumps(f) + "\n" for f in figures), encoding="utf-8")
+    card = render_card("0.1.0", "testset@v0.1.0", [pt], "0.1.0", {"pt": load("pt")}, {"pt": read_agreement(tmp_path, pt)})
+    assert ("Annotator agreement (records with two or more annotators): relevance `relevant`: 40 records, alpha 0.71, "
+            "kappa 0.70; translation `gender_marking`: 3 records, alpha undefined, kappa n/a.") in card
+    # a set built without annotations says nothing about agreement
+    none = dataclasses.replace(pt, stats={**pt.stats, "corrections": {"file": "corrections/pt.jsonl", "translations": 0,
+                                                                        "relevance": 0}})
+    assert read_agreement(tmp_path, none) is None
+    path.write_text(json.dumps(figures[0]) + "\n" + json.dumps({"kind": "relevance", "records": "many"}) + "\n")
+    with pytest.raises(ReleaseError, match=r"pt\.agreement\.jsonl:2: expected an object with exactly"):
+        read_agreement(tmp_path, pt)

@@ -1,0 +1,136 @@
+"""The report of the pipeline's own results, as `dvc repro report` makes it: every default language, every model,
+the audit. The layout checks of test_site.py run on a two-language fixture; the real page is wider (Tables 4 and
+5 hold a column per language and gender), longer and has more points in each plot (issue 23: at 1280 px it
+overflowed, MAP labels overlapped and "ES paper" was clipped). Here the page is rendered from the results the
+pipeline commits (results/pipeline/runs: one eval document per model, eval_collect; results/pipeline/audit:
+the audit document)
+with this checkout's code, and checked:
+
+- in every figure, no text (titles, tick and axis labels, legends, point labels, heatmap numbers) reaches past the
+  picture's edge, and the MAP plot's point labels stay inside their axes and overlap no other label;
+- in headless Chromium at 1280 px and at a phone's 390 px: no console error, the page never scrolls sideways
+  (wide tables scroll in their own box), no element cuts its text off, every figure loads and fits the window.
+
+Screenshots (the page's first 16,000 px at each width) go to the artifacts folder of test_site.py:
+$SITE_SCREENSHOT_DIR, by default <system temp>/gendered-job-titles-artifacts/real-report-{1280,390}.png.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.eval.test_site import keep_artifact, render
+
+pytestmark = [pytest.mark.slow]
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def committed_results() -> tuple[list[Path], Path]:
+    pipeline = ROOT / "results" / "pipeline"
+    runs = sorted((pipeline / "runs").glob("*.json"))
+    audits = sorted((pipeline / "audit").glob("audit__*.json"))
+    if not runs or len(audits) != 1:
+        pytest.fail(f"{pipeline}: no committed pipeline results (runs/*.json and one audit/audit__*.json); make "
+                    "them with `dvc repro report` and commit them with dvc.lock")
+    return runs, audits[0]
+
+
+def texts_past_the_edge(fig) -> list[str]:
+    """The texts drawn in ``fig`` whose box reaches past the figure's edge (cut off in the saved PNG). Recorded as
+    they are drawn: an axis keeps tick labels outside its view limits that it does not draw."""
+    from matplotlib.text import Text
+
+    drawn = []
+    draw = Text.draw
+
+    def recording_draw(self, renderer):
+        draw(self, renderer)
+        if self.get_visible() and self.get_text().strip():
+            drawn.append((self.get_text(), self.get_window_extent(renderer)))
+
+    Text.draw = recording_draw
+    try:
+        fig.canvas.draw()
+    finally:
+        Text.draw = draw
+    width, height = fig.bbox.width, fig.bbox.height
+    return [text for text, box in drawn if box.x0 < -1 or box.y0 < -1 or box.x1 > width + 1 or box.y1 > height + 1]
+
+
+def test_the_real_report_fits_at_1280_and_390_px_with_no_clipped_label(tmp_path, monkeypatch):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import eval.audit_report
+    import eval.report
+    from eval.site import build_site
+
+    runs, audit_path = committed_results()
+    params = yaml.safe_load((ROOT / "params.yaml").read_text(encoding="utf-8"))
+    docs = [json.loads(p.read_text(encoding="utf-8")) for p in runs]
+    audit = json.loads(audit_path.read_text(encoding="utf-8"))
+    # the whole report: every model of params.yaml (those the committed metrics name), every default language
+    models = [d["model"]["name"] for d in docs]
+    assert sorted(models) == sorted(params["eval"]["models"]), (models, params["eval"]["models"])
+    assert {p.name.split(".")[0] for p in (ROOT / "results" / "metrics").glob("*.json")} == set(models)
+    for doc in docs:
+        assert sorted(doc["languages"]) == sorted(params["languages"]), doc["model"]["name"]
+    assert sorted(audit["languages"]) == sorted(params["languages"])
+    assert sorted(m["name"] for m in audit["models"]) == sorted(params["audit"]["models"])
+
+    # every figure is checked as it is saved; the MAP plot's point labels as placed, checked when it is saved
+    cut: dict[str, list[str]] = {}
+    placed: list[tuple] = []
+    labels: dict[str, tuple[list, list]] = {}  # panel title: (labels outside the axes, overlapping labels)
+    save_png, place_labels = eval.report.save_png, eval.report.place_labels
+
+    def recorded_place_labels(fig, ax, points):
+        anns = place_labels(fig, ax, points)
+        placed.append((ax, anns))
+        return anns
+
+    def checked_save(fig, path):
+        cut[Path(path).name] = texts_past_the_edge(fig)
+        for ax, anns in (placed if Path(path).name == "map.png" else []):
+            renderer = fig.canvas.get_renderer()
+            inside = ax.get_window_extent(renderer)
+            boxes = [a.get_window_extent(renderer) for a in anns]
+            assert len(anns) >= len(models) * len(langs)  # one per model and language, plus the paper's points
+            outside = [a.get_text() for a, b in zip(anns, boxes)
+                       if not (inside.x0 <= b.x0 and b.x1 <= inside.x1 and inside.y0 <= b.y0 and b.y1 <= inside.y1)]
+            overlapping = [(anns[i].get_text(), anns[j].get_text()) for i in range(len(boxes)) for j in range(i)
+                           if boxes[i].overlaps(boxes[j])]
+            labels[ax.get_title()] = (outside, overlapping)
+        save_png(fig, path)
+
+    langs = params["languages"]
+    monkeypatch.setattr(eval.report, "save_png", checked_save)
+    monkeypatch.setattr(eval.audit_report, "save_png", checked_save)
+    monkeypatch.setattr(eval.report, "place_labels", recorded_place_labels)
+    index = build_site([*runs, audit_path], tmp_path / "site")
+
+    expected = {f"{n}.png" for n in ("symmetry", "map", "gap")} | {
+        f"{k}_{lang}.png" for k in ("correlation", "exclusion", "mitigation") for lang in langs}
+    assert expected <= set(cut), sorted(expected - set(cut))
+    assert {name: texts for name, texts in cut.items() if texts} == {}
+    assert len(labels) == 2  # the MAP plot's two panels: masculine and feminine corpus
+    assert {title: found for title, found in labels.items() if found != ([], [])} == {}
+
+    for width in (1280, 390):
+        screenshot = tmp_path / f"real-report-{width}.png"
+        shown, errors = render(index, tmp_path, screenshot, width=width)
+        keep_artifact(screenshot, screenshot.name)
+        assert errors == []
+        assert shown["external"] == []
+        assert shown["page_width"] <= shown["window_width"] == width and shown["wider"] == [], (width, shown["wider"])
+        assert shown["clipped"] == [], (width, shown["clipped"])
+        images = {i["src"]: i for i in shown["images"]}
+        assert {f"figures/{name}" for name in expected} <= set(images)
+        assert all(i["complete"] and i["width"] > 300 and 0 < i["shown"] <= width for i in images.values()), images
+        assert any(t["caption"].startswith("Table 4: MAP") for t in shown["tables"])
+        assert all(t["visible"] for t in shown["tables"])
