@@ -1,6 +1,6 @@
 """Speed of eval against the strongest straightforward baselines, in one run.
 
-    .venv/bin/python benchmarks/bench_eval.py [--only symmetry|map|gather] [--large] [--data data --lang pt] [--rounds 7]
+    .venv/bin/python benchmarks/bench_eval.py [--only symmetry|map] [--large] [--data data --lang pt] [--rounds 7]
 
 Every comparison alternates the sides (A, B, A, B, ...) for --rounds rounds and reports the median
 ratio with its spread (min-max of the per-round ratios), so a slow moment of this shared machine hits
@@ -22,9 +22,7 @@ figures.
    pytrec_eval and ir-measures break ties alike (trec_eval's rule: id descending) and give identical values;
    ranx orders tied documents by numba's unstable argsort, so its AP differs on tied input (printed) and must
    agree within 1e-12 on the tie-free input. In-process and as whole processes (imports included).
-3. The transposing copy after tfidf-char's sparse product: eval's transposed_rows vs numpy's transposed copy and
-   the gather eval ran before.
-4. With --data: m-use on one language, cold cache: share of wall time spent outside encoding (target <= 10%);
+3. With --data: m-use on one language, cold cache: share of wall time spent outside encoding (target <= 10%);
    then the re-run time with a warm cache.
 """
 
@@ -372,29 +370,6 @@ def ranx_threads() -> int:
     return numba.get_num_threads()
 
 
-def bench_gather(rounds: int = 7) -> None:
-    """The transposing copy after tfidf-char's sparse product ((titles, queries) -> (queries, titles), float32):
-    eval's ``transposed_rows`` (slices of titles that stay in the CPU cache) against numpy's transposing copy
-    ``np.ascontiguousarray(by_doc.T)`` (what benchmarks/floor_eval.py does) and the gather eval ran before,
-    ``by_doc.T[inverse]`` over the distinct query rows (here every row distinct); the same array (checked)."""
-    from eval.evaluate import transposed_rows
-
-    rng = np.random.default_rng(2)
-    # a block of eval at 10x10 (about 700 queries of 40,820 titles), the default sets (180 x 4,100), and in between
-    for n_docs, n_queries in ((40_820, 700), (40_820, 180), (4_100, 180)):
-        by_doc = rng.random((n_docs, n_queries), dtype=np.float32)
-        inverse = np.arange(n_queries)
-        ours = lambda: transposed_rows(by_doc)  # noqa: E731
-        baselines = {"np.ascontiguousarray(by_doc.T)": lambda: np.ascontiguousarray(by_doc.T, dtype=np.float32),
-                     "by_doc.T[inverse] (before)": lambda: np.ascontiguousarray(by_doc.T[inverse], dtype=np.float32)}
-        for name, fn in baselines.items():
-            assert np.array_equal(fn(), ours()) and ours().flags.c_contiguous
-        times = alternate_many({"eval": ours, **baselines}, rounds)
-        print(f"[gather] {n_queries} queries x {n_docs} titles, {rounds} rounds, load {load()}; the same array:")
-        for name in baselines:
-            print("    " + ratio_text("transposed_rows", name, round_ratio(times, "eval", name)))
-
-
 def bench_m_use(data: Path, lang: str) -> None:
     from eval.evaluate import EvalSettings, evaluate_language
     from eval.models import EmbeddingCache, load_model
@@ -424,7 +399,7 @@ def main() -> None:
     parser.add_argument("--data", type=Path, help="a built test-set root (e.g. data) for the m-use timing")
     parser.add_argument("--lang", default="pt")
     parser.add_argument("--rounds", type=int, default=7, help="alternating rounds per comparison")
-    parser.add_argument("--only", choices=("symmetry", "map", "gather"), help="run one part (and --data's, if given)")
+    parser.add_argument("--only", choices=("symmetry", "map"), help="run one part (and --data's, if given)")
     parser.add_argument("--large", action="store_true",
                         help="also AO/RBO at 1,000 pairs x 25,000 titles, self-matches dropped (about 1 GiB, a minute)")
     args = parser.parse_args()
@@ -439,8 +414,6 @@ def main() -> None:
                            rbo_package=False)
     if args.only in (None, "map"):
         bench_map(rounds=args.rounds)
-    if args.only in (None, "gather"):
-        bench_gather(rounds=args.rounds)
     if args.data:
         bench_m_use(args.data, args.lang)
     else:
