@@ -420,7 +420,9 @@ def _anchor(name: str) -> str:
 
 def settings_line(docs: list[dict]) -> str:
     settings = docs[0]["settings"]
-    return (f"Self-match policy: {settings['self_match']}; tie-break: {settings['tie_break']}; intervals: {settings['interval']}. "
+    # results made before the scores were exact do not name them
+    scores = f"scores: {settings['scores']}; " if "scores" in settings else ""
+    return (f"Self-match policy: {settings['self_match']}; {scores}tie-break: {settings['tie_break']}; intervals: {settings['interval']}. "
             "Test sets: " + ", ".join(sorted({d["testset"]["version"] for d in docs})) + f"; toolkit {docs[0]['toolkit']['version']}.")
 
 
