@@ -23,6 +23,7 @@ import filecmp
 import os
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -31,7 +32,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "benchmarks"))
 sys.path.insert(0, str(REPO))
 
-from bench_scale import run_measured, scaled_testset  # noqa: E402
+from bench_scale import run_measured  # noqa: E402
 
 
 def load() -> str:
@@ -115,7 +116,11 @@ def main() -> None:
         if (corpus_x, query_x) == (1, 1):
             data, what = args.data, "every language under " + str(args.data)
         else:
-            data = scaled_testset(args.data, args.scale_lang, corpus_x, query_x, work / f"c{corpus_x}-q{query_x}")
+            data = work / f"c{corpus_x}-q{query_x}"
+            # built in a process of its own: Linux carries a process's peak RSS over fork and exec into the
+            # processes timed here
+            subprocess.run([sys.executable, str(REPO / "benchmarks" / "bench_scale.py"), "--build", f"{cell}:{data}",
+                            "--data", str(args.data), "--lang", args.scale_lang], check=True)
             what = f"{args.scale_lang} x{corpus_x} corpus, x{query_x} queries"
         r = bench_cell(cell, data, work, params, args.rounds, args.before)
         rows.append((what, r))

@@ -18,8 +18,8 @@ _M_MMAP_THRESHOLD = -3  # glibc's mallopt parameter number
 MMAP_THRESHOLD_BYTES = 4 << 20
 # A sparse model's blocks are capped (eval.evaluate.SPARSE_BLOCK_CELLS, 2^22 cells: arrays of at most 32 MiB), so
 # under this threshold its block arrays come from the heap and are reused block after block, with no trim between
-# blocks (``release_freed_memory``): pages handed back and faulted in anew each block cost a fifth of the CPU time
-# at 10x10 (system time 3.0-3.6 s against 1.2-1.5 s, peak RSS 285-291 against 299 MB; docs/eval.md).
+# blocks (``release_freed_memory``): pages handed back and faulted in anew each block cost system time (at 10x10,
+# 4.6-6.5 s against 2.4-2.8 s, for a peak RSS of 273-279 against 284-285 MB; docs/eval.md, with the load).
 CAPPED_BLOCKS_MMAP_THRESHOLD_BYTES = 64 << 20
 
 
