@@ -1,6 +1,6 @@
 """Speed of eval against the strongest straightforward baselines, in one run.
 
-    .venv/bin/python benchmarks/bench_eval.py [--only symmetry|map] [--large] [--data data --lang pt] [--rounds 7]
+    .venv/bin/python benchmarks/bench_eval.py [--only symmetry|map|exact] [--large] [--data data --lang pt] [--rounds 7]
 
 Every comparison alternates the sides (A, B, A, B, ...) for --rounds rounds and reports the median
 ratio with its spread (min-max of the per-round ratios), so a slow moment of this shared machine hits
@@ -22,7 +22,14 @@ figures.
    pytrec_eval and ir-measures break ties alike (trec_eval's rule: id descending) and give identical values;
    ranx orders tied documents by numba's unstable argsort, so its AP differs on tied input (printed) and must
    agree within 1e-12 on the tie-free input. In-process and as whole processes (imports included).
-3. With --data: m-use on one language, cold cache: share of wall time spent outside encoding (target <= 10%);
+3. The price of exact scores: eval's product (the block's queries put on the 2^-24 grid, a float64 product,
+   rounded once to float32: eval.ranking.score_grid and grid_scores) against the plain float32 BLAS product eval
+   ran before it (``q @ d.T``; for tfidf-char's sparse vectors scipy's float32 product and its transposing copy),
+   per block of queries; the corpus goes on the grid once per corpus variant, timed apart. Dense: random unit
+   vectors of m-use's 512 and m-e5-small-q4's 384 dimensions; sparse (with --data): tfidf-char on the set's own
+   titles, and on its corpus copied 10 times. The largest difference of the float32 product to the exact scores
+   is printed (float32's rounding, which exact scores remove).
+4. With --data: m-use on one language, cold cache: share of wall time spent outside encoding (target <= 10%);
    then the re-run time with a warm cache.
 """
 
@@ -370,6 +377,74 @@ def ranx_threads() -> int:
     return numba.get_num_threads()
 
 
+def exact_against_float32(name: str, queries, docs, sparse: bool, rounds: int) -> None:
+    """One case of ``bench_exact``: eval's exact scores of a block against the plain float32 product, alternating."""
+    from eval.ranking import grid_scores, score_grid
+
+    start = time.perf_counter()
+    d_grid = score_grid(docs)  # once per corpus variant in eval (score_corpus), not per block
+    corpus_grid_s = time.perf_counter() - start
+    if sparse:
+        q32, d32 = queries.astype(np.float32), docs.astype(np.float32)
+
+        def plain():  # eval's product before exact scores: scipy's float32 product, then a transposing copy
+            by_doc = d32 @ np.ascontiguousarray(q32.toarray().T)
+            return np.ascontiguousarray(by_doc.T)
+    else:
+        q32, d32 = np.ascontiguousarray(queries, dtype=np.float32), np.ascontiguousarray(docs, dtype=np.float32)
+
+        def plain():  # eval's product before exact scores: one float32 BLAS call
+            return q32 @ d32.T
+
+    def exact():  # as score_corpus runs it per block
+        return grid_scores(score_grid(queries), d_grid)
+
+    ours, theirs = exact(), plain()
+    assert ours.dtype == theirs.dtype == np.float32 and ours.shape == theirs.shape
+    assert np.array_equal(ours, grid_scores(score_grid(queries), score_grid(docs)))  # the corpus's grid made once: same
+    diff = float(np.abs(ours.astype(np.float64) - theirs).max())
+    print(f"[exact, {name}] {queries.shape[0]} queries x {docs.shape[0]} titles x {queries.shape[1]} dims, {rounds} "
+          f"rounds, load {load()}; the corpus on the grid once: {corpus_grid_s * 1000:.1f} ms; max |float32 product - "
+          f"exact| {diff:.1e}")
+    print("    " + ratio_text("exact (score_grid + grid_scores)", "plain float32 product", alternate(exact, plain, rounds)))
+
+
+def bench_exact(data: Path | None, lang: str, rounds: int = 7) -> None:
+    """The price of exact scores (docs/eval.md "Exact scores"): eval's product of a block of queries against the
+    float32 product it replaced, dense at the default sets' size and at a block of the default budget at 10x10,
+    and (with ``data``) tfidf-char's sparse product on a real set and on its corpus copied 10 times. A ratio
+    below 1 is the price: how much longer exactness takes than the product eval ran before."""
+    rng = np.random.default_rng(3)
+
+    def unit_rows(n: int, dim: int) -> np.ndarray:
+        x = rng.standard_normal((n, dim)).astype(np.float32)
+        return x / np.linalg.norm(x, axis=1, keepdims=True)
+
+    # (queries, titles): a default set's queries and one corpus variant in one block; about the largest block the
+    # default budget (256 MiB, eval.evaluate.block_cost) gives a dense model at 10x10 (40,000 titles)
+    for n_queries, n_docs in ((320, 4_000), (700, 40_000)):
+        for model, dim in (("m-use", 512), ("m-e5-small-q4", 384)):
+            exact_against_float32(f"dense, {model}'s {dim} dims", unit_rows(n_queries, dim), unit_rows(n_docs, dim),
+                                  sparse=False, rounds=rounds)
+    if data is None:
+        print("[exact, tfidf-char] skipped: pass --data DIR (a built test set) for the sparse product on real titles")
+        return
+    from eval.evaluate import SPARSE_BLOCK_CELLS
+    from eval.models import CharTfidf
+    from eval.testset import read_testset
+
+    ts = read_testset(data, lang)
+    queries, corpus = ts.queries["text"].to_list(), ts.corpus_for("masculine")["text"].to_list()
+    for copies in (1, 10):
+        texts = [t if k == 0 else f"{t} {k}" for k in range(copies) for t in corpus]  # as bench_scale.py copies
+        model = CharTfidf()
+        model.fit(texts)
+        block = queries[:max(1, SPARSE_BLOCK_CELLS // len(texts))]  # eval's block of a sparse model: <= 2^22 cells
+        exact_against_float32(f"tfidf-char, {lang} masculine corpus" + (f" x{copies}" if copies > 1 else ""),
+                              model.encode_sparse(block, "query"), model.encode_sparse(texts, "passage"),
+                              sparse=True, rounds=rounds)
+
+
 def bench_m_use(data: Path, lang: str) -> None:
     from eval.evaluate import EvalSettings, evaluate_language
     from eval.models import EmbeddingCache, load_model
@@ -399,7 +474,7 @@ def main() -> None:
     parser.add_argument("--data", type=Path, help="a built test-set root (e.g. data) for the m-use timing")
     parser.add_argument("--lang", default="pt")
     parser.add_argument("--rounds", type=int, default=7, help="alternating rounds per comparison")
-    parser.add_argument("--only", choices=("symmetry", "map"), help="run one part (and --data's, if given)")
+    parser.add_argument("--only", choices=("symmetry", "map", "exact"), help="run one part (and --data's, if given)")
     parser.add_argument("--large", action="store_true",
                         help="also AO/RBO at 1,000 pairs x 25,000 titles, self-matches dropped (about 1 GiB, a minute)")
     args = parser.parse_args()
@@ -414,6 +489,8 @@ def main() -> None:
                            rbo_package=False)
     if args.only in (None, "map"):
         bench_map(rounds=args.rounds)
+    if args.only in (None, "exact"):
+        bench_exact(args.data, args.lang, rounds=args.rounds)
     if args.data:
         bench_m_use(args.data, args.lang)
     else:

@@ -1,7 +1,7 @@
 """The whole `eval run` against its floor (benchmarks/floor_eval.py), as whole processes, alternating.
 
     .venv/bin/python benchmarks/bench_run.py --data DIR [--cells 1x1,10x10] [--scale-lang pt] [--rounds 5] [--work /tmp/bench-run]
-        [--before TREE]
+        [--before TREE [--before-may-differ]]
 
 Cell 1x1 is the test sets under DIR as they are (every language, the default sets); a cell CxQ (as in
 benchmarks/bench_scale.py) is --scale-lang's set with its corpus copied C times and its queries Q times. Per
@@ -13,7 +13,9 @@ a difference stops the benchmark (the floor must compute the same values and fil
 
 --before TREE adds a third side to every round: ``eval run`` of another checkout (e.g. ``git worktree add TREE
 main`` before a change), run from TREE, whose files must be the same bytes too; the table then gives the time
-before and the ratio before / now.
+before and the ratio before / now. With --before-may-differ TREE's files may differ (a change that moved values,
+such as exact scores): the differing files are counted and printed instead of stopping the benchmark, so the ratio
+before / now is the time of the change, not of the same work.
 """
 
 from __future__ import annotations
@@ -69,8 +71,10 @@ def sides(data: Path, out: Path, params: Path, cache: Path, before: Path | None)
     return {side: (cmd, cwd, out_of[side]) for side, (cmd, cwd) in commands.items()}
 
 
-def bench_cell(name: str, data: Path, work: Path, params: Path, rounds: int, before: Path | None) -> dict:
+def bench_cell(name: str, data: Path, work: Path, params: Path, rounds: int, before: Path | None,
+               before_may_differ: bool = False) -> dict:
     times: dict[str, list[float]] = {}
+    before_differs: set[str] = set()
     peaks: dict[str, list[float]] = {}
     load_before = load()
     for _ in range(rounds):
@@ -83,7 +87,9 @@ def bench_cell(name: str, data: Path, work: Path, params: Path, rounds: int, bef
             peaks.setdefault(side, []).append(peak)
         for side, (_, _, folder) in runs.items():
             differ = differing_files(runs["eval run"][2], folder)
-            if differ:
+            if differ and side == "eval run before" and before_may_differ:
+                before_differs.update(differ)
+            elif differ:
                 raise SystemExit(f"error: cell {name}: eval run and {side} wrote different files: {differ[:5]}; the floor "
                                  "must compute what eval does (benchmarks/floor_eval.py), and a change must keep the bytes")
 
@@ -93,7 +99,8 @@ def bench_cell(name: str, data: Path, work: Path, params: Path, rounds: int, bef
 
     return {"cell": name, "median": {side: statistics.median(t) for side, t in times.items()},
             "peak": {side: max(p) for side, p in peaks.items()}, "eval/floor": ratio("eval run", "floor"),
-            "before/now": ratio("eval run before", "eval run") if before is not None else None, "load": (load_before, load())}
+            "before/now": ratio("eval run before", "eval run") if before is not None else None, "load": (load_before, load()),
+            "before_differs": sorted(before_differs)}
 
 
 def main() -> None:
@@ -104,7 +111,11 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--work", type=Path, help="scaled sets and outputs (default: a temporary folder)")
     parser.add_argument("--before", type=Path, help="another checkout whose eval run is timed beside (its files must match)")
+    parser.add_argument("--before-may-differ", action="store_true",
+                        help="--before's files may differ from eval run's (counted and printed, not refused)")
     args = parser.parse_args()
+    if args.before_may_differ and args.before is None:
+        raise SystemExit("error: --before-may-differ needs --before TREE (the checkout whose files may differ)")
     work = args.work or Path(tempfile.mkdtemp(prefix="bench-run-"))
     work.mkdir(parents=True, exist_ok=True)
     params = REPO / "params.yaml"
@@ -122,14 +133,16 @@ def main() -> None:
             subprocess.run([sys.executable, str(REPO / "benchmarks" / "bench_scale.py"), "--build", f"{cell}:{data}",
                             "--data", str(args.data), "--lang", args.scale_lang], check=True)
             what = f"{args.scale_lang} x{corpus_x} corpus, x{query_x} queries"
-        r = bench_cell(cell, data, work, params, args.rounds, args.before)
+        r = bench_cell(cell, data, work, params, args.rounds, args.before, args.before_may_differ)
         rows.append((what, r))
         t, p, (ratio, lo, hi) = r["median"], r["peak"], r["eval/floor"]
         before = (f"; eval run before {t['eval run before']:.2f} s, before / now {r['before/now'][0]:.2f}x "
                   f"(spread {r['before/now'][1]:.2f}-{r['before/now'][2]:.2f})" if r["before/now"] else "")
         print(f"[{cell}] {what}: eval run {t['eval run']:.2f} s, floor {t['floor']:.2f} s: eval / floor {ratio:.2f}x "
               f"(spread {lo:.2f}-{hi:.2f}, {args.rounds} rounds){before}; peak RSS eval {p['eval run']:.0f} MB, "
-              f"floor {p['floor']:.0f} MB; load {r['load'][0]} before, {r['load'][1]} after; outputs identical", flush=True)
+              f"floor {p['floor']:.0f} MB; load {r['load'][0]} before, {r['load'][1]} after; outputs identical"
+              + (f" but eval run before's ({len(r['before_differs'])}: {', '.join(r['before_differs'])})"
+                 if r["before_differs"] else ""), flush=True)
     print()
     extra = " eval run before s | before / now (spread) |" if args.before else ""
     print(f"| cell | sets | eval run s | floor s | eval / floor (spread) |{extra} peak RSS eval / floor MB | load before → after |")

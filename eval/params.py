@@ -26,7 +26,7 @@ from eval.measures import (
     parse_measure,
     parse_measures,
 )
-from eval.ranking import SELF_MATCH_RULES, TIE_BREAK, check_policy
+from eval.ranking import SCORES, SELF_MATCH_RULES, TIE_BREAK, check_policy
 
 __all__ = ["EvalSettings", "AuditSettings", "read_eval_settings", "read_audit_settings"]
 
@@ -139,6 +139,7 @@ class EvalSettings:
             "seed": self.seed, "worst_pairs": self.worst_pairs, "list_depth": self.list_depth,
             "metrics": {**metrics, **gap_definitions(self.gaps)},
             "self_match_rule": SELF_MATCH_RULES[self.self_match],
+            "scores": SCORES,
             "tie_break": TIE_BREAK,
             "interval": f"percentile bootstrap 95% over queries or pairs, {self.bootstrap_resamples} resamples, seed {self.seed}",
         }

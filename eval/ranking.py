@@ -23,6 +23,9 @@ from dataclasses import dataclass
 import numpy as np
 
 TIE_BREAK = "score descending, then document id descending (trec_eval)"
+# How a score is computed (``similarity_scores``), as results record it.
+SCORES = ("dot product of the embeddings with every value rounded to a multiple of 2^-24, exact in float64 "
+          "(the same from any BLAS), rounded to float32")
 SELF_MATCH_DROP = "drop"
 SELF_MATCH_KEEP = "keep"
 SELF_MATCH_POLICIES = (SELF_MATCH_DROP, SELF_MATCH_KEEP)
@@ -37,6 +40,7 @@ __all__ = [
     "score_grid",
     "grid_scores",
     "similarity_scores",
+    "SCORES",
     "TIE_BREAK",
     "SELF_MATCH_POLICIES",
     "SELF_MATCH_RULES",

@@ -420,7 +420,9 @@ def _anchor(name: str) -> str:
 
 def settings_line(docs: list[dict]) -> str:
     settings = docs[0]["settings"]
-    return (f"Self-match policy: {settings['self_match']}; tie-break: {settings['tie_break']}; intervals: {settings['interval']}. "
+    # results made before the scores were exact do not name them
+    scores = f"scores: {settings['scores']}; " if "scores" in settings else ""
+    return (f"Self-match policy: {settings['self_match']}; {scores}tie-break: {settings['tie_break']}; intervals: {settings['interval']}. "
             "Test sets: " + ", ".join(sorted({d["testset"]["version"] for d in docs})) + f"; toolkit {docs[0]['toolkit']['version']}.")
 
 
@@ -751,6 +753,8 @@ def place_labels(fig, ax, labels: list[tuple], *, drawn: bool = False) -> list:
     overlaps no label and the least marker area, else the least label area; a thin leader line joins a label
     that is not next to its point. Returns the annotations. ``drawn``: the caller has drawn ``fig`` and fixed its
     layout (one draw for several panels: a draw costs a tenth of a second and more, and labels move no axes)."""
+    from matplotlib.text import Text
+
     if not drawn:
         settle_layout(fig)
     renderer = fig.canvas.get_renderer()
@@ -772,7 +776,9 @@ def place_labels(fig, ax, labels: list[tuple], *, drawn: bool = False) -> list:
                               ha="left" if dx > 0 else "right" if dx < 0 else "center", annotation_clip=False,
                               arrowprops=None if n < len(NEAR_OFFSETS) else
                               {"arrowstyle": "-", "color": colour, "lw": 0.5, "alpha": 0.6})
-            bb = ann.get_window_extent(renderer)
+            ann.update_positions(renderer)
+            # the text's own box: an annotation's extent also spans its leader line, a box over the labels it passes
+            bb = Text.get_window_extent(ann, renderer)
             rect = (bb.x0, bb.y0, bb.x1, bb.y1)
             outside = rect[0] < box.x0 or rect[2] > box.x1 or rect[1] < box.y0 or rect[3] > box.y1
             score = (outside, area(rect, placed), area(rect, other_markers))

@@ -343,6 +343,7 @@ def test_results_document_names_versions_metrics_and_rules(tmp_path, small_data)
     assert "RBO(p=0.9)" in doc["languages"]["pt"]["corpora"]["feminine"]["symmetry"]
     assert settings["self_match"] == "drop" and "relevant set" in settings["self_match_rule"]
     assert settings["tie_break"].startswith("score descending, then document id descending")
+    assert "2^-24" in settings["scores"] and "exact" in settings["scores"]  # the method that made every score
     json.dumps(doc, allow_nan=False)  # strict JSON: no NaN anywhere
 
 

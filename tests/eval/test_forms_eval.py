@@ -17,6 +17,7 @@ from eval.evaluate import evaluate_language
 from eval.metrics import average_overlap, rbo
 from eval.models import CharTfidf, EmbeddingCache, load_model
 from eval.params import EvalSettings, read_eval_settings
+from eval.ranking import SCORES
 from eval.stats import paired_randomization_test
 from eval.testset import ITEM_SCHEMA, TestSet, read_testset, write_testset
 
@@ -161,7 +162,10 @@ def test_a_set_without_extra_forms_gives_the_result_of_the_toolkit_before_forms(
     assert done.returncode == 0, done.stderr
     (stored,) = (tmp_path / "store").rglob("pt.json")
     golden = FIXTURES / "language-result-v2-before-forms-tfidf-char-pt.json"
-    assert_json_close(json.loads(stored.read_bytes()), json.loads(golden.read_bytes()))
+    result = json.loads(stored.read_bytes())
+    # that toolkit did not name how scores are made (they were not exact yet); every figure is the same
+    assert result["settings"].pop("scores") == SCORES
+    assert_json_close(result, json.loads(golden.read_bytes()))
 
 
 def test_the_doublet_corpus_variant_is_an_eval_option(tmp_path):

@@ -531,6 +531,7 @@ def test_map_labels_never_overlap_and_stay_inside_the_axes(tmp_path):
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.text import Text
 
     from eval.report import place_labels
 
@@ -548,7 +549,9 @@ def test_map_labels_never_overlap_and_stay_inside_the_axes(tmp_path):
     anns = place_labels(fig, ax, [(x, y, t, "C0", 8) for (x, y), t in zip(points, texts)])
     fig.savefig(tmp_path / "labels.png", dpi=110)  # a test artifact; saving must not move what was placed
     renderer = fig.canvas.get_renderer()
-    boxes = [a.get_window_extent(renderer) for a in anns]
+    # each label's text (an annotation's extent also spans its leader line, which may pass other labels), placed
+    # for this renderer (the save drew it at another dpi)
+    boxes = [(a.update_positions(renderer), Text.get_window_extent(a, renderer))[1] for a in anns]
     inside = ax.get_window_extent(renderer)
     assert all(inside.x0 <= b.x0 and b.x1 <= inside.x1 and inside.y0 <= b.y0 and b.y1 <= inside.y1 for b in boxes)
     overlapping = [(anns[i].get_text(), anns[j].get_text()) for i in range(len(boxes)) for j in range(i)
