@@ -489,8 +489,11 @@ def main(argv: list[str] | None = None) -> int:
     from eval.testset import TestSetError  # after parsing: --help and a usage error load no polars
 
     try:
-        with surviving_closed_stdout():  # `eval run ... | head -1` still writes all of --out
-            return args.func(args)
+        with surviving_closed_stdout(), remembered_interrupt() as interrupted:  # `eval run ... | head -1` still writes all of --out
+            result = args.func(args)
+        if interrupted:
+            raise KeyboardInterrupt
+        return result
     except (EvalError, TestSetError) as exc:
         print(f"error: {scrub(exc)}", file=sys.stderr)
         return 2
@@ -507,6 +510,31 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted: embeddings computed so far are cached", file=sys.stderr)
         return 130
+
+
+@contextlib.contextmanager
+def remembered_interrupt() -> Iterator[list[int]]:
+    """Ctrl-C raises KeyboardInterrupt as Python's own handler does, and is remembered too: one that lands in a
+    callback Python runs for itself (an import's module-lock callback, a finaliser) is printed as "Exception
+    ignored" and swallowed, and the command would go on and exit 0 as if never interrupted. The caller checks the
+    list when the work returns. Only in the main thread, where signal handlers run."""
+    import signal
+    import threading
+
+    caught: list[int] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield caught
+        return
+
+    def on_interrupt(signum, frame):
+        caught.append(signum)
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGINT, on_interrupt)
+    try:
+        yield caught
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 if __name__ == "__main__":
