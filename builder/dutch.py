@@ -39,8 +39,8 @@ import re
 from pathlib import Path
 
 from builder.inflection import Decision
-from builder.lexicon import LexiconError, LookupStore, WordList
-from languages import Language, LexiconRules, resolve
+from builder.lexicon import BatchedWordLookups, LookupStore, hunspell_wordlist
+from languages import Language, resolve
 
 __all__ = ["DutchGenderLayer", "Noun", "INSTALL_WORDLISTS", "feminine_candidates", "masculine_candidates"]
 
@@ -170,19 +170,7 @@ class Noun:
         return self.kind in ("person", "common", "loan", "adjectival")
 
 
-def _wordlist(code: str, package: str, dicts: tuple[str, ...], store: LookupStore | None) -> WordList:
-    rules = LexiconRules(package="", analyser="", generator="", hunspell_package=package, hunspell_dicts=dicts,
-                         phrase_end=frozenset(), noun_rules=(), adjective_rules=(), common_endings=(), irregular={},
-                         loanwords=frozenset(), common_nouns=frozenset())
-    try:
-        return WordList(code, rules, store)
-    except LexiconError as exc:
-        # WordList's message names the Apertium packages of the Romance layer; Dutch needs none of them.
-        raise LexiconError(f"{code}: word list {'/'.join(dicts)} unavailable ({str(exc).split(';')[0]}); "
-                           f"install it with: {INSTALL_WORDLISTS}") from None
-
-
-class DutchGenderLayer:
+class DutchGenderLayer(BatchedWordLookups):
     """Word-list-grounded gender analysis and inflection of Dutch titles (see the module docstring)."""
 
     def __init__(self, lang: Language | str = "nl", cache: Path | None = None, *,
@@ -190,45 +178,13 @@ class DutchGenderLayer:
         lang = resolve(lang)
         self.lang = lang
         self.store = LookupStore(cache) if cache else None
-        self.wordlist = _wordlist(lang.code, "hunspell-nl", tuple(hunspell_dicts), self.store)
-        self.english = _wordlist(lang.code, "hunspell-en-us", tuple(english_dicts), self.store)
+        self.wordlist = hunspell_wordlist(lang.code, "hunspell-nl", tuple(hunspell_dicts), INSTALL_WORDLISTS, self.store)
+        self.english = hunspell_wordlist(lang.code, "hunspell-en-us", tuple(english_dicts), INSTALL_WORDLISTS, self.store)
         self.lexicon_name = "rules:builder/dutch.py"  # no lexicon: the productive rules, checked by the word list
         self.wordlist_name = self.wordlist.name
         self.method_names = {"lexicon": self.lexicon_name, "wordlist": self.wordlist_name}  # builder/layers.py
         self.phrase_end = PHRASE_END | frozenset(lang.gender_rules.phrase_end)
         self._nouns: dict[str, Noun] = {}
-        self._recording: set[str] | None = None
-
-    # --- word lists: answered from memory; prepare batches the questions ---------------------------------
-    def _is_word(self, word: str, english: bool = False) -> bool:
-        wl = self.english if english else self.wordlist
-        known = wl._known.get(word)
-        if known is not None:
-            return known
-        if self._recording is not None:
-            self._recording.add(("en:" if english else "nl:") + word)
-            return False
-        return wl.is_word(word)
-
-    def prepare(self, titles: list[str]) -> None:
-        """Ask the word lists about every word the decisions of these titles need, one batch per round (the
-        decisions are made with provisional answers and the questions recorded, until no new one comes)."""
-        titles = [t for t in dict.fromkeys(titles) if t]
-        for _ in range(6):
-            self._recording = set()
-            self._nouns.clear()
-            try:
-                for t in titles:
-                    self.decide(t)
-            finally:
-                asked, self._recording = self._recording, None
-            self._nouns.clear()
-            if not asked:
-                break
-            self.wordlist.known([w[3:] for w in asked if w.startswith("nl:")])
-            self.english.known([w[3:] for w in asked if w.startswith("en:")])
-
-    prepare_labels = prepare
 
     # --- one noun ---------------------------------------------------------------------------------------------
     def noun(self, word: str) -> Noun:

@@ -56,8 +56,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from builder.inflection import Decision
-from builder.lexicon import LexiconError, LookupStore, WordList
-from languages import Language, LexiconRules, resolve
+from builder.lexicon import BatchedWordLookups, LexiconError, LookupStore, hunspell_wordlist
+from languages import Language, resolve
 
 __all__ = ["GermanGenderLayer", "GermanLexicon", "NounForms", "Token", "load_lexicon", "INSTALL_LEXICON",
            "INSTALL_WORDLISTS"]
@@ -205,19 +205,6 @@ def load_lexicon() -> GermanLexicon:
     return GermanLexicon(path, version)
 
 
-def _wordlist(code: str, package: str, dicts: tuple[str, ...], store: LookupStore | None) -> WordList:
-    """A ``builder.lexicon.WordList`` over the given Hunspell dictionaries (its rules hold only the files)."""
-    rules = LexiconRules(package="", analyser="", generator="", hunspell_package=package, hunspell_dicts=dicts,
-                         phrase_end=frozenset(), noun_rules=(), adjective_rules=(), common_endings=(), irregular={},
-                         loanwords=frozenset(), common_nouns=frozenset())
-    try:
-        return WordList(code, rules, store)
-    except LexiconError as exc:
-        # WordList's message names the Apertium packages of the Romance layer; German needs none of them.
-        raise LexiconError(f"de: word list {'/'.join(dicts)} unavailable ({str(exc).split(';')[0]}); "
-                           f"install it with: {INSTALL_WORDLISTS}") from None
-
-
 # --- analysis results ----------------------------------------------------------------------------------------
 @dataclass
 class NounForms:
@@ -242,7 +229,7 @@ class Token:
 
 
 # --- the layer ------------------------------------------------------------------------------------------------
-class GermanGenderLayer:
+class GermanGenderLayer(BatchedWordLookups):
     """Lexicon-grounded gender analysis and inflection of German titles (see the module docstring)."""
 
     def __init__(self, lang: Language | str = "de", cache: Path | None = None, *,
@@ -254,8 +241,8 @@ class GermanGenderLayer:
         self.lang = lang
         self.store = LookupStore(cache) if cache else None
         self.lexicon = load_lexicon()
-        self.wordlist = _wordlist(lang.code, "hunspell-de-de", tuple(hunspell_dicts), self.store)
-        self.english = _wordlist(lang.code, "hunspell-en-us", tuple(english_dicts), self.store)
+        self.wordlist = hunspell_wordlist(lang.code, "hunspell-de-de", tuple(hunspell_dicts), INSTALL_WORDLISTS, self.store)
+        self.english = hunspell_wordlist(lang.code, "hunspell-en-us", tuple(english_dicts), INSTALL_WORDLISTS, self.store)
         self.lexicon_name = self.lexicon.name
         self.wordlist_name = self.wordlist.name
         self.method_names = {"lexicon": self.lexicon_name, "wordlist": self.wordlist_name}  # builder/layers.py
@@ -275,39 +262,6 @@ class GermanGenderLayer:
         self.keep_words = frozenset(mit.keep_words) if mit is not None else frozenset()
         self.keep_suffixes = tuple(mit.keep_suffixes) if mit is not None else ()
         self._nouns: dict[str, NounForms] = {}
-        self._recording: set[str] | None = None  # during prepare: word-list questions asked, answered later
-
-    # --- word lists: answered from memory; prepare batches the questions ---------------------------------------
-    def _is_word(self, word: str, english: bool = False) -> bool:
-        wl = self.english if english else self.wordlist
-        known = wl._known.get(word)
-        if known is not None:
-            return known
-        if self._recording is not None:
-            self._recording.add(("en:" if english else "de:") + word)
-            return False
-        return wl.is_word(word)
-
-    def prepare(self, titles: list[str]) -> None:
-        """Ask the word lists about every word the decisions of these titles need, in one batch per round: the
-        decisions are made with provisional answers, the questions recorded, answered, and again until no new
-        question comes (two or three rounds)."""
-        titles = [t for t in dict.fromkeys(titles) if t]
-        for _ in range(6):
-            self._recording = set()
-            self._nouns.clear()
-            try:
-                for t in titles:
-                    self.decide(t)
-            finally:
-                asked, self._recording = self._recording, None
-            self._nouns.clear()
-            if not asked:
-                break
-            self.wordlist.known([w[3:] for w in asked if w.startswith("de:")])
-            self.english.known([w[3:] for w in asked if w.startswith("en:")])
-
-    prepare_labels = prepare  # ESCO's labels need no other lookups than titles (builder/layers.py)
 
     # --- one noun ---------------------------------------------------------------------------------------------
     def _known_as(self, gender: str, word: str) -> tuple[bool, str]:

@@ -294,3 +294,60 @@ class WordList:
     def is_word(self, word: str) -> bool:
         known = self._known.get(word)
         return known if known is not None else bool(self.known([word]))
+
+
+def hunspell_wordlist(lang: str, package: str, dicts: tuple[str, ...], install: str,
+                      store: LookupStore | None = None) -> WordList:
+    """A ``WordList`` over Hunspell dictionaries alone, for the layers that need no Apertium (German, Dutch,
+    Polish); ``install`` is the command its error names."""
+    rules = LexiconRules(package="", analyser="", generator="", hunspell_package=package, hunspell_dicts=dicts,
+                         phrase_end=frozenset(), noun_rules=(), adjective_rules=(), common_endings=(), irregular={},
+                         loanwords=frozenset(), common_nouns=frozenset())
+    try:
+        return WordList(lang, rules, store)
+    except LexiconError as exc:
+        # WordList's message names the Romance layer's Apertium packages, which these layers do not need.
+        raise LexiconError(f"{lang}: word list {'/'.join(dicts)} unavailable ({str(exc).split(';')[0]}); "
+                           f"install it with: {install}") from None
+
+
+class BatchedWordLookups:
+    """Word-list answers from memory, the questions batched: for a layer whose ``decide(title)`` asks
+    ``_is_word`` about words it cannot know in advance (German and Dutch compounds and derived forms).
+
+    ``prepare`` decides every title with provisional answers while recording the questions, answers them in one
+    Hunspell batch per word list, and repeats until no new question comes (two or three rounds), so the real
+    decisions then ask nothing. The layer provides ``wordlist``, ``english`` (``WordList``s), ``decide`` and a
+    ``_nouns`` memo that provisional answers must not outlive."""
+
+    _recording: set[str] | None = None
+
+    def _is_word(self, word: str, english: bool = False) -> bool:
+        wordlist = self.english if english else self.wordlist
+        known = wordlist._known.get(word)
+        if known is not None:
+            return known
+        if self._recording is not None:
+            self._recording.add(("en:" if english else "own:") + word)
+            return False
+        return wordlist.is_word(word)
+
+    def prepare(self, titles: list[str]) -> None:
+        titles = [t for t in dict.fromkeys(titles) if t]
+        for _ in range(6):
+            self._recording = set()
+            self._nouns.clear()
+            try:
+                for title in titles:
+                    self.decide(title)
+            finally:
+                asked, self._recording = self._recording, None
+            self._nouns.clear()
+            if not asked:
+                break
+            self.wordlist.known([w.removeprefix("own:") for w in asked if w.startswith("own:")])
+            self.english.known([w.removeprefix("en:") for w in asked if w.startswith("en:")])
+
+    def prepare_labels(self, labels: list[str]) -> None:
+        """ESCO's labels need no other lookups than titles (builder/layers.py)."""
+        self.prepare(labels)

@@ -44,8 +44,8 @@ import re
 from pathlib import Path
 
 from builder.inflection import Decision
-from builder.lexicon import LexiconError, LookupStore, WordList
-from languages import Language, LexiconRules, resolve
+from builder.lexicon import LexiconError, LookupStore, hunspell_wordlist
+from languages import Language, resolve
 
 __all__ = ["PolishGenderLayer", "feminine_candidates", "masculine_candidates", "INSTALL_LEXICON",
            "INSTALL_WORDLISTS"]
@@ -122,18 +122,6 @@ def load_morfeusz():
     return morfeusz2.Morfeusz(generate=True, expand_tags=False)
 
 
-def _wordlist(code: str, package: str, dicts: tuple[str, ...], store: LookupStore | None) -> WordList:
-    rules = LexiconRules(package="", analyser="", generator="", hunspell_package=package, hunspell_dicts=dicts,
-                         phrase_end=frozenset(), noun_rules=(), adjective_rules=(), common_endings=(), irregular={},
-                         loanwords=frozenset(), common_nouns=frozenset())
-    try:
-        return WordList(code, rules, store)
-    except LexiconError as exc:
-        # WordList's message names the Apertium packages of the Romance layer; Polish needs none of them.
-        raise LexiconError(f"{code}: word list {'/'.join(dicts)} unavailable ({str(exc).split(';')[0]}); "
-                           f"install it with: {INSTALL_WORDLISTS}") from None
-
-
 class Head:
     __slots__ = ("kind", "gender", "masculine", "feminine", "method", "note")
 
@@ -153,8 +141,8 @@ class PolishGenderLayer:
         self.lang = lang
         self.store = LookupStore(cache) if cache else None
         self.morfeusz = load_morfeusz()
-        self.wordlist = _wordlist(lang.code, "hunspell-pl", tuple(hunspell_dicts), self.store)
-        self.english = _wordlist(lang.code, "hunspell-en-us", tuple(english_dicts), self.store)
+        self.wordlist = hunspell_wordlist(lang.code, "hunspell-pl", tuple(hunspell_dicts), INSTALL_WORDLISTS, self.store)
+        self.english = hunspell_wordlist(lang.code, "hunspell-en-us", tuple(english_dicts), INSTALL_WORDLISTS, self.store)
         self.lexicon_name = f"morfeusz2:{importlib.metadata.version('morfeusz2')}:{self.morfeusz.dict_id()}"
         self.wordlist_name = self.wordlist.name
         self.method_names = {"lexicon": self.lexicon_name, "wordlist": self.wordlist_name}  # builder/layers.py
