@@ -80,7 +80,7 @@ def check_line(obj: object, where: str, lang: str | None = None) -> dict:
     if not isinstance(obj, dict):
         raise CorrectionsError(f"{where}: expected a JSON object")
     kind = obj.get("kind")
-    if kind not in FIELDS:
+    if not isinstance(kind, str) or kind not in FIELDS:  # a list or a mapping there is refused too, not a TypeError
         raise CorrectionsError(f"{where}: kind {kind!r}; expected {KIND_TRANSLATION!r} or {KIND_RELEVANCE!r}")
     fields = FIELDS[kind]
     unknown = [k for k in obj if k != "kind" and k not in fields]

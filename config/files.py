@@ -18,6 +18,7 @@ Imports no project package (it is part of config/, the bottom every package may 
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import errno
 import os
@@ -117,7 +118,11 @@ def write_file_atomically(path: str | Path, content: str | bytes | Callable[[Pat
         os.replace(tmp, path)
         _fsync_path(path.parent, folder=True)
     except BaseException:  # a full disk, a value the writer refuses, Ctrl-C: the old file stays, no sibling is left
-        tmp.unlink(missing_ok=True)
+        # Only a sibling that exists (a read-only filesystem refuses even the unlink of a missing file, and that
+        # second error would hide the first).
+        with contextlib.suppress(OSError):
+            if os.path.lexists(tmp):
+                tmp.unlink()
         raise
     return path
 
