@@ -48,7 +48,7 @@ def _remove_leftovers(path: Path) -> None:
     """Hidden siblings a killed writer of ``path`` left behind (``.<name>.tmp-<pid>-<hex>``,
     ``.<name>.old-<pid>-<hex>``), unless their writer still runs."""
     for kind in ("tmp", "old"):
-        for leftover in path.parent.glob(f".{glob_escape(path.name)}.{kind}-*-*"):
+        for leftover in path.parent.glob(f".{_glob_literal(path.name)}.{kind}-*-*"):
             try:
                 pid = int(leftover.name.rsplit("-", 2)[1])
                 os.kill(pid, 0)  # the writer still runs: leave its file or folder alone
@@ -56,12 +56,13 @@ def _remove_leftovers(path: Path) -> None:
                 if leftover.is_dir() and not leftover.is_symlink():
                     shutil.rmtree(leftover, ignore_errors=True)
                 else:
-                    leftover.unlink(missing_ok=True)
-            except (ValueError, PermissionError, IndexError, OSError):
+                    with contextlib.suppress(OSError):  # a read-only folder: the write itself will say so
+                        leftover.unlink()
+            except (ValueError, IndexError, OSError):  # not a pid, or one we may not signal: not ours to remove
                 continue
 
 
-def glob_escape(name: str) -> str:
+def _glob_literal(name: str) -> str:
     """``name`` with glob's special characters taken literally (a model folder named ``m[1]``)."""
     return re.sub(r"([*?\[])", r"[\1]", name)
 
@@ -82,8 +83,7 @@ def _fsync_path(path: Path, folder: bool = False) -> None:
 def _naming(exc: OSError, hidden: Path, path: Path) -> OSError:
     """``exc`` naming the output path where it named the hidden sibling (the user never gave that name)."""
     if exc.filename is not None and str(exc.filename) == str(hidden):
-        renamed = type(exc)(exc.errno, exc.strerror, str(path))
-        return renamed
+        return type(exc)(exc.errno, exc.strerror, str(path))
     return exc
 
 
