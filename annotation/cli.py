@@ -8,7 +8,8 @@ import sys
 from pathlib import Path
 
 from annotation import AnnotationError, relevance, rules, translations
-from annotation.corrections import KIND_RELEVANCE, merge, read_corrections, validate_line, write_jsonl_atomic
+from annotation.corrections import (KIND_RELEVANCE, merge, read_corrections, validate_line, write_corrections,
+                                    write_jsonl_atomic)
 from annotation.params import AnnotationParams, load_params, with_overrides
 from annotation.pull import (
     agreement, decide, fetch_submitted, relevance_answers, relevance_line, translation_answers, translation_line,
@@ -92,7 +93,7 @@ def pull(lang: str, params: AnnotationParams, out: str | Path | None = None) -> 
                                           f"(nothing was written to {out})") from None
                 decided_lines.append(line)
     merged = merge(old, decided_lines)
-    write_jsonl_atomic(merged, out)
+    write_corrections(merged, out, lang)
     # Only questions that two annotators answered on some record: the rest have no figure to keep.
     figures = [{"kind": kind, "question": a.question, "records": a.units, "alpha": _figure(a.alpha),
                 "kappa": _figure(a.kappa)} for kind, rows in agreements.items() for a in rows if a.units]

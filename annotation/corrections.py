@@ -1,18 +1,18 @@
-"""The corrections file ``corrections/<lang>.jsonl`` (docs/FORMAT.md): reading, merging, atomic writing."""
+"""The corrections file ``corrections/<lang>.jsonl`` (docs/FORMAT.md): reading, merging, writing (through the
+format's one reader and writer, builder/corrections.py)."""
 
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 
 from annotation import AnnotationError
 from builder import corrections as corrections_format
 from builder.errors import CorrectionsError
+from config.files import write_file_atomically
 
-# The one reader of the format is the builder's (builder/corrections.py), which applies these files: what pull
-# writes and what a build accepts cannot drift apart. Annotation comes after the builder in the flow, so may use it.
+# The one reader and writer of the format is the builder's (builder/corrections.py), which applies these files:
+# what pull writes and what a build accepts cannot drift apart. Annotation comes after the builder in the flow, so may use it.
 FLAGS = corrections_format.FLAGS
 GENDER_MARKINGS = corrections_format.MARKINGS  # see translations.GENDER_MARKING_LABELS
 KIND_TRANSLATION = corrections_format.KIND_TRANSLATION
@@ -56,16 +56,26 @@ def merge(old: list[dict], new: list[dict]) -> list[dict]:
     return [merged[k] for k in sorted(merged)]
 
 
-def write_jsonl_atomic(lines: list[dict], path: str | Path) -> None:
-    """Write to a temporary file beside ``path`` and rename it over: readers never see half a file."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+def write_corrections(lines: list[dict], path: str | Path, lang: str | None = None) -> None:
+    """The corrections file ``path``, written by the format's one writer (``builder.corrections.write_lines``:
+    every line checked by the reader's own check first, the file replaced whole or not at all)."""
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            for line in lines:
-                fh.write(json.dumps(line, ensure_ascii=False, sort_keys=False) + "\n")
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+        corrections_format.write_lines(path, lines, lang)
+    except CorrectionsError as exc:
+        raise AnnotationError(f"{exc}; nothing was written") from None
+    except OSError as exc:
+        raise AnnotationError(_not_written(path, exc)) from None
+
+
+def write_jsonl_atomic(lines: list[dict], path: str | Path) -> None:
+    """A side file of a pull or a rule (ties, agreement, rules: not the corrections format), one JSON object a
+    line, replaced whole or not at all (``config.files.write_file_atomically``)."""
+    try:
+        write_file_atomically(path, "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines))
+    except OSError as exc:
+        raise AnnotationError(_not_written(path, exc)) from None
+
+
+def _not_written(path: str | Path, exc: OSError) -> str:
+    return (f"{exc.filename or path}: cannot write ({exc.strerror or exc}); check the folder's permissions and the "
+            "free space (the file was left as it was)")

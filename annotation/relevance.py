@@ -101,7 +101,7 @@ def model_rankings(ts: TestSet, model_names: list[str], depth: int) -> Rankings:
     dropped)."""
     import numpy as np
 
-    from eval.models import load_model
+    from eval.models import load_model, unit_rows
     from eval.ranking import rank_corpus, self_match_mask, similarity_scores
 
     rankings: Rankings = {}
@@ -110,8 +110,8 @@ def model_rankings(ts: TestSet, model_names: list[str], depth: int) -> Rankings:
         model = load_model(name)
         if model.fits_corpus:  # tfidf-char learns its IDF from the corpus it ranks (a declared capability)
             model.fit(ts.corpus["text"].to_list())
-        q_emb = _unit(model.encode(ts.queries["text"].to_list(), role="query"))
-        d_emb = _unit(model.encode(ts.corpus["text"].to_list(), role="passage"))
+        q_emb = unit_rows(model.encode(ts.queries["text"].to_list(), role="query"))
+        d_emb = unit_rows(model.encode(ts.corpus["text"].to_list(), role="passage"))
         per_query: dict[str, list[str]] = {}
         for gender in (MASCULINE, FEMININE):
             q_rows = np.flatnonzero(np.isin(ts.queries["gender"].to_numpy(),
@@ -128,13 +128,6 @@ def model_rankings(ts: TestSet, model_names: list[str], depth: int) -> Rankings:
                 per_query[ts.queries["id"][int(i)]] = [doc_ids[j] for j in row if j >= 0]
         rankings[name] = per_query
     return rankings
-
-
-def _unit(x):
-    import numpy as np
-
-    norms = np.linalg.norm(x, axis=1, keepdims=True)
-    return x / np.where(norms > 0, norms, 1.0)
 
 
 def _english(items: pl.DataFrame) -> dict[str, str]:

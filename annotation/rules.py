@@ -18,7 +18,8 @@ from pathlib import Path
 import polars as pl
 
 from annotation import AnnotationError
-from annotation.corrections import KIND_TRANSLATION, merge, read_corrections, validate_line, write_jsonl_atomic
+from annotation.corrections import (KIND_TRANSLATION, merge, read_corrections, validate_line, write_corrections,
+                                    write_jsonl_atomic)
 from annotation.doubt import doubt
 from annotation.translations import record_id, suggested_marking
 
@@ -98,7 +99,7 @@ def run_rule(df: pl.DataFrame, lang: str, corrections: Path, find: str, replace:
     rules = read_rules(rules_path)
     rules.append({"find": find, "replace": replace, "english_word": english_word, "annotators": [annotator],
                   "submitted_at": when, "touched": [t.source_id for t in result.changed]})
-    write_jsonl_atomic(merge(old, lines), corrections)
+    write_corrections(merge(old, lines), corrections, lang)
     write_jsonl_atomic(rules, rules_path)
     return result
 

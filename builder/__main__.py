@@ -42,7 +42,7 @@ def _load(folder, params: dict):
 
 def cmd_source(args, params) -> None:
     from builder.source import REGISTRY, check_counts, download_source, load_source, sha256_of
-    from eval.testset import write_folder_atomically
+    from config.files import write_file_atomically, write_folder_atomically
 
     if args.download:
         folder = download_source(args.out, base_url=args.base_url or params["source"].get("base_url"))
@@ -68,7 +68,7 @@ def cmd_source(args, params) -> None:
         (tmp / "manifest.json").write_text(json.dumps(counts, indent=2) + "\n")
 
     if out.resolve() == src.folder.resolve():
-        (out / "manifest.json").write_text(json.dumps(counts, indent=2) + "\n")
+        write_file_atomically(out / "manifest.json", json.dumps(counts, indent=2) + "\n")
     else:
         write_folder_atomically(out, fill)
     print(f"source ok: {len(src.queries)} queries, {len(src.corpus)} corpus titles, {len(src.qrels)} qrels -> {args.out}")

@@ -24,7 +24,8 @@ from builder.postprocess import (
 from builder.source import EnglishSource, load_source
 from builder.translate import check_raw_matches_source, translate_source
 from builder.translators import WebSettings, make_translator
-from eval.testset import TestSet, table1_counts, write_folder_atomically, write_testset
+from config.files import write_folder_atomically
+from eval.testset import TestSet, table1_counts, write_testset
 from languages import Language
 
 RAW_FILE = "raw_translations.parquet"

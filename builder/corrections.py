@@ -4,8 +4,9 @@ Every language in ``params.yaml`` has that file, empty until its first pull: ``p
 ``corrections@<lang>`` stage of dvc.yaml) creates it, so ``postprocess@<lang>`` can depend on its own
 language's file alone (DVC refuses a dependency that does not exist).
 
-The one reader of that format: ``check_line`` and ``read_lines`` check every line as docs/FORMAT.md gives it
-(``annotation/corrections.py`` reads the file through them too).
+The one reader and writer of that format: ``check_line`` and ``read_lines`` check every line as docs/FORMAT.md
+gives it, and ``write_lines`` writes only lines ``check_line`` accepts, so a file annotation writes is always one
+the builder reads (``annotation/corrections.py`` reads and writes the file through them).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from builder.errors import CorrectionsError
+from config.files import write_file_atomically
 
 FLAGS = (None, "not_a_job_title", "wrong_sense", "untranslatable")
 MARKINGS = ("gendered", "neutral", "masculine_only", "feminine_only")
@@ -78,7 +80,7 @@ def check_line(obj: object, where: str, lang: str | None = None) -> dict:
     if not isinstance(obj, dict):
         raise CorrectionsError(f"{where}: expected a JSON object")
     kind = obj.get("kind")
-    if kind not in FIELDS:
+    if not isinstance(kind, str) or kind not in FIELDS:  # a list or a mapping there is refused too, not a TypeError
         raise CorrectionsError(f"{where}: kind {kind!r}; expected {KIND_TRANSLATION!r} or {KIND_RELEVANCE!r}")
     fields = FIELDS[kind]
     unknown = [k for k in obj if k != "kind" and k not in fields]
@@ -143,6 +145,16 @@ def read_lines(path: Path, lang: str | None = None) -> list[tuple[int, dict]]:
             raise CorrectionsError(f"{where}: JSON nested too deep; one flat object per line expected") from None
         out.append((lineno, check_line(obj, where, lang)))
     return out
+
+
+def write_lines(path: str | Path, lines: list[dict], lang: str | None = None) -> Path:
+    """Replace the corrections file ``path`` with ``lines`` (one JSON object a line, UTF-8, keys in the order
+    given), whole or not at all. Every line is checked by ``check_line`` before anything is written: a line the
+    reader would refuse is a CorrectionsError naming it, and the file stays as it was."""
+    path = Path(path)
+    for i, line in enumerate(lines, 1):
+        check_line(line, f"{path}: line {i} to write", lang)
+    return write_file_atomically(path, "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines))
 
 
 def read_corrections(path: str | Path | None, lang: str) -> Corrections:

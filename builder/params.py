@@ -15,7 +15,7 @@ from builder.errors import BuildError
 from builder.postprocess import SELF_MATCH_POLICIES
 from builder.translators import TRANSLATORS, WebSettings, is_translator_name
 from eval.testset import EXTRA_FORMS
-from languages import ROUTES, Language, LanguageError, load, resolve
+from languages import ROUTES, Language, LanguageError, compile_strip, load, resolve
 
 REPO_ROOT = config.REPO_ROOT
 URL = re.compile(r"https?://")
@@ -103,11 +103,9 @@ class BuildParams:
                 raise ValueError(f"build.batch_size.{name} is {size!r}; expected an integer >= 1")
         for lang, pattern in self.strip.items():
             try:
-                compiled = re.compile(pattern, re.IGNORECASE | re.UNICODE)
-            except re.error as exc:
-                raise ValueError(f"build.strip.{lang} is not a valid regular expression ({exc}); fix the pattern") from None
-            if "title" not in compiled.groupindex:
-                raise ValueError(f"build.strip.{lang} is {pattern!r}; expected a pattern with a named group (?P<title>...)")
+                compile_strip(pattern)
+            except ValueError as exc:
+                raise ValueError(f"build.strip.{lang} {exc}") from None
         for scope, entries in self.templates.items():
             for key, template in entries.items():
                 if any(not isinstance(template.get(g), str) or "{title}" not in template[g]

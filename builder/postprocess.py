@@ -33,7 +33,7 @@ from builder.errors import BuildError
 from builder.gender import F, M, N, U, check_many
 from builder.inflection import Decision, GenderLayer
 from eval.testset import ITEM_SCHEMA
-from languages import Language, resolve
+from languages import Language, compile_strip, resolve
 
 # What happened to one English source; which items it gives.
 VERDICTS = {
@@ -159,12 +159,9 @@ def strip_template(output: str, english_title: str, pattern: re.Pattern) -> Stri
 
 def compile_pattern(pattern: str, code: str) -> re.Pattern:
     try:
-        compiled = re.compile(pattern, re.IGNORECASE | re.UNICODE)
-    except re.error as exc:
-        raise BuildError(f"params.yaml: build.strip.{code} is not a valid regular expression: {exc}") from None
-    if "title" not in compiled.groupindex:
-        raise BuildError(f"params.yaml: build.strip.{code} needs a named group (?P<title>...)")
-    return compiled
+        return compile_strip(pattern)  # languages.compile_strip: the one check of a strip pattern
+    except ValueError as exc:
+        raise BuildError(f"params.yaml: build.strip.{code} {exc}") from None
 
 
 def _different_words(lang: Language, layer: GenderLayer | None, m: str | None, f: str | None) -> bool:

@@ -21,7 +21,6 @@ folder is the user cache.
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 import sys
 from dataclasses import dataclass, replace
@@ -35,6 +34,7 @@ from builder.errors import SourceError, scrub
 from builder.layers import keeps_case as layer_keeps_case, make_layer
 from builder.source import FILES, MAX_DOWNLOAD_BYTES, REGISTRY, EnglishSource, _read_qrels, _read_titles, user_cache_dir
 from builder.translate import RAW_SCHEMA
+from config.files import write_folder_atomically
 from eval.testset import sha256_of
 from languages import Language
 
@@ -110,16 +110,14 @@ def load_reference(source: EnglishSource, lang: Language, base_url: str | None =
 def download_reference(dest: Path, lang: Language, base_url: str | None = None, timeout_s: float = 60.0) -> Path:
     """The pinned commit's translated folder, each file checked against its SHA-256 before it is kept; the folder
     appears whole or not at all (a failed download leaves no half folder that the next run would read)."""
-    import shutil
     import urllib.error
     import urllib.request
 
-    part = dest.parent / f".{dest.name}.part-{os.getpid()}"
-    part.mkdir(parents=True, exist_ok=True)
     base = (base_url or REGISTRY["base_url"]).rstrip("/")
     print(f"{lang.code} translations not found locally: downloading {REGISTRY['repository']}@{REGISTRY['commit'][:12]} "
           f"dataset/{lang.code} into {dest}", file=sys.stderr)
-    try:
+
+    def fill(part: Path) -> None:
         for name, (sha, _rows) in lang.reference.files.items():
             url = f"{base}/{REGISTRY['commit']}/dataset/{lang.code}/{name}"
             try:
@@ -135,10 +133,8 @@ def download_reference(dest: Path, lang: Language, base_url: str | None = None, 
             if got != sha:
                 raise SourceError(f"{scrub(url)}: SHA-256 {got} does not match the pinned {sha}; refusing the file")
             (part / name).write_bytes(data)
-        if not dest.is_dir():  # else another run finished first
-            part.rename(dest)
-    finally:
-        shutil.rmtree(part, ignore_errors=True)
+
+    write_folder_atomically(dest, fill)
     return dest
 
 
@@ -147,7 +143,7 @@ def align_reference(source: EnglishSource, reference: ReferenceSet, cache_dir: P
     """builder.align over the English source and the translated set, the encoder's vectors through the
     embedding cache (``<cache_dir>/embeddings``, the one eval uses) so a rebuild encodes nothing. drafts: the MT
     route's title of each English id (``mt_drafts``), where the language has an offline translator."""
-    from eval.models import EmbeddingCache, load_model
+    from eval.models import EmbeddingCache, load_model, unit_rows
 
     model = load_model(ALIGN_ENCODER)
     store = EmbeddingCache(Path(cache_dir) / "embeddings") if cache_dir else None
@@ -155,7 +151,7 @@ def align_reference(source: EnglishSource, reference: ReferenceSet, cache_dir: P
     def encode(texts):
         if store is None:
             vectors = np.asarray(model.encode(list(texts)), dtype=np.float32)
-            return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+            return unit_rows(vectors)
         return store.encode(model, list(texts), "passage", progress=progress)[0]
 
     english = Relevance(source.queries, source.corpus, source.qrels)

@@ -25,6 +25,7 @@ from pathlib import Path
 
 from builder.errors import SourceError, scrub
 from builder.params import REPO_ROOT
+from config.files import write_file_atomically
 from eval.testset import sha256_of
 
 ENV_SOURCE_DIR = "JOBTITLES_SOURCE_DIR"
@@ -249,9 +250,7 @@ def download_source(dest: str | Path, base_url: str | None = None, timeout_s: fl
         got = hashlib.sha256(data).hexdigest()
         if got != entry["sha256"]:
             raise SourceError(f"{scrub(url)}: SHA-256 {got} does not match the pinned {entry['sha256']}; refusing the file")
-        tmp = target.with_suffix(f".part{os.getpid()}")
-        tmp.write_bytes(data)
-        tmp.replace(target)
+        write_file_atomically(target, data)
     check_counts(load_source(dest))
     return dest
 

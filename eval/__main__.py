@@ -16,12 +16,12 @@ import argparse
 import contextlib
 import json
 import os
-import shutil
 import sqlite3
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+from config.files import write_file_atomically, write_folder_atomically
 from config.secrets import scrub
 from config.stdout import surviving_closed_stdout
 from eval.errors import EvalError
@@ -34,8 +34,7 @@ def without_timing(doc: dict) -> dict:
 
 
 def _write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
+    write_file_atomically(path, text)  # whole or not at all: a killed run leaves the previous report
 
 
 def _num(value: float | None, spec: str) -> str:
@@ -70,19 +69,17 @@ def _write_summary(path: Path, summary: dict, row_keys: set[str]) -> None:
     if path.exists() and (not path.is_dir() or any(p.suffix != ".json" or p.is_dir() for p in path.iterdir())):
         raise EvalError(f"--summary {path}: exists and is not a folder of metrics files; choose another path "
                         "(a folder for one file per model and language, or a .json file)")
-    staging = path.with_name(f".{path.name}.partial-{os.getpid()}")
-    if staging.exists():
-        shutil.rmtree(staging)
-    staging.mkdir(parents=True)
-    for model, languages in summary.items():
-        for lang, corpora in languages.items():
-            row = corpora.get("masculine") or next(iter(corpora.values()))  # eval.corpora may leave masculine out
-            flat = {key: value for key, value in row.items() if key in row_keys}
-            # A Hugging Face id (org/name) must not become a sub-folder.
-            _write(staging / f"{model.replace('/', '--')}.{lang}.json", json.dumps(_rounded(flat), indent=1, sort_keys=True) + "\n")
-    if path.exists():
-        shutil.rmtree(path)
-    staging.rename(path)
+
+    def fill(staging: Path) -> None:
+        for model, languages in summary.items():
+            for lang, corpora in languages.items():
+                row = corpora.get("masculine") or next(iter(corpora.values()))  # eval.corpora may leave masculine out
+                flat = {key: value for key, value in row.items() if key in row_keys}
+                # A Hugging Face id (org/name) must not become a sub-folder.
+                (staging / f"{model.replace('/', '--')}.{lang}.json").write_text(
+                    json.dumps(_rounded(flat), indent=1, sort_keys=True) + "\n", encoding="utf-8")
+
+    write_folder_atomically(path, fill)
 
 
 def run_settings(args: argparse.Namespace):

@@ -44,6 +44,7 @@ from typing import Literal, Protocol, runtime_checkable
 
 import numpy as np
 
+from config.files import slug
 from eval.errors import EvalError
 
 Role = Literal["query", "passage"]
@@ -486,8 +487,9 @@ def check_model_names(names: Sequence[str], where: str) -> None:
 
 
 def model_slug(name: str) -> str:
-    """A file-name-safe form of a model name."""
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", name.strip("/")).strip("_") or "model"
+    """A file-name-safe form of a model name (``config.files.slug``, the result store's too), "model" when none
+    is left; the runs' file names (``runs/<slug>__<version>.json``) and the embedding cache's file name."""
+    return slug(name, empty="model")
 
 
 class EmbeddingCache:
@@ -555,7 +557,7 @@ class EmbeddingCache:
                    disable=None if progress and missing else True)  # None: off when stderr is no terminal
         for start in range(0, len(missing), batch_size):
             batch = missing[start : start + batch_size]
-            vectors = _normalise(np.asarray(model.encode(batch, role=role), dtype=np.float32))
+            vectors = unit_rows(np.asarray(model.encode(batch, role=role), dtype=np.float32))
             if vectors.shape != (len(batch), meta.dimension):
                 raise EvalError(f"model {meta.name} returned shape {vectors.shape} for {len(batch)} texts, expected dimension {meta.dimension}")
             zero = np.flatnonzero(~np.any(vectors, axis=1))
@@ -591,7 +593,7 @@ class EmbeddingCache:
                     raise EvalError(f"model {meta.name} returned a sparse vector of norm {norms[off[0]]:.4g} for "
                                     f"{texts[off[0]]!r}; eval ranks unit vectors: normalise the rows in encode_sparse")
                 return vectors, len(set(texts))
-            return _normalise(np.asarray(model.encode(list(texts), role=role), dtype=np.float32)), len(set(texts))
+            return unit_rows(np.asarray(model.encode(list(texts), role=role), dtype=np.float32)), len(set(texts))
         unique = list(dict.fromkeys(texts))
         keys = {t: self.key(meta, role, t) for t in unique}
         found: dict[str, np.ndarray] = {}
@@ -633,7 +635,10 @@ def _note_unusable(db: sqlite3.Connection, count: int) -> None:
               f"length); those texts are encoded again and their entries replaced", file=sys.stderr)
 
 
-def _normalise(x: np.ndarray) -> np.ndarray:
+def unit_rows(x: np.ndarray) -> np.ndarray:
+    """Every row of ``x`` scaled to length 1 (a zero row stays zero): the one unit normalisation of embeddings
+    (the cache's, eval's ranking, the annotation pool's and the builder's alignment encoder). Non-finite
+    values are refused: an EvalError, never a NaN score."""
     if not np.all(np.isfinite(x)):
         raise EvalError("a model returned non-finite embeddings")
     norms = np.linalg.norm(x, axis=1, keepdims=True)

@@ -10,6 +10,8 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from config.files import write_file_atomically
+
 CORPUS_TITLES = {"masculine": "masculine corpora", "feminine": "feminine corpora",
                  "doublet": "doublet corpora (titles as ads write them)"}
 
@@ -806,20 +808,14 @@ def _save(fig, path: Path) -> Path:
 
 
 def save_png(fig, path: Path) -> None:
-    """``fig`` as the PNG ``path``, whole or not at all: drawn into a hidden file beside it, flushed to disk and
-    renamed over ``path``, so a kill or a full disk during plotting leaves the previous picture, never 0 bytes."""
-    import os
+    """``fig`` as the PNG ``path``, whole or not at all (``config.files.write_file_atomically``): a kill or a full
+    disk during plotting leaves the previous picture, never 0 bytes."""
 
-    path = Path(path)
-    tmp = path.with_name(f".{path.name}.partial-{os.getpid()}")
-    try:
+    def fill(tmp: Path) -> None:
         with open(tmp, "wb") as fh:
             fig.savefig(fh, format="png", dpi=110)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
+
+    write_file_atomically(path, fill)
 
 
 def _save_with_legend(fig, legend_of, title: str, title_size: int, legend_room: float, path: Path) -> Path:

@@ -14,11 +14,11 @@ a model or a language runs only the new combinations (``--force`` reruns them al
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from config.files import slug, write_file_atomically  # slug: the one file-name-safe form of a name
 from eval.errors import EvalError
 from eval.testset import combined_version
 
@@ -29,13 +29,6 @@ KNOWN_SCHEMAS = (1, 2)
 RUN_KEYS = ("toolkit", "model", "testset", "settings", "languages")
 
 __all__ = ["SCHEMA_VERSION", "LanguageResult", "ResultRows", "RunResult", "find_stored", "read_store", "slug"]
-
-
-def slug(text: str) -> str:
-    """A file-name-safe form of a model name or revision."""
-    import re
-
-    return re.sub(r"[^A-Za-z0-9._=-]+", "_", text.strip("/")).strip("_") or "_"
 
 
 def _schema(doc: dict, where) -> int:
@@ -229,25 +222,19 @@ def _json_pieces(doc, level: int = 0) -> Iterator[str]:
 
 
 def write_json(path: Path, doc: dict) -> Path:
-    """Written to a temporary file and renamed: an interrupted run leaves no half file in the store. The same
-    bytes as ``json.dumps(doc, indent=1, ensure_ascii=False)`` of the document with its rows as lists, written in
-    pieces (``_json_pieces``): the ``ResultRows`` a slice of rows at a time, never all as dicts or as one string.
-    (json.dump with an indent runs json's pure-Python encoder, a dozen generator steps a value: 1.7 million
+    """Written whole or not at all (``config.files.write_file_atomically``): an interrupted run leaves no half
+    file in the store. The same bytes as ``json.dumps(doc, indent=1, ensure_ascii=False)`` of the document with
+    its rows as lists, written in pieces (``_json_pieces``): the ``ResultRows`` a slice of rows at a time, never
+    all as dicts or as one string. (json.dump with an indent runs json's pure-Python encoder, a dozen generator steps a value: 1.7 million
     calls for the default sets' documents.)"""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(f".{path.name}.partial-{os.getpid()}")
-    try:
-        with open(partial, "w", encoding="utf-8") as fh:
+
+    def fill(tmp: Path) -> None:
+        with open(tmp, "w", encoding="utf-8") as fh:
             for piece in _json_pieces(doc):
                 fh.write(piece)
             fh.write("\n")
-        partial.replace(path)
-    except BaseException:  # a full disk, a value json cannot write, Ctrl-C: no hidden half file is left behind
-        try:
-            partial.unlink()
-        except OSError:
-            pass
-        raise
+
+    write_file_atomically(path, fill)
     return path
 
 

@@ -15,9 +15,9 @@ import json
 import re
 from pathlib import Path
 
+from config.files import write_folder_atomically
 from eval.audit_report import write_audit_plots
 from eval.errors import EvalError
-from eval.testset import write_folder_atomically
 from languages import is_code
 from eval.report import (
     CORPUS_TITLES,

@@ -15,27 +15,24 @@ A release root (``python -m releases make``) adds a ``manifest.json`` whose ``ve
 scored by ``testset_version``.
 
 A set is written whole or not at all: into a hidden sibling folder, then swapped into place in one
-atomic step (``write_folder_atomically``). ``stats.json`` records the SHA-256 of every other file of the
-set and a build id derived from them (``set_integrity``); the reader refuses a folder whose files come
-from different builds, and a set with no query, no corpus title or no qrel.
+atomic step (``config.files.write_folder_atomically``, the toolkit's one writer of whole folders).
+``stats.json`` records the SHA-256 of every other file of the set and a build id derived from them
+(``set_integrity``); the reader refuses a folder whose files come from different builds, and a set with no
+query, no corpus title or no qrel.
 """
 
 from __future__ import annotations
 
-import ctypes
-import errno
 import hashlib
 import json
-import os
 import re
-import shutil
-import sys
-import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import polars as pl
+
+from config.files import write_folder_atomically  # the one whole-or-nothing folder writer (bottom, no project import)
 
 MASCULINE = "masculine"
 FEMININE = "feminine"
@@ -477,74 +474,6 @@ def _mixed_builds(path: Path, build_id: str | None) -> str:
     build = f" (build {build_id})" if build_id else ""
     return (f"{path}: not from the build recorded in stats.json{build}; the folder mixes files of two "
             "builds (an interrupted or partial copy?): rebuild the language or re-pull the release")
-
-
-def _exchange(a: Path, b: Path) -> bool:
-    """Swap two paths in one atomic step (Linux renameat2 RENAME_EXCHANGE); False where unsupported."""
-    if not sys.platform.startswith("linux"):
-        return False
-    try:
-        renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
-    except (OSError, AttributeError):
-        return False
-    at_fdcwd, rename_exchange = -100, 2
-    if renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0:
-        return True
-    err = ctypes.get_errno()
-    if err in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):
-        return False
-    raise OSError(err, os.strerror(err), str(b))
-
-
-def _remove_leftovers(folder: Path) -> None:
-    """Hidden siblings a killed writer left behind (``.<name>.tmp-<pid>-…``, ``.<name>.old-<pid>-…``)."""
-    for path in folder.parent.glob(f".{folder.name}.*-*-*"):
-        try:
-            pid = int(path.name.rsplit("-", 2)[1])
-            os.kill(pid, 0)  # the writer still runs: leave its folder alone
-        except ProcessLookupError:
-            shutil.rmtree(path, ignore_errors=True)
-        except (ValueError, PermissionError, IndexError):
-            continue
-
-
-def write_folder_atomically(folder: Path, fill: Callable[[Path], None]) -> Path:
-    """Replace ``folder`` with what ``fill(tmp)`` writes into a fresh hidden sibling folder: readers see
-    the old folder or the new one, never a mix. On Linux the swap is one renameat2 call; elsewhere two
-    renames (a kill between them leaves the new set as ``.<name>.tmp-*`` and no ``<name>``)."""
-    folder = Path(folder)
-    if folder.is_symlink():  # the swap would move the link, not the folder it points to: refused before any write
-        raise TestSetError(f"{folder}: is a symbolic link (to {os.readlink(folder)}); the folder is replaced whole, "
-                           "so remove the link, or write to the folder it points to")
-    if folder.exists() and not folder.is_dir():
-        raise TestSetError(f"{folder}: exists and is not a folder; remove it or choose another output folder")
-    try:
-        folder.parent.mkdir(parents=True, exist_ok=True)
-    except (FileExistsError, NotADirectoryError):
-        raise TestSetError(f"{folder.parent}: the output root is a file, not a folder; choose another output folder") from None
-    _remove_leftovers(folder)
-    tag = f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
-    tmp = folder.parent / f".{folder.name}.tmp-{tag}"
-    tmp.mkdir()
-    try:
-        fill(tmp)
-        for path in sorted(tmp.rglob("*")):  # on disk before the swap, so a crash cannot show a swapped, empty file
-            if path.is_file() and not path.is_symlink():
-                with open(path, "rb") as fh:
-                    os.fsync(fh.fileno())
-        if not folder.exists():
-            tmp.rename(folder)
-        elif _exchange(tmp, folder):
-            shutil.rmtree(tmp)  # now the old content
-        else:
-            old = folder.parent / f".{folder.name}.old-{tag}"
-            folder.rename(old)
-            tmp.rename(folder)
-            shutil.rmtree(old)
-    finally:
-        if tmp.exists():
-            shutil.rmtree(tmp, ignore_errors=True)
-    return folder
 
 
 def write_testset(ts: TestSet, root: str | Path, extra: Callable[[Path], None] | None = None) -> Path:

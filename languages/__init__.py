@@ -55,6 +55,19 @@ def check_code(text: object, what: str = "--lang") -> str:
     return text
 
 
+def compile_strip(pattern: str) -> re.Pattern:
+    """A strip pattern compiled as the builder matches it (case-insensitive), when it is one: a regular expression
+    with a named group ``title``. The one check of the pack's ``strip`` and params.yaml ``build.strip.<code>``;
+    a ValueError says what is wrong, and the caller names the file and key."""
+    try:
+        compiled = re.compile(pattern, re.IGNORECASE | re.UNICODE)
+    except re.error as exc:
+        raise ValueError(f"is not a valid regular expression ({exc}); fix the pattern") from None
+    if "title" not in compiled.groupindex:
+        raise ValueError(f"is {pattern!r}; expected a pattern with a named group (?P<title>...)")
+    return compiled
+
+
 def languages_under(root, list_languages) -> list[str]:
     """``list_languages(root)`` (the format's listing, passed in: this package imports none of eval) with every
     folder name checked by ``check_code``: a folder like ``x<img src=x onerror=...>`` holding a test set is
@@ -335,11 +348,9 @@ class _Reader:
             self.fail("code", f"is {code!r} but the file is {self.path.name}; name the file <code>.yaml")
         strip = self.string(self.get(d, "strip", ""), "strip")
         try:
-            compiled = re.compile(strip, re.IGNORECASE | re.UNICODE)
-        except re.error as exc:
-            self.fail("strip", f"is not a valid regular expression ({exc})")
-        if "title" not in compiled.groupindex:
-            self.fail("strip", "needs a named group (?P<title>...)")
+            compile_strip(strip)
+        except ValueError as exc:
+            self.fail("strip", str(exc))
         templates = {}
         for name, t in self.mapping(self.get(d, "templates", "", {}) or {}, "templates").items():
             key = f"templates.{name}"

@@ -21,6 +21,9 @@ from pathlib import Path, PurePosixPath
 
 import yaml
 
+from config import load_yaml, yaml_error_where
+from config.files import write_file_atomically
+
 from .manifest import MANIFEST_NAME, ReleaseError, read_json, read_manifest, sha256_of, verify_release
 
 PUBLISHED_NAME = "published.json"
@@ -84,9 +87,10 @@ def _file_at(repo: Path, rev: str | None, rel: str) -> str | None:
 
 def _yaml(text: str, where: str) -> object:
     try:
-        return yaml.safe_load(text)
+        return load_yaml(text)  # the one YAML reader (config.load_yaml: caps, libyaml, the line of an error)
     except yaml.YAMLError as exc:
-        raise ReleaseError(f"{where}: not valid YAML ({exc}); restore it from git") from None
+        line, problem = yaml_error_where(exc)
+        raise ReleaseError(f"{where}{line}: not valid YAML ({problem}); restore it from git") from None
 
 
 @dataclass(frozen=True)
@@ -178,9 +182,7 @@ def write_published(repo: Path, entries: list[dict]) -> None:
                     "publish`; docs/releases.md.",
            "releases": entries}
     path = repo / PUBLISHED_NAME
-    tmp = path.with_name(f".{PUBLISHED_NAME}.partial-{os.getpid()}")
-    tmp.write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    tmp.replace(path)
+    write_file_atomically(path, json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
 
 
 # --- a published version, named by its version alone ----------------------------------------------------

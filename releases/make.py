@@ -11,6 +11,7 @@ from pathlib import Path
 
 import polars as pl
 
+from config.files import write_folder_atomically
 from eval.testset import (FEMININE, MASCULINE, VERSION_RE, TestSet, TestSetError, list_languages, read_testset,
                           table1_counts)
 from languages import LanguageError, check_code, load
@@ -242,13 +243,9 @@ def make_release(data: str | Path, version: str, out: str | Path, params_path: s
     check_data_recorded(repo, data, languages)
     toolkit_version = metadata.version(TOOLKIT)
 
-    out.parent.mkdir(parents=True, exist_ok=True)
-    # A plain mkdir (not mkdtemp, which makes it private) so the release gets the usual permissions.
-    staging = out.parent / f".{out.name}.partial-{os.getpid()}"
-    if staging.exists():
-        shutil.rmtree(staging)
-    staging.mkdir()
-    try:
+    written = {}
+
+    def fill(staging: Path) -> None:
         for ts in testsets:
             folder = staging / ts.lang
             folder.mkdir()
@@ -264,7 +261,7 @@ def make_release(data: str | Path, version: str, out: str | Path, params_path: s
         # Nothing here may change from one commit to the next while the inputs stay the same: the release
         # is a DVC output, and `dvc repro` on a clean checkout must give the bytes dvc.lock records. The
         # commit is recorded by git (the tag, published.json), not inside the release.
-        manifest = write_manifest(staging, {
+        written["manifest"] = write_manifest(staging, {
             "name": TOOLKIT,
             "version": version,
             "tag": release_tag(version),
@@ -278,10 +275,8 @@ def make_release(data: str | Path, version: str, out: str | Path, params_path: s
             raise ReleaseError(f"version {version} was already released (published with DVC md5 "
                                f"{published_md5}) and these inputs make other bytes ({folder_md5(staging)}); "
                                "choose a new version number")
-        if out.exists():
-            shutil.rmtree(out)
-        staging.rename(out)
-    finally:
-        if staging.exists():
-            shutil.rmtree(staging)
-    return manifest
+
+    # Written into a hidden sibling and swapped in whole (the toolkit's one folder writer): a failed or killed
+    # make leaves the previous release as it was.
+    write_folder_atomically(out, fill)
+    return written["manifest"]

@@ -1,7 +1,9 @@
 """The intended arrows between the packages (docs/architecture.md), read from every module's imports.
 
 Data flows one way, builder -> annotation -> releases -> eval, through the test-set format (eval/testset.py)
-and the one reader of params.yaml (config/); languages/ holds the language declarations. Every ``import`` and
+and the one reader of params.yaml (config/); languages/ holds the language declarations. config/ is the bottom:
+besides params.yaml it holds what every package shares (YAML reading, and config/files.py: the whole-or-nothing
+writers of files and folders and the file-name-safe ``slug``), and imports no project package. Every ``import`` and
 ``from ... import`` is parsed (ast), also those inside functions, relative ones resolved to their package.
 """
 
@@ -17,6 +19,9 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 PACKAGES = ("builder", "annotation", "releases", "eval", "languages", "config")
 FORMAT = "eval.testset"
+# The bottom module every package may import, the format and eval's standalone layers included: the one writer
+# of whole files and whole folders, and ``slug``. It imports no project package (config/ imports none).
+BOTTOM = "config.files"
 
 
 def module_name(path: Path) -> str:
@@ -74,13 +79,14 @@ def test_the_parser_sees_imports_inside_functions_and_relative_ones():
 def test_the_format_and_config_import_none_of_the_packages():
     def allowed(module: str, name: str) -> bool:
         if module == FORMAT:
-            return False
+            return is_in(name, BOTTOM) or name == "config"  # ``from config.files import ...`` names config too
         if is_in(module, "config"):
             return is_in(name, "config")
         return True
 
     bad = violations(allowed)
-    assert bad == [], "the format module and config/ are shared ground; they import no project package:\n" + "\n".join(bad)
+    assert bad == [], ("the format module and config/ are shared ground; config/ imports no project package, the format "
+                       "only the bottom writer (config.files):\n" + "\n".join(bad))
 
 
 def test_eval_imports_only_eval_the_format_languages_and_config():
@@ -136,10 +142,68 @@ RESULT_READERS = ("eval.report", "eval.site", "eval.audit_report", "eval.pair_ma
 def test_eval_measures_and_models_stand_alone_and_readers_rank_nothing():
     def allowed(module: str, name: str) -> bool:
         if module in EVAL_LAYERS:
-            return name == module or any(is_in(name, ok) for ok in EVAL_LAYERS[module]) or name == "eval"
+            return (name == module or any(is_in(name, ok) for ok in EVAL_LAYERS[module]) or name in ("eval", "config")
+                    or is_in(name, BOTTOM))
         if module in RESULT_READERS:
             return not any(is_in(name, m) for m in ("eval.evaluate", "eval.ranking", "eval.relevance"))
         return True
 
     bad = violations(allowed)
     assert bad == [], "eval's measures and models import only their own ground; readers of results rank nothing:\n" + "\n".join(bad)
+
+
+# One definition of each concept, at the bottom (docs/architecture.md, "config/ is the bottom"): a whole-or-nothing
+# write is a temporary sibling, fsync, one rename and an fsync of the folder, written once in config/files.py;
+# YAML is parsed once, by config.load_yaml (its caps on size, depth and aliases, libyaml, the line of an error).
+# A call that renames, replaces or flushes a file anywhere else is a second writer with other guarantees.
+WRITER_CALLS = {"rename", "replace", "fsync", "mkstemp", "NamedTemporaryFile", "link", "renames"}
+YAML_PARSERS = {"load", "safe_load", "full_load", "unsafe_load", "load_all", "safe_load_all", "parse", "compose"}
+
+
+def _attribute_calls(path: Path) -> list[tuple[str, int, ast.Call]]:
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    return [(ast.unparse(node.func), node.lineno, node) for node in ast.walk(tree)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)]
+
+
+def _is_file_write(func: str, call: ast.Call) -> bool:
+    attr = func.rsplit(".", 1)[-1]
+    if attr not in WRITER_CALLS:
+        return False
+    if attr == "replace":  # Path.replace(target) or os.replace(a, b); not str.replace(a, b) nor dataclasses.replace
+        return func == "os.replace" or (len(call.args) == 1 and not call.keywords and not func.startswith("dataclasses."))
+    if attr == "rename":  # Path.rename(target) or os.rename(a, b); not a polars frame's rename({...}) / rename(columns=)
+        return func == "os.rename" or (len(call.args) == 1 and not call.keywords
+                                       and not isinstance(call.args[0], (ast.Dict, ast.DictComp, ast.Lambda)))
+    return True
+
+
+def test_files_and_folders_are_replaced_only_by_the_bottom_writers():
+    bad = [f"{module_name(path)}:{line} calls {func}"
+           for package in PACKAGES for path in sorted((REPO / package).rglob("*.py"))
+           if module_name(path) != BOTTOM
+           for func, line, call in _attribute_calls(path) if _is_file_write(func, call)]
+    assert bad == [], ("write outputs with config.files.write_file_atomically / write_folder_atomically (temporary "
+                       "sibling, fsync, one rename, fsync of the folder), not a writer of their own:\n" + "\n".join(bad))
+
+
+def test_the_rule_sees_each_kind_of_private_writer(tmp_path):
+    """The check above must be able to fail: each way the six former writers replaced a file is caught."""
+    source = tmp_path / "writer.py"
+    source.write_text("import os, shutil\n"
+                      "def a(tmp, path): tmp.replace(path)\n"
+                      "def b(tmp, path): os.replace(tmp, path)\n"
+                      "def c(staging, out): staging.rename(out)\n"
+                      "def d(fh): os.fsync(fh.fileno())\n"
+                      "def e(frame, s): return frame.rename({'a': 'b'}), s.replace('a', 'b')\n", encoding="utf-8")
+    found = [(func, line) for func, line, call in _attribute_calls(source) if _is_file_write(func, call)]
+    assert found == [("tmp.replace", 2), ("os.replace", 3), ("staging.rename", 4), ("os.fsync", 5)]
+
+
+def test_yaml_is_parsed_only_by_config():
+    bad = [f"{module_name(path)}:{line} calls {func}"
+           for package in PACKAGES for path in sorted((REPO / package).rglob("*.py"))
+           if not is_in(module_name(path), "config")
+           for func, line, _call in _attribute_calls(path)
+           if func.startswith("yaml.") and func.split(".", 1)[1] in YAML_PARSERS]
+    assert bad == [], "read YAML with config.load_yaml (the one reader: caps, libyaml, error lines):\n" + "\n".join(bad)

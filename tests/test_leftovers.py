@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from eval.results import write_json
-from eval.testset import TestSetError, write_folder_atomically
+from config.files import OutputPathError, write_folder_atomically
 from tests.builder.test_build import tiny_source
 from tests.builder.test_cache_storage import tmpfs
 
@@ -41,7 +41,7 @@ def test_an_output_folder_that_is_a_symlink_is_refused_before_any_write(tmp_path
     (real / "keep.txt").write_text("kept")
     (tmp_path / "out").mkdir()
     (tmp_path / "out" / "pt").symlink_to(real)
-    with pytest.raises(TestSetError, match="is a symbolic link"):
+    with pytest.raises(OutputPathError, match="is a symbolic link"):
         write_folder_atomically(tmp_path / "out" / "pt", lambda tmp: (tmp / "new.txt").write_text("new"))
     assert (tmp_path / "out" / "pt").is_symlink() and os.readlink(tmp_path / "out" / "pt") == str(real)
     assert sorted(p.name for p in real.iterdir()) == ["keep.txt"]

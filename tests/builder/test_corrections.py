@@ -9,10 +9,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from annotation import AnnotationError
 from annotation import corrections as annotation_corrections
-from builder.corrections import Corrections, TranslationCorrection, check_source_ids, read_corrections
+from builder.corrections import (Corrections, TranslationCorrection, check_line, check_source_ids, read_corrections,
+                                 read_lines, write_lines)
 from builder.errors import CorrectionsError
 
 REPO = Path(__file__).resolve().parents[2]
@@ -48,6 +51,7 @@ BAD = [
     (dict(GOOD_R, doc_source_id=None), r"doc_source_id is None; expected a string"),
     ({k: v for k, v in GOOD_T.items() if k != "submitted_at"}, r"missing field\(s\) \['submitted_at'\]"),
     (dict(GOOD_T, flag="typo"), r"flag 'typo' not one of"),
+    (dict(GOOD_T, kind=["translation"]), r"kind \['translation'\]; expected 'translation' or 'relevance'"),  # was a TypeError
     ('{"kind": "translation", "lang": "pt", "source_id": "Waiter", "record_id": "r", "masculine": "gar\\ud800om", '
      '"feminine": null, "gender_marking": "gendered", "flag": null, "annotators": ["ana"], "submitted_at": "t"}',
      r"masculine holds a lone surrogate \(\\ud800\)"),  # was a traceback
@@ -73,6 +77,71 @@ def test_good_lines_read_alike(tmp_path):
     assert found.translations["Waiter"].annotators == ("ana",) and found.relevance == {("Waiter", "Server"): True}
     assert found.lines == {"Waiter": 1, ("Waiter", "Server"): 3}
     assert annotation_corrections.read_corrections(path, "pt") == [GOOD_T, GOOD_R]
+
+
+@pytest.mark.parametrize("line, message", BAD)
+def test_the_writer_refuses_what_the_readers_refuse(tmp_path, line, message):
+    """The format's one writer (what pull and rule write through) checks each line with the reader's own check:
+    a line the builder would refuse is never written, from either side, and the file stays as it was."""
+    obj = json.loads(line) if isinstance(line, str) else line
+    path = tmp_path / "pt.jsonl"
+    write_lines(path, [GOOD_R], "pt")
+    before = path.read_bytes()
+    with pytest.raises(CorrectionsError, match=rf"^{path}: line 2 to write: {message}"):
+        write_lines(path, [GOOD_R, obj], "pt")
+    with pytest.raises(AnnotationError, match=rf"^{path}: line 2 to write: {message}.*; nothing was written$"):
+        annotation_corrections.write_corrections([GOOD_R, obj], path, "pt")
+    assert path.read_bytes() == before
+
+
+# Lines near the format: each field either its good value or one of a few others (wrong types, empty or invisible
+# text, control characters, a lone surrogate, unknown markings), and now and then a field missing or one added.
+_ODD = st.one_of(st.none(), st.booleans(), st.integers(-2, 2), st.sampled_from(["", " ", "\u200b", "a\nb", "\ud800",
+                                                                                "masculine", "typo", "ana", "es"]),
+                 st.text(max_size=6), st.lists(st.sampled_from(["ana", "", 3, "\x00"]), max_size=2))
+
+
+@st.composite
+def _near_lines(draw):
+    good = dict(draw(st.sampled_from([GOOD_T, GOOD_R])))
+    line = {k: (v if draw(st.integers(0, 3)) else draw(_ODD)) for k, v in good.items()}
+    if draw(st.integers(0, 9)) == 0:
+        line.pop(draw(st.sampled_from(sorted(line))))
+    if draw(st.integers(0, 9)) == 0:
+        line["note"] = "x"
+    return line
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_near_lines(), max_size=4))
+def test_what_annotation_writes_the_builder_reads_back_and_both_refuse_alike(lines):
+    """Fed the same lines, annotation's writer and the builder's reader agree: the file is written exactly when
+    every line passes the format's check, and then both readers give back the lines written, in order."""
+    import tempfile
+
+    def accepted(line) -> bool:
+        try:
+            check_line(line, "x", "pt")
+            return True
+        except CorrectionsError:
+            return False
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "pt.jsonl"
+        path.write_bytes(b"")
+        try:
+            annotation_corrections.write_corrections(lines, path, "pt")
+        except AnnotationError:
+            assert not all(accepted(line) for line in lines)
+            assert path.read_bytes() == b""
+            return
+        assert all(accepted(line) for line in lines)
+        assert [line for _, line in read_lines(path, "pt")] == lines
+        assert annotation_corrections.read_corrections(path, "pt") == lines
+        built = read_corrections(path, "pt")
+        assert len(built.translations) + len(built.relevance) == len({
+            (x["source_id"],) if x["kind"] == "translation" else (x["query_source_id"], x["doc_source_id"])
+            for x in lines})
 
 
 def test_ids_the_english_source_lacks_are_refused_naming_the_line(tmp_path):

