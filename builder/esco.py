@@ -222,7 +222,7 @@ class _Judge:
         self.info = layer_info(lang)
 
     def text(self, label: str) -> str:
-        from builder.postprocess import normalise
+        from builder.strip import normalise
 
         return label if self.keeps_case else normalise(label)
 
@@ -231,14 +231,14 @@ class _Judge:
         self.layer.prepare_labels([self.text(x) for x in labels])
 
     def _method(self, d) -> str:
-        from builder.postprocess import layer_method
+        from builder.routes import layer_method
 
         return layer_method(self.layer, d.method)
 
     def pair(self, a: str, b: str):
         """(masculine, feminine, method, flags) when the layer confirms a and b as one title's two forms (either
         order), else (None, reason)."""
-        from builder.postprocess import normalise
+        from builder.strip import normalise
 
         first = None
         for m, f in ((a, b), (b, a)):
@@ -254,7 +254,8 @@ class _Judge:
 
     def neutral(self, label: str):
         """(text, method) of a common-gender label (earned as in the builder: a head the resources know)."""
-        from builder.postprocess import earned, normalise
+        from builder.routes import earned
+        from builder.strip import normalise
 
         d = earned(self.layer.decide(self.text(label), None, ""))
         if d.verdict == "neutral" and d.neutral:
@@ -266,7 +267,7 @@ def _pair_units(labels: list[str], judge: _Judge, occ: Occupation, role: str, st
                 dropped: _Dropped) -> list[_Unit]:
     """The labels of one occupation as units: confirmed pairs first (greedily, in ESCO's order), then the
     common-gender labels; a gendered label left without a partner is dropped."""
-    from builder.postprocess import normalise
+    from builder.strip import normalise
 
     units, used = [], set()
     for i, a in enumerate(labels):
@@ -320,7 +321,7 @@ def _query_unit(occ: Occupation, judge: _Judge, alternatives: list[str], dropped
     if text is not None:
         return _Unit(occ.short_id, occ.preferred, "queries", "neutral", text, text, ("neutral", "neutral"), method,
                      ["esco_common_gender"])
-    from builder.postprocess import normalise
+    from builder.strip import normalise
 
     base = normalise(sides[0])
     for alt in alternatives:
@@ -336,7 +337,7 @@ def _query_unit(occ: Occupation, judge: _Judge, alternatives: list[str], dropped
 
 def esco_units(esco: EscoFile, judge: _Judge, corpus_design: str) -> tuple[list[_Unit], list[tuple[str, str]], _Dropped]:
     """Units of every occupation, the (query source id, document source id) relevant pairs, the drops."""
-    from builder.postprocess import normalise
+    from builder.strip import normalise
 
     dropped = _Dropped()
     # The alternatives' drops count only where they would have been corpus documents.
