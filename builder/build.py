@@ -186,7 +186,7 @@ def run_postprocess(source: EnglishSource, language: Language | str, out: Path, 
                     "qrels_lost_examples": [f"{q} -> {d}" for q, d in qrels_info["english_pairs_lost"][:10]]},
         "verdicts": verdicts,
         "needs_review": int(processed.select(
-            pl.col("verdict").is_in(sorted(NEEDS_REVIEW)) | pl.col("flags").list.eval(pl.element().is_in(sorted(REVIEW_FLAGS))).list.any()
+            pl.col("verdict").is_in(sorted(v.value for v in NEEDS_REVIEW)) | pl.col("flags").list.eval(pl.element().is_in(sorted(REVIEW_FLAGS))).list.any()
         ).to_series().sum()),
         # Which gender check decided: the pack's gender layer (builder/layers.py) or the ending rules (builder/gender.py).
         "gender_layer": layer_info(language),

@@ -40,6 +40,7 @@ from pathlib import Path
 
 from builder.inflection import Decision
 from builder.lexicon import LexiconError, LookupStore, WordList
+from builder.verdict import Verdict
 from languages import Language, LexiconRules, resolve
 
 __all__ = ["DutchGenderLayer", "Noun", "INSTALL_WORDLISTS", "feminine_candidates", "masculine_candidates"]
@@ -304,7 +305,7 @@ class DutchGenderLayer:
         """One decision for a Dutch title (``masculine``: the base text, lower case; it may be feminine)."""
         base = masculine or feminine
         if not base or not base.strip():
-            return Decision("failed", reason="no title")
+            return Decision(Verdict.FAILED, reason="no title")
         words = base.split()
         start, end = 0, len(words)
         while True:
@@ -324,13 +325,13 @@ class DutchGenderLayer:
             return Decision("unknown", method="wordlist", flags=[flag], reason=f"{why}; needs review")
         i, head = persons[-1]
         if head.kind in ("common", "loan", "adjectival"):
-            return Decision("neutral", neutral=" ".join(words), method=_method(head.method),
+            return Decision(Verdict.NEUTRAL, neutral=" ".join(words), method=_method(head.method),
                             flags=["english_loan"] if head.kind == "loan" else [],
                             reason=f"common-gender head {words[i]!r} ({head.note})")
         m_words, f_words = list(words), list(words)
         m_words[i], f_words[i] = head.masculine, head.feminine
         flags = ["feminine_base"] if head.gender == "f" else []
-        return Decision("inflected", " ".join(m_words), " ".join(f_words), method=_method(head.method), flags=flags,
+        return Decision(Verdict.INFLECTED, " ".join(m_words), " ".join(f_words), method=_method(head.method), flags=flags,
                         reason=f"head {words[i]!r}: {head.note}")
 
 

@@ -230,7 +230,7 @@ class _MTPair:
     def review_flags(self, outcome: Outcome) -> list[str]:
         """The verdicts of identical outputs named as flags too; ``different_words``: a pair whose feminine is not
         the masculine's inflection (pt advogado / procuradora)."""
-        flags = [str(outcome.verdict)] if outcome.verdict in (Verdict.UNINFLECTED_FEMININE,
+        flags = [outcome.verdict.value] if outcome.verdict in (Verdict.UNINFLECTED_FEMININE,
                                                               Verdict.MASCULINE_IS_FEMININE) else []
         if outcome.verdict in PAIR_VERDICTS and self.different_words(outcome.masculine, outcome.feminine):
             flags.append("different_words")
