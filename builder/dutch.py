@@ -30,7 +30,7 @@ The head is the last person noun (person or common) of the title's first phrase 
 Verdicts (``decide``): ``inflected`` (the other form made; flag ``feminine_base`` when the given title is
 feminine), ``neutral`` (a common-gender head; the reason names which row), ``unknown`` (flag ``unknown_word``: a
 head the word lists do not know; flag ``unknown_head``: no word of the phrase is known as a person noun). Both
-``unknown`` cases are review items (builder/reference.py ``decide_given``), never neutral.
+``unknown`` cases are review items (builder/routes.py ``decide_given``), never neutral.
 """
 
 from __future__ import annotations
@@ -336,6 +336,6 @@ class DutchGenderLayer:
 
 
 def _method(method: str) -> str:
-    """check_method's parts (builder/postprocess.py layer_method): rule and wordlist."""
+    """check_method's parts (builder/routes.py layer_method): rule and wordlist."""
     parts = [p for p in ("lexicon", "rule", "wordlist") if p in method.split("+")]
     return "+".join(parts) or "none"

@@ -785,7 +785,7 @@ class GermanGenderLayer:
             methods.add("rule")
         if hn.kind == "feminine_only":
             # declared_single_form: a documented rule (FEMININE_ONLY_SUFFIXES) says no masculine exists, so the
-            # builder keeps the single form (builder/postprocess.py earned); a lexicon's silence would not.
+            # builder keeps the single form (builder/routes.py earned); a lexicon's silence would not.
             declared = ["declared_single_form"] if hn.note.startswith("a woman's title") else []
             return Decision(Verdict.FEMININE_ONLY, feminine=f_text, method=_method(methods),
                             flags=flags + ["no_masculine_form"] + declared,

@@ -15,7 +15,7 @@ masculine output (or, when it names a woman, the feminine one) is analysed as a 
   complement's noun cannot take agrees with a gendered person head (*planificatrice d'hypothèques certifiée*).
 - a word after the head that the lexicon, the word list and the loanwords all lack is flagged
   ``unknown_modifier`` (a pivot or English word a translator left: *opérateur de empilhadeira*); on the MT
-  route a neutral title holding one is not an item (``builder.postprocess.earned``);
+  route a neutral title holding one is not an item (``builder.routes.earned``);
 - on the MT route, a title whose first word is no noun or that holds a verb form where a noun belongs (the
   English word order kept: *clínic associar professor*, *director de xestionar*) is not an item (``garbled``);
 - a masculine or feminine title whose adjectives right after the head have the other gender is made to agree
@@ -441,7 +441,7 @@ class GenderLayer:
 
     def garbled(self, title: str) -> list[str]:
         """Signs that a machine translation kept the English word order or took a verb for a noun (issue 21: such a
-        title is no item on the MT route, builder.postprocess.earned):
+        title is no item on the MT route, builder.routes.earned):
 
         - ``head_not_a_noun``: the first word, which names the person in these head-first languages, has no noun
           reading and is an adjective, a determiner or a preposition (*clínic associar professor*, *creativo

@@ -56,14 +56,14 @@ def process_translations(raw: pl.DataFrame, lang: Language | str, pattern: str, 
     lang = resolve(lang)
     corrections = corrections or Corrections()
     route_of = raw["route"].to_list() if "route" in raw.columns else ["mt"] * raw.height
-    routes = make_routes(set(route_of), lang, pattern, lexicon_cache)
+    routes = make_routes(list(dict.fromkeys(route_of)), lang, pattern, lexicon_cache)  # in order of first use
     sources = [strip_source(routes[name], row, corrections) for row, name in zip(raw.to_dicts(), route_of)]
     for name, route in routes.items():
         route.prepare([s for s, n in zip(sources, route_of) if n == name])
     corrected = {name: Corrected(route) for name, route in routes.items()}
     rows = [translation_row(s, decide_source(routes[name], corrected[name], s)) for s, name in zip(sources, route_of)]
-    # The raw columns as they are, the new ones column by column: a frame made from one dict per row took
-    # twice as long (polars infers each new column's type from all its values either way).
+    # The raw columns as they are, the new ones column by column (a frame made from one dict per row took twice
+    # as long), each of its declared type whatever its values (an all-empty list column is List(String) too).
     return raw.hstack(pl.DataFrame({name: [row[name] for row in rows] for name in ROW_SCHEMA}, schema=ROW_SCHEMA))
 
 

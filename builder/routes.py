@@ -179,12 +179,14 @@ def corrected_verdict(c: TranslationCorrection, m_title: str | None, f_title: st
     has_text = bool(c.masculine or c.feminine)
     if c.flag in ("not_a_job_title", "untranslatable") and not has_text:
         return Verdict.DROPPED_BY_ANNOTATOR, m_title, f_title
-    if c.gender_marking == Verdict.NEUTRAL:
+    # The gender markings are the correction format's words (builder/corrections.py MARKINGS).
+    if c.gender_marking == "neutral":
         m_title = f_title = m_title or f_title
         return (Verdict.NEUTRAL if m_title else Verdict.FAILED), m_title, f_title
-    if c.gender_marking in (Verdict.MASCULINE_ONLY, Verdict.FEMININE_ONLY):
-        kept = m_title if c.gender_marking == Verdict.MASCULINE_ONLY else f_title
-        return (Verdict(c.gender_marking) if kept else Verdict.FAILED), m_title, f_title
+    if c.gender_marking == "masculine_only":
+        return (Verdict.MASCULINE_ONLY if m_title else Verdict.FAILED), m_title, f_title
+    if c.gender_marking == "feminine_only":
+        return (Verdict.FEMININE_ONLY if f_title else Verdict.FAILED), m_title, f_title
     if m_title and f_title and m_title != f_title:
         return Verdict.GENDERED, m_title, f_title
     return decide_pair(m_title, f_title, mc, fc), m_title, f_title
@@ -384,7 +386,7 @@ class NoTranslation:
         return []
 
 
-def make_routes(names: set[str], lang: Language, pattern: str, lexicon_cache: Path | None) -> dict[str, Route]:
+def make_routes(names: list[str], lang: Language, pattern: str, lexicon_cache: Path | None) -> dict[str, Route]:
     """The strategy of each route named (only those: the MT route's pattern is compiled, a layer loaded, only when
     a source takes it)."""
     routes: dict[str, Route] = {}

@@ -88,7 +88,7 @@ def test_decide_pair_follows_the_verdicts_definitions(m, f, mc, fc, verdict):
 
 def test_mt_pair_by_rules_checks_each_output_and_flags_the_verdict():
     de = load("de")  # no lexicon declared: the ending rules decide the MT route
-    route = make_routes({"mt"}, de, strip_pattern_for(BUILD, "de"), None)["mt"]
+    route = make_routes(["mt"], de, strip_pattern_for(BUILD, "de"), None)["mt"]
     assert isinstance(route, MTPairByRules)
     (s1, pair), (s2, same), (s3, echo) = decided(route, [
         mt_row("a", "Engineer", "Er ist Ingenieur.", "Sie ist Ingenieurin."),
@@ -118,7 +118,7 @@ def test_mt_pair_by_rules_checks_the_persons_text():
 
 def test_mt_pair_by_lexicon_confirms_or_remakes_the_feminine():
     pt = load("pt")
-    route = make_routes({"mt"}, pt, strip_pattern_for(BUILD, "pt"), None)["mt"]
+    route = make_routes(["mt"], pt, strip_pattern_for(BUILD, "pt"), None)["mt"]
     assert isinstance(route, MTPairByLexicon)
     (_, lawyer), (_, waiter) = decided(route, [
         mt_row("Lawyer", "Lawyer", "Ele é um advogado.", "Ela é uma advogada."),
@@ -147,7 +147,7 @@ def test_a_correction_on_the_lexicon_route_starts_from_the_layers_suggestion():
 
 def test_given_translation_makes_the_other_form():
     pt = load("pt")
-    route = make_routes({"reference"}, pt, strip_pattern_for(BUILD, "pt"), None)["reference"]
+    route = make_routes(["reference"], pt, strip_pattern_for(BUILD, "pt"), None)["reference"]
     assert isinstance(route, GivenTranslation)
     (s, lawyer), (_, nurse) = decided(route, [given_row("Lawyer", "Lawyer", "Advogado"),
                                               given_row("Nurse", "Nurse", "Enfermeira")])
