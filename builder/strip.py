@@ -38,11 +38,10 @@ def strip_edges(text: str) -> str:
             break
         end -= 1
     return text[start:end]
-_SPACES = re.compile(r"\s+")
 
 
 def _one_space(text: str) -> str:
-    """Runs of white space made one space, none at the ends: ``_SPACES.sub(" ", text).strip()`` at a fifth of
+    """Runs of white space made one space, none at the ends: ``re.sub(r"\\s+", " ", text).strip()`` at a fifth of
     the cost (str.split and \\s know the same white space; a test checks every code point)."""
     return " ".join(text.split())
 
