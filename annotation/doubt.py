@@ -23,20 +23,23 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from builder.verdict import Verdict
+
 SEVERITIES = ("serious", "check", "routine", "none")  # worst first
 SERIOUS_FLAGS = frozenset({"untranslated", "unknown_word", "not_a_person_noun", "unknown_head", "masculine:echo",
                            "feminine:echo", "template_not_stripped", "unaligned", "different_words",
                            "head_not_a_noun", "verb_form"})
-SERIOUS_VERDICTS = frozenset({"failed", "one_form_failed", "not_a_person", "unaligned", "wrong_gender_form",
-                              "masculine_is_feminine"})
-CHECK_VERDICTS = frozenset({"unverified", "uninflected_feminine", "unverified_identical"})
+# The verdicts (builder/verdict.py) as read back from translations.parquet: a member equals its word.
+SERIOUS_VERDICTS = frozenset({Verdict.FAILED, Verdict.ONE_FORM_FAILED, Verdict.NOT_A_PERSON, Verdict.UNALIGNED,
+                              Verdict.WRONG_GENDER_FORM, Verdict.MASCULINE_IS_FEMININE})
+CHECK_VERDICTS = frozenset({Verdict.UNVERIFIED, Verdict.UNINFLECTED_FEMININE, Verdict.UNVERIFIED_IDENTICAL})
 # unknown_modifier: a word after the head that no lexicon or word list knows: a loanword (helpdesk, voip) or
 # a misspelling (mecanico, saude publica); a person tells them apart.
 CHECK_FLAGS = frozenset({"no_feminine_form", "no_masculine_form", "unknown_modifier"})
 # A form the lexicon re-made or read off the other output; the verdict says when that failed.
 ROUTINE_FLAGS = frozenset({"reinflected_feminine", "reinflected_masculine", "masculine_is_feminine",
                            "from_feminine_output", "feminine_output_read", "agreement_made"})
-ROUTINE_VERDICTS = frozenset({"reinflected", "inflected"})
+ROUTINE_VERDICTS = frozenset({Verdict.REINFLECTED, Verdict.INFLECTED})
 # Where a form came from, not a doubt (builder/reference.py, builder/german.py).
 INFORMATIVE_FLAGS = frozenset({"masculine_base", "feminine_base", "inclusive_base", "loanword", "english_loan",
                                "common_head", "declared_single_form"})
@@ -59,7 +62,7 @@ def severity(verdict: str, flags: list[str], has_masculine: bool, has_feminine: 
     # A flag this table does not know is a doubt to look at, never silently routine.
     unknown = flags - INFORMATIVE_FLAGS - ROUTINE_FLAGS - CHECK_FLAGS
     if verdict in CHECK_VERDICTS or flags & CHECK_FLAGS or unknown or not (has_masculine and has_feminine) and verdict not in (
-            "masculine_only", "feminine_only"):
+            Verdict.MASCULINE_ONLY, Verdict.FEMININE_ONLY):
         return "check"
     if flags & ROUTINE_FLAGS or verdict in ROUTINE_VERDICTS:
         return "routine"

@@ -12,6 +12,7 @@ from annotation import AnnotationError
 from annotation.doubt import SEVERITIES, doubt, route_of
 from annotation.push import RecordSpec, Suggested, hash_property
 from annotation.server import _rg
+from builder.verdict import Verdict
 
 REQUIRED_COLUMNS = (
     "source_id", "source_text", "in_queries", "in_corpus", "sentence_masculine", "sentence_feminine",
@@ -149,8 +150,8 @@ def settings(min_submitted: int = 1):
 def suggested_marking(row: dict) -> str | None:
     """The gender marking the verdict and the proposed titles say; None when there is no title at all."""
     m, f = row["title_masculine"], row["title_feminine"]
-    if row["verdict"] in ("neutral", "masculine_only", "feminine_only"):
-        return row["verdict"]
+    if row["verdict"] in (Verdict.NEUTRAL, Verdict.MASCULINE_ONLY, Verdict.FEMININE_ONLY):
+        return row["verdict"]  # the marking of the same name
     if m is None and f is None:
         return None
     if f is None:

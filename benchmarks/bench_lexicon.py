@@ -30,7 +30,7 @@ sys.path.insert(0, str(REPO))
 from builder.gender import check_many  # noqa: E402
 from builder.inflection import GenderLayer  # noqa: E402
 from builder.params import load_params, strip_pattern_for  # noqa: E402
-from builder.postprocess import compile_pattern, strip_template  # noqa: E402
+from builder.strip import compile_pattern, strip_template  # noqa: E402
 from languages import load  # noqa: E402
 
 

@@ -19,8 +19,9 @@ from builder.layers import layer_info
 from builder.params import language_for, load_params, route_for, strip_pattern_for, templates_for
 from builder.reference import ALIGNMENT_FILE, ALIGNMENT_SCHEMA
 from builder.postprocess import (
-    NEEDS_REVIEW, REVIEW_FLAGS, SELF_MATCH_POLICIES, TRANSLATIONS_COLUMNS, derive_qrels, build_items, process_translations,
+    REVIEW_FLAGS, SELF_MATCH_POLICIES, TRANSLATIONS_COLUMNS, derive_qrels, build_items, process_translations,
 )
+from builder.verdict import NEEDS_REVIEW, Verdict
 from builder.source import EnglishSource, load_source
 from builder.translate import check_raw_matches_source, translate_source
 from builder.translators import WebSettings, make_translator
@@ -186,11 +187,11 @@ def run_postprocess(source: EnglishSource, language: Language | str, out: Path, 
                     "qrels_lost_examples": [f"{q} -> {d}" for q, d in qrels_info["english_pairs_lost"][:10]]},
         "verdicts": verdicts,
         "needs_review": int(processed.select(
-            pl.col("verdict").is_in(sorted(NEEDS_REVIEW)) | pl.col("flags").list.eval(pl.element().is_in(sorted(REVIEW_FLAGS))).list.any()
+            pl.col("verdict").is_in(sorted(v.value for v in NEEDS_REVIEW)) | pl.col("flags").list.eval(pl.element().is_in(sorted(REVIEW_FLAGS))).list.any()
         ).to_series().sum()),
         # Which gender check decided: the pack's gender layer (builder/layers.py) or the ending rules (builder/gender.py).
         "gender_layer": layer_info(language),
-        "uninflected_feminine": verdicts.get("uninflected_feminine", 0),
+        "uninflected_feminine": verdicts.get(Verdict.UNINFLECTED_FEMININE, 0),
         "flags": dict(sorted(flags.iter_rows())),
         "gender_check": {
             "outputs_checked": 2 * processed.height,
@@ -204,7 +205,7 @@ def run_postprocess(source: EnglishSource, language: Language | str, out: Path, 
             "file": str(corrections_path) if corrections_path else None,
             "translations": len(corrections.translations),
             "relevance": len(corrections.relevance),
-            "dropped_sources": verdicts.get("dropped_by_annotator", 0),
+            "dropped_sources": verdicts.get(Verdict.DROPPED_BY_ANNOTATOR, 0),
             "qrels_removed": qrels_info["removed_by_annotators"],
         },
     }

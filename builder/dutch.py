@@ -30,7 +30,7 @@ The head is the last person noun (person or common) of the title's first phrase 
 Verdicts (``decide``): ``inflected`` (the other form made; flag ``feminine_base`` when the given title is
 feminine), ``neutral`` (a common-gender head; the reason names which row), ``unknown`` (flag ``unknown_word``: a
 head the word lists do not know; flag ``unknown_head``: no word of the phrase is known as a person noun). Both
-``unknown`` cases are review items (builder/reference.py ``decide_given``), never neutral.
+``unknown`` cases are review items (builder/routes.py ``decide_given``), never neutral.
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ from pathlib import Path
 
 from builder.inflection import Decision
 from builder.lexicon import BatchedWordLookups, LookupStore, hunspell_wordlist
+from builder.verdict import Verdict
 from languages import Language, resolve
 
 __all__ = ["DutchGenderLayer", "Noun", "INSTALL_WORDLISTS", "feminine_candidates", "masculine_candidates"]
@@ -260,7 +261,7 @@ class DutchGenderLayer(BatchedWordLookups):
         """One decision for a Dutch title (``masculine``: the base text, lower case; it may be feminine)."""
         base = masculine or feminine
         if not base or not base.strip():
-            return Decision("failed", reason="no title")
+            return Decision(Verdict.FAILED, reason="no title")
         words = base.split()
         start, end = 0, len(words)
         while True:
@@ -280,17 +281,17 @@ class DutchGenderLayer(BatchedWordLookups):
             return Decision("unknown", method="wordlist", flags=[flag], reason=f"{why}; needs review")
         i, head = persons[-1]
         if head.kind in ("common", "loan", "adjectival"):
-            return Decision("neutral", neutral=" ".join(words), method=_method(head.method),
+            return Decision(Verdict.NEUTRAL, neutral=" ".join(words), method=_method(head.method),
                             flags=["english_loan"] if head.kind == "loan" else [],
                             reason=f"common-gender head {words[i]!r} ({head.note})")
         m_words, f_words = list(words), list(words)
         m_words[i], f_words[i] = head.masculine, head.feminine
         flags = ["feminine_base"] if head.gender == "f" else []
-        return Decision("inflected", " ".join(m_words), " ".join(f_words), method=_method(head.method), flags=flags,
+        return Decision(Verdict.INFLECTED, " ".join(m_words), " ".join(f_words), method=_method(head.method), flags=flags,
                         reason=f"head {words[i]!r}: {head.note}")
 
 
 def _method(method: str) -> str:
-    """check_method's parts (builder/postprocess.py layer_method): rule and wordlist."""
+    """check_method's parts (builder/routes.py layer_method): rule and wordlist."""
     parts = [p for p in ("lexicon", "rule", "wordlist") if p in method.split("+")]
     return "+".join(parts) or "none"

@@ -39,6 +39,7 @@ from pathlib import Path
 import polars as pl
 
 from builder.errors import SourceError
+from builder.verdict import PAIR_VERDICTS, Verdict
 from eval.testset import TestSet, sha256_of, table1_counts, write_testset
 
 SOURCE = "esco"
@@ -191,7 +192,7 @@ class _Unit:
     source_id: str
     source_text: str
     role: str  # queries | corpus
-    verdict: str  # gendered | neutral
+    verdict: Verdict  # GENDERED | NEUTRAL
     masculine: str | None
     feminine: str | None
     check: tuple[str, str]
@@ -222,7 +223,7 @@ class _Judge:
         self.info = layer_info(lang)
 
     def text(self, label: str) -> str:
-        from builder.postprocess import normalise
+        from builder.strip import normalise
 
         return label if self.keeps_case else normalise(label)
 
@@ -231,33 +232,34 @@ class _Judge:
         self.layer.prepare_labels([self.text(x) for x in labels])
 
     def _method(self, d) -> str:
-        from builder.postprocess import layer_method
+        from builder.routes import layer_method
 
         return layer_method(self.layer, d.method)
 
     def pair(self, a: str, b: str):
         """(masculine, feminine, method, flags) when the layer confirms a and b as one title's two forms (either
         order), else (None, reason)."""
-        from builder.postprocess import normalise
+        from builder.strip import normalise
 
         first = None
         for m, f in ((a, b), (b, a)):
             d = self.layer.decide(self.text(m), self.text(f), "")
-            if d.verdict == "gendered" and d.masculine and d.feminine and \
+            if d.verdict == Verdict.GENDERED and d.masculine and d.feminine and \
                     {normalise(d.masculine), normalise(d.feminine)} == {normalise(a), normalise(b)}:
                 return normalise(d.masculine), normalise(d.feminine), self._method(d), list(d.flags)
             first = first or d
         unknown = "unknown_word" in first.flags or "unknown_head" in first.flags
         reason = ("unknown_word" if unknown else "not_a_person" if "not_a_person_noun" in first.flags
-                  else "neutral_head" if first.verdict == "neutral" else "not_the_inflection")
+                  else "neutral_head" if first.verdict == Verdict.NEUTRAL else "not_the_inflection")
         return None, reason
 
     def neutral(self, label: str):
         """(text, method) of a common-gender label (earned as in the builder: a head the resources know)."""
-        from builder.postprocess import earned, normalise
+        from builder.routes import earned
+        from builder.strip import normalise
 
         d = earned(self.layer.decide(self.text(label), None, ""))
-        if d.verdict == "neutral" and d.neutral:
+        if d.verdict == Verdict.NEUTRAL and d.neutral:
             return normalise(d.neutral), self._method(d)
         return None, d.verdict
 
@@ -266,7 +268,7 @@ def _pair_units(labels: list[str], judge: _Judge, occ: Occupation, role: str, st
                 dropped: _Dropped) -> list[_Unit]:
     """The labels of one occupation as units: confirmed pairs first (greedily, in ESCO's order), then the
     common-gender labels; a gendered label left without a partner is dropped."""
-    from builder.postprocess import normalise
+    from builder.strip import normalise
 
     units, used = [], set()
     for i, a in enumerate(labels):
@@ -280,7 +282,7 @@ def _pair_units(labels: list[str], judge: _Judge, occ: Occupation, role: str, st
                 dropped.add(f"corpus_candidate:{found[1]}", f"{a} / {labels[j]}")
                 continue
             m, f, method, flags = found
-            units.append(_Unit(f"{occ.short_id}#{start + len(units)}", occ.preferred, role, "gendered", m, f,
+            units.append(_Unit(f"{occ.short_id}#{start + len(units)}", occ.preferred, role, Verdict.GENDERED, m, f,
                                ("masculine", "feminine"), method, ["esco_alternative_labels", *flags]))
             used |= {i, j}
             break
@@ -291,7 +293,7 @@ def _pair_units(labels: list[str], judge: _Judge, occ: Occupation, role: str, st
         if text is None:
             dropped.add(f"corpus_label:{_single_reason(method)}", a)
             continue
-        units.append(_Unit(f"{occ.short_id}#{start + len(units)}", occ.preferred, role, "neutral", text, text,
+        units.append(_Unit(f"{occ.short_id}#{start + len(units)}", occ.preferred, role, Verdict.NEUTRAL, text, text,
                            ("neutral", "neutral"), method, ["esco_common_gender"]))
     return units
 
@@ -299,7 +301,7 @@ def _pair_units(labels: list[str], judge: _Judge, occ: Occupation, role: str, st
 def _single_reason(verdict: str) -> str:
     """Why a label alone gives no item: gendered with no confirmed partner among its occupation's labels, or
     what the layer could not vouch for."""
-    return "no_partner" if verdict in ("gendered", "reinflected", "inflected") else verdict
+    return "no_partner" if verdict in PAIR_VERDICTS else verdict
 
 
 def _query_unit(occ: Occupation, judge: _Judge, alternatives: list[str], dropped: _Dropped) -> _Unit | None:
@@ -314,13 +316,13 @@ def _query_unit(occ: Occupation, judge: _Judge, alternatives: list[str], dropped
             dropped.add(f"query:{found[1]}", occ.preferred)
             return None
         m, f, method, flags = found
-        return _Unit(occ.short_id, occ.preferred, "queries", "gendered", m, f, ("masculine", "feminine"), method,
+        return _Unit(occ.short_id, occ.preferred, "queries", Verdict.GENDERED, m, f, ("masculine", "feminine"), method,
                      ["esco_dual_form", *flags])
     text, method = judge.neutral(sides[0])
     if text is not None:
-        return _Unit(occ.short_id, occ.preferred, "queries", "neutral", text, text, ("neutral", "neutral"), method,
+        return _Unit(occ.short_id, occ.preferred, "queries", Verdict.NEUTRAL, text, text, ("neutral", "neutral"), method,
                      ["esco_common_gender"])
-    from builder.postprocess import normalise
+    from builder.strip import normalise
 
     base = normalise(sides[0])
     for alt in alternatives:
@@ -328,7 +330,7 @@ def _query_unit(occ: Occupation, judge: _Judge, alternatives: list[str], dropped
             found = judge.pair(sides[0], alt)
             if found[0] is not None:
                 m, f, method, flags = found
-                return _Unit(occ.short_id, occ.preferred, "queries", "gendered", m, f, ("masculine", "feminine"),
+                return _Unit(occ.short_id, occ.preferred, "queries", Verdict.GENDERED, m, f, ("masculine", "feminine"),
                              method, ["esco_alternative_labels", *flags])
     dropped.add("query:no_confirmed_partner", occ.preferred)
     return None
@@ -336,7 +338,7 @@ def _query_unit(occ: Occupation, judge: _Judge, alternatives: list[str], dropped
 
 def esco_units(esco: EscoFile, judge: _Judge, corpus_design: str) -> tuple[list[_Unit], list[tuple[str, str]], _Dropped]:
     """Units of every occupation, the (query source id, document source id) relevant pairs, the drops."""
-    from builder.postprocess import normalise
+    from builder.strip import normalise
 
     dropped = _Dropped()
     # The alternatives' drops count only where they would have been corpus documents.
@@ -350,7 +352,7 @@ def esco_units(esco: EscoFile, judge: _Judge, corpus_design: str) -> tuple[list[
         if query is not None:
             units.append(query)
         if corpus_design == "preferred":
-            doc = _Unit(f"{occ.short_id}#0", occ.preferred, "corpus", "neutral", normalise(occ.preferred),
+            doc = _Unit(f"{occ.short_id}#0", occ.preferred, "corpus", Verdict.NEUTRAL, normalise(occ.preferred),
                         normalise(occ.preferred), ("neutral", "neutral"), "esco:preferred-label", ["esco_preferred_label"])
             docs = [doc]
         else:
@@ -377,7 +379,7 @@ def processed_frame(units: list[_Unit]) -> pl.DataFrame:
         "source_text": [u.source_text for u in units],
         "in_queries": [u.role == "queries" for u in units],
         "in_corpus": [u.role == "corpus" for u in units],
-        "verdict": [u.verdict for u in units],
+        "verdict": [u.verdict.value for u in units],  # the word (a list of members would make a pl.Enum column)
         "status": ["machine"] * len(units),
         "flags": [u.flags for u in units],
         "annotators": [[] for _ in units],
@@ -426,8 +428,8 @@ def build_esco(folder: Path, lang, out: Path, version: str | None = None, corpus
             "sha256": esco.sha256,
             "occupations": len(esco.occupations),
             "preferred_dual_form": sum("/" in o.preferred for o in esco.occupations),
-            "query_pairs": sum(u.verdict == "gendered" for u in query_units),
-            "query_neutral": sum(u.verdict == "neutral" for u in query_units),
+            "query_pairs": sum(u.verdict == Verdict.GENDERED for u in query_units),
+            "query_neutral": sum(u.verdict == Verdict.NEUTRAL for u in query_units),
             "queries_without_relevant": len(query_units) - len(with_relevant),
             "corpus_design": corpus_design,
             "corpus_design_meaning": CORPUS_DESIGNS[corpus_design],

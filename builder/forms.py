@@ -32,7 +32,7 @@ import polars as pl
 import config
 from builder.errors import BuildError
 from builder.params import FormsParams as FormsSettings
-from builder.postprocess import PAIR_VERDICTS
+from builder.verdict import PAIR_VERDICTS
 from eval.testset import DOUBLET, EXTRA_FORMS, INCLUSIVE, ITEM_SCHEMA, NEOMORPHEME
 from languages import FORM_STYLES, DoubletRules, Language, NeomorphemeRules
 
@@ -179,7 +179,7 @@ def form_items(processed: pl.DataFrame, items: pl.DataFrame, role: str, lang: La
     flag_col = "in_queries" if role == "queries" else "in_corpus"
     pair_of = {s: p for p, sids in items.select("pair_id", "source_ids").iter_rows() for s in sids}
     merged: dict[tuple[str, str], dict] = {}
-    for row in processed.filter(pl.col(flag_col) & pl.col("verdict").is_in(PAIR_VERDICTS)).iter_rows(named=True):
+    for row in processed.filter(pl.col(flag_col) & pl.col("verdict").is_in([v.value for v in PAIR_VERDICTS])).iter_rows(named=True):
         m, f = row["title_masculine"], row["title_feminine"]
         if not m or not f or row["source_id"] not in pair_of:
             continue

@@ -57,6 +57,7 @@ from pathlib import Path
 
 from builder.inflection import Decision
 from builder.lexicon import BatchedWordLookups, LexiconError, LookupStore, hunspell_wordlist
+from builder.verdict import Verdict
 from languages import Language, resolve
 
 __all__ = ["GermanGenderLayer", "GermanLexicon", "NounForms", "Token", "load_lexicon", "INSTALL_LEXICON",
@@ -692,7 +693,7 @@ class GermanGenderLayer(BatchedWordLookups):
         """One decision for a German title (``masculine``: the base text, as written; it may be feminine)."""
         base = masculine or feminine
         if not base or not base.strip():
-            return Decision("failed", reason="no title")
+            return Decision(Verdict.FAILED, reason="no title")
         given_f = feminine if masculine else None
         text, written_f, flags, marked = self.normalise(base)
         if written_f and not given_f:
@@ -727,7 +728,7 @@ class GermanGenderLayer(BatchedWordLookups):
             if t.noun.kind == "person":
                 methods |= t.noun.method
         if hn.kind == "thing":
-            return Decision("not_a_person", method=_method(methods), flags=flags + ["not_a_person_noun"],
+            return Decision(Verdict.NOT_A_PERSON, method=_method(methods), flags=flags + ["not_a_person_noun"],
                             reason=f"the head {head.text!r} is not a person noun ({hn.note})")
         if hn.kind == "unknown":
             return Decision("unknown", method=_method(methods), flags=flags + ["unknown_word"],
@@ -738,17 +739,17 @@ class GermanGenderLayer(BatchedWordLookups):
             methods.add("rule")
         if hn.kind == "feminine_only":
             # declared_single_form: a documented rule (FEMININE_ONLY_SUFFIXES) says no masculine exists, so the
-            # builder keeps the single form (builder/postprocess.py earned); a lexicon's silence would not.
+            # builder keeps the single form (builder/routes.py earned); a lexicon's silence would not.
             declared = ["declared_single_form"] if hn.note.startswith("a woman's title") else []
-            return Decision("feminine_only", feminine=f_text, method=_method(methods),
+            return Decision(Verdict.FEMININE_ONLY, feminine=f_text, method=_method(methods),
                             flags=flags + ["no_masculine_form"] + declared,
                             reason=f"no masculine form of {head.text!r} exists ({hn.note})")
         if hn.kind == "masculine_only" and hn.gender == M:
-            return Decision("masculine_only", masculine=m_text, method=_method(methods),
+            return Decision(Verdict.MASCULINE_ONLY, masculine=m_text, method=_method(methods),
                             flags=flags + ["no_feminine_form"],
                             reason=f"no feminine form of {head.text!r} exists in the lexicon or the word list ({hn.note})")
         if hn.kind in ("common", "loan") and m_text == f_text:
-            return Decision("neutral", neutral=m_text, method=_method(methods),
+            return Decision(Verdict.NEUTRAL, neutral=m_text, method=_method(methods),
                             flags=flags + (["english_loan"] if hn.kind == "loan" else []),
                             reason=f"common-gender head {head.text!r} ({hn.note}); nothing agreeing changes")
         extra = ["feminine_base"] if hn.kind == "person" and hn.gender == F else []
@@ -762,14 +763,14 @@ class GermanGenderLayer(BatchedWordLookups):
         reason = f"head {head.text!r}: {hn.note}"
         if given_f and not written_f:
             if self._confirms(given_f, m_text, f_text, english):
-                return Decision("gendered", m_text, _lower(given_f), method=_method(methods), flags=flags + extra,
+                return Decision(Verdict.GENDERED, m_text, _lower(given_f), method=_method(methods), flags=flags + extra,
                                 reason=f"given feminine confirmed: {reason}")
-            return Decision("inflected", m_text, f_text, method=_method(methods),
+            return Decision(Verdict.INFLECTED, m_text, f_text, method=_method(methods),
                             flags=flags + extra + ["reinflected_feminine"],
                             reason=f"given feminine {given_f!r} is not the inflection of the masculine; {reason}")
         if written_f and _lower(written_f) != f_text and self._confirms(written_f, m_text, f_text, english):
             f_text = _lower(written_f)
-        return Decision("inflected", m_text, f_text, method=_method(methods), flags=flags + extra, reason=reason)
+        return Decision(Verdict.INFLECTED, m_text, f_text, method=_method(methods), flags=flags + extra, reason=reason)
 
     def _confirms(self, given_f: str, m_text: str, f_text: str, english: str) -> bool:
         """The given feminine is the feminine made here, or a title whose masculine is the same (Krankenschwester

@@ -15,7 +15,7 @@ masculine output (or, when it names a woman, the feminine one) is analysed as a 
   complement's noun cannot take agrees with a gendered person head (*planificatrice d'hypothèques certifiée*).
 - a word after the head that the lexicon, the word list and the loanwords all lack is flagged
   ``unknown_modifier`` (a pivot or English word a translator left: *opérateur de empilhadeira*); on the MT
-  route a neutral title holding one is not an item (``builder.postprocess.earned``);
+  route a neutral title holding one is not an item (``builder.routes.earned``);
 - on the MT route, a title whose first word is no noun or that holds a verb form where a noun belongs (the
   English word order kept: *clínic associar professor*, *director de xestionar*) is not an item (``garbled``);
 - a masculine or feminine title whose adjectives right after the head have the other gender is made to agree
@@ -52,6 +52,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from builder.lexicon import Lexicon, LexiconError, LookupStore, Reading, WordList
+from builder.verdict import Verdict
 from languages import Language, LexiconRules, resolve
 
 M, F, N, U = "masculine", "feminine", "neutral", "unknown"
@@ -64,7 +65,9 @@ OTHER = {"m": "f", "f": "m"}
 class Decision:
     """What one English source gives: the verdict, the texts of its items and how they were decided."""
 
-    verdict: str
+    # A Verdict (builder/verdict.py); builder/german.py's "unknown" (a title it cannot vouch for) is no verdict yet:
+    # the given route makes it Verdict.UNVERIFIED (builder/routes.py decide_given).
+    verdict: Verdict | str
     masculine: str | None = None
     feminine: str | None = None
     neutral: str | None = None
@@ -438,7 +441,7 @@ class GenderLayer:
 
     def garbled(self, title: str) -> list[str]:
         """Signs that a machine translation kept the English word order or took a verb for a noun (issue 21: such a
-        title is no item on the MT route, builder.postprocess.earned):
+        title is no item on the MT route, builder.routes.earned):
 
         - ``head_not_a_noun``: the first word, which names the person in these head-first languages, has no noun
           reading and is an adjective, a determiner or a preposition (*clínic associar professor*, *creativo
@@ -493,24 +496,24 @@ class GenderLayer:
 
     def _decide(self, masculine: str | None, feminine: str | None, english: str) -> Decision:
         if not masculine and not feminine:
-            return Decision("failed", reason="no usable output")
+            return Decision(Verdict.FAILED, reason="no usable output")
         first = self._read(masculine, feminine, english, side="m") if masculine else None
-        if first is not None and first.verdict in ("gendered", "reinflected", "neutral"):
+        if first is not None and first.verdict in (Verdict.GENDERED, Verdict.REINFLECTED, Verdict.NEUTRAL):
             return first
         if feminine and feminine != masculine:
             second = self._read(feminine, masculine, english, side="f")
-            if second is not None and second.verdict in ("gendered", "reinflected", "neutral"):
+            if second is not None and second.verdict in (Verdict.GENDERED, Verdict.REINFLECTED, Verdict.NEUTRAL):
                 second.flags.append("from_feminine_output")
                 return second
             first = first or second
-        return first or Decision("failed", reason="no output names a person")
+        return first or Decision(Verdict.FAILED, reason="no output names a person")
 
     def _read(self, output: str, other: str | None, english: str, side: str) -> Decision | None:
         """Decide from one output: side ``m`` for the masculine template's output, ``f`` for the feminine's."""
         g, how = self.head_gender(output)
         if g == "f":
             if self.is_thing(output):
-                return Decision("feminine_only", feminine=output, method=_method({how}),
+                return Decision(Verdict.FEMININE_ONLY, feminine=output, method=_method({how}),
                                 flags=(["masculine_is_feminine"] if side == "m" else []) + ["not_a_person_noun"],
                                 reason="the output names a thing (a feminine noun in its own right), not a person")
             return self._from_feminine(output, other if side == "m" else None, how, english,
@@ -572,18 +575,18 @@ class GenderLayer:
                       "unknown": "head unknown to lexicon and word list"}[head_g]
             if head_g != "mf" and "unknown_word" not in flags:
                 flags.append("unknown_word")
-            return Decision("neutral", neutral=m, method=method, flags=flags, reason=reason)
+            return Decision(Verdict.NEUTRAL, neutral=m, method=method, flags=flags, reason=reason)
         if exp_f is None:
             if f and self.consistent(m, f, "f"):
-                return Decision("gendered", m, f, method=method, flags=flags, reason="feminine confirmed word by word")
+                return Decision(Verdict.GENDERED, m, f, method=method, flags=flags, reason="feminine confirmed word by word")
             head = self.gendered_part(m.split(" ")[0], as_head=True)
             word = m.split(" ")[0].split("-")[head[0]]
             reason = "no_feminine_form" if self.readings(word) or self.wordlist.is_word(word) else "unknown_head"
-            return Decision("masculine_only", masculine=m, method=method, flags=flags + [reason],
+            return Decision(Verdict.MASCULINE_ONLY, masculine=m, method=method, flags=flags + [reason],
                             reason="the lexicon and the word list know no feminine of the head")
         if f == exp_f or (f and self.consistent(m, f, "f")):
-            return Decision("gendered", m, f, method=method, flags=flags, reason="feminine confirmed word by word")
-        return Decision("reinflected", m, exp_f, method=method, flags=flags + ["reinflected_feminine"],
+            return Decision(Verdict.GENDERED, m, f, method=method, flags=flags, reason="feminine confirmed word by word")
+        return Decision(Verdict.REINFLECTED, m, exp_f, method=method, flags=flags + ["reinflected_feminine"],
                         reason=f"translator's feminine {f!r} is not the masculine's inflection" if f else "no feminine output")
 
     def _from_feminine(self, fem: str, m_output: str | None, how: str, english: str,
@@ -595,12 +598,12 @@ class GenderLayer:
         exp_m, method, more = self.inflect_title(fem, "m")
         method = _method({how} | set(method.split("+")))
         if exp_m is None or exp_m == fem:
-            return Decision("feminine_only", feminine=fem, method=method, flags=flags + more + ["no_masculine_form"],
+            return Decision(Verdict.FEMININE_ONLY, feminine=fem, method=method, flags=flags + more + ["no_masculine_form"],
                             reason="the lexicon and the word list know no masculine of the head")
         if m_output and m_output != fem and self.consistent(fem, m_output, "m"):
-            return Decision("gendered", m_output, fem, method=method, flags=flags + more,
+            return Decision(Verdict.GENDERED, m_output, fem, method=method, flags=flags + more,
                             reason="masculine confirmed word by word")
-        return Decision("reinflected", exp_m, fem, method=method, flags=flags + more + ["reinflected_masculine"],
+        return Decision(Verdict.REINFLECTED, exp_m, fem, method=method, flags=flags + more + ["reinflected_masculine"],
                         reason="masculine made from the feminine output")
 
 

@@ -28,7 +28,7 @@ class LayerKind:
     module: str  # the module holding the layer class
     cls: str  # the layer class
     # The layer reads titles as written (German tells nouns from adjectives by their capital); else lowercased
-    # and with single spaces (builder.postprocess.normalise) first.
+    # and with single spaces (builder.strip.normalise) first.
     keeps_case: bool
 
     @property

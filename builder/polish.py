@@ -45,6 +45,7 @@ from pathlib import Path
 
 from builder.inflection import Decision
 from builder.lexicon import LexiconError, LookupStore, hunspell_wordlist
+from builder.verdict import Verdict
 from languages import Language, resolve
 
 __all__ = ["PolishGenderLayer", "feminine_candidates", "masculine_candidates", "INSTALL_LEXICON",
@@ -252,7 +253,7 @@ class PolishGenderLayer:
         """One decision for a Polish title (``masculine``: the base text, lower case; it may be feminine)."""
         base = masculine or feminine
         if not base or not base.strip():
-            return Decision("failed", reason="no title")
+            return Decision(Verdict.FAILED, reason="no title")
         words = base.split()
         # The phrase: the first words that can be nominative singular (a genitive complement, ds., a preposition end
         # it), after any leading words that cannot (English modifiers: web developer).
@@ -266,7 +267,7 @@ class PolishGenderLayer:
         if h is None:
             loans = [w for w in words if not self.readings(w) and self._loan(w)]
             if loans:
-                return Decision("neutral", neutral=base, method="wordlist", flags=["english_loan"],
+                return Decision(Verdict.NEUTRAL, neutral=base, method="wordlist", flags=["english_loan"],
                                 reason=f"English agent noun {loans[-1]!r} Polish ads keep as it is, for either sex")
             unknown = [w for w in words if not self.readings(w)]
             flag = "unknown_word" if unknown else "unknown_head"
@@ -275,13 +276,13 @@ class PolishGenderLayer:
             return Decision("unknown", method="lexicon", flags=[flag], reason=f"{why}; needs review")
         head = self.head(words[h])
         if head.kind == "thing":
-            return Decision("not_a_person", method="lexicon", flags=["not_a_person_noun"],
+            return Decision(Verdict.NOT_A_PERSON, method="lexicon", flags=["not_a_person_noun"],
                             reason=f"the head {words[h]!r} is not a person noun ({head.note})")
         if head.kind == "unknown":
             return Decision("unknown", method="lexicon", flags=["unknown_head"],
                             reason=f"the head {words[h]!r}: {head.note}; needs review")
         if head.kind == "common":
-            return Decision("neutral", neutral=base, method=_method(head.method),
+            return Decision(Verdict.NEUTRAL, neutral=base, method=_method(head.method),
                             reason=f"common-gender head {words[h]!r} ({head.note})")
         # The agreeing words: adjectives and participles of the phrase before the head, and right after it.
         source = "m1" if head.gender == "m" else "f"
@@ -301,7 +302,7 @@ class PolishGenderLayer:
                     flags.append("adjective_unchecked")
                 continue
             (m_words if target == "m1" else f_words)[i] = other[0][0]
-        return Decision("inflected", " ".join(m_words), " ".join(f_words), method=_method(head.method), flags=flags,
+        return Decision(Verdict.INFLECTED, " ".join(m_words), " ".join(f_words), method=_method(head.method), flags=flags,
                         reason=f"head {words[h]!r}: {head.note}")
 
 

@@ -1,11 +1,14 @@
 """From raw translations to the gendered test set.
 
-Per English source id:
-1. strip the template with the language's pattern from params.yaml (named groups ``title`` and,
-   optionally, ``article``), lowercase, trim punctuation and spaces;
-2. flag what cannot be used: ``template_not_stripped``, ``empty``, ``echo`` (the English came back);
-3. check the grammatical gender of each output (builder.gender) and decide a verdict (VERDICTS);
-4. apply the person's corrections (``corrections/<lang>.jsonl``) where there are any.
+Per English source id, ``process_translations`` runs four steps, each its own function or module:
+1. strip (builder/strip.py): the template removed with the language's pattern from its pack (named groups
+   ``title`` and, optionally, ``article``), lowercased, punctuation and spaces trimmed; what cannot be used is
+   flagged (``template_not_stripped``, ``empty``, ``echo``: the English came back);
+2. corrections: a person's correction (``corrections/<lang>.jsonl``) where there is one picks the ``Corrected``
+   strategy: their text replaces what they were shown, their gender marking decides;
+3. decide (builder/routes.py): the route's strategy gives the verdict (builder/verdict.py), the forms and their
+   checks: the MT pair, the given translation, or no translation;
+4. item: one row of ``translations.parquet`` (``translation_row``), then ``forms_of`` names the items it gives.
 
 Then items are deduplicated per gender by text (the union of source ids is kept), pair ids are the
 connected components of the graph linking items through shared source ids, and the qrels are derived
@@ -21,374 +24,93 @@ one source and feminine for another; that item keeps ``check_ok`` false and the 
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections import defaultdict
 from pathlib import Path
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import polars as pl
 
 from builder.corrections import Corrections
 from builder.errors import BuildError
-from builder.gender import F, M, N, U, check_many
-from builder.inflection import Decision, GenderLayer
+from builder.gender import F, M, N, U
+from builder.routes import Corrected, Outcome, Route, Source, make_routes
+from builder.verdict import PAIR_VERDICTS, Verdict
 from eval.testset import ITEM_SCHEMA
-from languages import Language, compile_strip, resolve
+from languages import Language, resolve
 
-# What happened to one English source; which items it gives.
-VERDICTS = {
-    "gendered": "masculine and feminine forms differ and the check does not contradict them: two items",
-    "neutral": "identical forms that the check finds common-gender (or a person marked neutral): one neutral item",
-    "uninflected_feminine": "identical forms and the check says masculine: the translator failed to inflect; "
-    "the masculine item is kept, the broken feminine form is dropped (needs review)",
-    "masculine_is_feminine": "identical forms and the check says feminine (the masculine template gave a feminine "
-    "noun): the feminine item is kept, the masculine form is dropped (needs review)",
-    "unverified_identical": "identical forms the check cannot classify: kept as a masculine item only, not neutral (needs review)",
-    "wrong_gender_form": "forms differ but one is checked as the other gender: that form is dropped (needs review)",
-    "one_form_failed": "one output failed (not stripped, empty or echoed): only the other form is kept (needs review)",
-    "failed": "both outputs failed: the source gives no item (needs review)",
-    "dropped_by_annotator": "a person flagged the source not_a_job_title/untranslatable without a correction: dropped",
-    "masculine_only": "the occupation is named in the masculine only: a person marked it so, or the lexicon and the "
-    "word list know no feminine of its head (flag no_feminine_form / unknown_head): the masculine item alone",
-    "feminine_only": "the occupation is named in the feminine only (a person marked it so, or no masculine of the "
-    "head exists, flag no_masculine_form): the feminine item alone",
-    "reinflected": "the lexicon made one form from the other because the translator's form was not its inflection "
-    "(flag reinflected_feminine / reinflected_masculine; the translator's forms stay in mt_masculine/mt_feminine): two items",
-    "inflected": "reference route: the given title is one form (flag masculine_base / feminine_base / inclusive_base) "
-    "and the gender layer made the other: two items",
-    "unverified": "the gender layer cannot vouch for the title (a word the lexicon and the word list do not know, "
-    "English left untranslated, a single form nobody confirmed, or on the MT route a title that kept the English "
-    "word order or a verb form: flags head_not_a_noun, verb_form): never neutral, never a single-form item; no "
-    "item until a person decides it in Argilla (needs review)",
-    "not_a_person": "the title names a thing, not a person (flag not_a_person_noun): no item (needs review)",
-    "unaligned": "reference route: no confident alignment to the given translation and no MT route for the "
-    "language: no item (counted in stats.json alignment)",
-}
-NEEDS_REVIEW = {"uninflected_feminine", "masculine_is_feminine", "unverified_identical", "wrong_gender_form", "one_form_failed",
-                "failed", "unverified", "not_a_person", "unaligned"}
-PAIR_VERDICTS = ("gendered", "reinflected", "inflected")  # two items: a masculine and a feminine
-# Flags of the lexicon gender layer that leave a decision unconfirmed (check_gender unknown, check_ok false).
+# Flags of a gender layer that put a source on the review list, whatever its verdict (stats.json needs_review).
 REVIEW_FLAGS = {"unknown_word", "unknown_modifier", "untranslated", "unknown_head", "not_a_person_noun", "no_feminine_form", "no_masculine_form"}
-UNCHECKED_FLAGS = {"unknown_word", "untranslated", "unknown_head", "not_a_person_noun"}
-# A machine translation that kept the English word order or took a verb for a noun (GenderLayer.garbled): on the MT
-# route no item (clínic associar professor, anual dando director), whatever its verdict.
-GARBLED_FLAGS = {"head_not_a_noun", "verb_form"}
 SELF_MATCH_POLICIES = {
     "keep_derived": "qrels kept exactly as derived from the English qrels (which never mark a query's own id); "
     "eval drops, at ranking time, documents sharing a source id with the query",
     "drop_identical_text": "additionally remove derived qrels whose document text equals the query text",
 }
-
-_KEEP_AT_EDGE = "+#&%$"  # symbols that belong to titles (c++, c#, r&d)
-
-
-def _is_edge(ch: str) -> bool:
-    """Punctuation, separators and symbols trimmed at a title's ends (checked per character: building the whole
-    set of such code points took 0.3 s at every import). A letter or digit (categories L and N) never is, and
-    most characters asked are: they skip the category lookup."""
-    return not ch.isalnum() and ch not in _KEEP_AT_EDGE and (
-        ch in " \t" or unicodedata.category(ch).startswith(("P", "Z", "S")))
-
-
-_CLOSING = {")": "(", "]": "["}
-
-
-def strip_edges(text: str) -> str:
-    """Trim punctuation and spaces at both ends, but a closing bracket whose opening is in the title stays
-    (*accompagnateur (musique)*)."""
-    start, end = 0, len(text)
-    while start < end and _is_edge(text[start]):
-        start += 1
-    while end > start and _is_edge(text[end - 1]):
-        if text[end - 1] in _CLOSING and _CLOSING[text[end - 1]] in text[start:end - 1]:
-            break
-        end -= 1
-    return text[start:end]
 _SPACES = re.compile(r"\s+")
-
-
-def _one_space(text: str) -> str:
-    """Runs of white space made one space, none at the ends: ``_SPACES.sub(" ", text).strip()`` at a fifth of
-    the cost (str.split and \\s know the same white space; a test checks every code point)."""
-    return " ".join(text.split())
-
-
-# Invisible format characters a copied title may carry (pt *supervisor \u200b\u200bde design gráfico*): the soft
-# hyphen, zero-width spaces and joiners, direction marks and embeddings, the word joiner, the byte-order mark.
-_INVISIBLE = re.compile("[\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]")
-
-
-def normalise(text: str | None) -> str:
-    """Lowercase, drop invisible format characters, collapse spaces, trim punctuation and spaces at both ends."""
-    if text is None:
-        return ""
-    text = _one_space(_INVISIBLE.sub("", unicodedata.normalize("NFC", text))).lower()
-    return strip_edges(text)
-
-
-@dataclass
-class Stripped:
-    title: str | None
-    article: str | None
-    flags: list[str] = field(default_factory=list)
-
-
-def strip_template(output: str, english_title: str, pattern: re.Pattern) -> Stripped:
-    """Remove the template (pronoun, copula, optional article) from one output; flag what fails."""
-    clean = strip_edges(_one_space(unicodedata.normalize("NFC", output or "")))
-    if not clean:
-        return Stripped(None, None, ["empty"])
-    m = pattern.fullmatch(clean)
-    if not m:
-        probe = pattern.fullmatch(clean + " x")
-        if probe and probe.group("title") == "x":  # nothing but the template came back
-            return Stripped(None, None, ["empty"])
-        flags = ["template_not_stripped"]
-        if normalise(clean).endswith(normalise(english_title)):
-            flags.append("echo")
-        return Stripped(None, None, flags)
-    title = normalise(m.group("title"))
-    article = (m.groupdict().get("article") or "").strip() or None
-    if not title:
-        return Stripped(None, article, ["empty"])
-    if title == normalise(english_title):
-        # Kept: a loanword in use (chef, designer) is a title; the gender layer tells it from an untranslated one.
-        return Stripped(title, article, ["echo"])
-    return Stripped(title, article)
-
-
-def compile_pattern(pattern: str, code: str) -> re.Pattern:
-    try:
-        return compile_strip(pattern)  # languages.compile_strip: the one check of a strip pattern
-    except ValueError as exc:
-        raise BuildError(f"params.yaml: build.strip.{code} {exc}") from None
-
-
-def _different_words(lang: Language, layer: GenderLayer | None, m: str | None, f: str | None) -> bool:
-    """A pair whose feminine is not the masculine's inflection (pt advogado / procuradora). With a lexicon:
-    word by word through the gender layer; without one: heads sharing fewer than 3 leading letters."""
-    if not m or not f:
-        return False
-    if layer is not None:
-        return not layer.consistent(m, f, "f")
-    from builder.gender import head_word
-
-    hm, hf = head_word(lang, m) or "", head_word(lang, f) or ""
-    return len(hm) >= 3 and len(hf) >= 3 and hm[:3] != hf[:3]
-
-
-def decide(m_title, f_title, m_check, f_check, m_failed, f_failed) -> str:
-    if m_failed and f_failed:
-        return "failed"
-    if m_failed or f_failed:
-        return "one_form_failed"
-    if m_title == f_title:
-        # The shared text's own markers decide (the two checks of one text differ only through the article:
-        # pt "um caixa" / "uma caixa" is a common-gender noun); a feminine output read masculine is never neutral.
-        if m_check == N and f_check == M:
-            return "uninflected_feminine"
-        return {N: "neutral", M: "uninflected_feminine", F: "masculine_is_feminine"}.get(m_check, "unverified_identical")
-    if m_check == F or f_check == M:
-        return "wrong_gender_form"
-    return "gendered"
-
-
-def earned(d: Decision, given: bool = False) -> Decision:
-    """Neutral and single-form items must be earned (issue 21): a title the layer cannot vouch for is never
-    neutral nor a single form (``unverified``: a review item, no item in the set), and a thing is not a title.
-    given: the title is a given translation, whose words after the head are the translators' choice (loans a
-    job ad uses: consulente wireless, gerente de compliance): an unknown one is flagged, not disqualifying. On
-    the MT route such a word is the engine's (a pivot word: capo di policía; English left in)."""
-    unsure = any(x in UNCHECKED_FLAGS for x in d.flags) or (not given and "unknown_modifier" in d.flags)
-    if d.verdict == "feminine_only" and "not_a_person_noun" in d.flags:
-        return replace(d, verdict="not_a_person", masculine=None, feminine=None)
-    if not given and GARBLED_FLAGS & set(d.flags) and d.verdict not in ("failed", "unverified"):
-        masculine, feminine = decision_titles(d)
-        return replace(d, verdict="unverified", masculine=masculine, feminine=None if d.verdict == "neutral" else feminine,
-                       neutral=None, reason=f"{d.reason}; the translation keeps the English word order or a verb form "
-                       "(head_not_a_noun, verb_form): a review item")
-    if d.verdict == "neutral" and unsure:
-        return replace(d, verdict="unverified", masculine=d.neutral, feminine=None, neutral=None,
-                       reason=f"{d.reason}: not neutral without a lexicon's or word list's word")
-    if d.verdict in ("reinflected", "inflected") and "unknown_word" in d.flags:
-        # the layer made the other form around a head it does not know (vp dello sviluppo -> vp della sviluppa)
-        from_feminine = {"reinflected_masculine", "feminine_base"} & set(d.flags)
-        return replace(d, verdict="unverified", **({"masculine": None} if from_feminine else {"feminine": None}),
-                       reason="the head is a word neither the lexicon nor the word list knows: no other form made")
-    if d.verdict in ("masculine_only", "feminine_only") and "declared_single_form" not in d.flags:
-        # The lexicon and the word list not knowing the other form is no proof that none exists (juez/jueza,
-        # segundo/segunda, plomero/plomera), nor that the title names a person (apoyo técnico): a review item. A
-        # single form is kept when a person marks it so, or the pack declares the noun (flag declared_single_form).
-        return replace(d, verdict="unverified",
-                       reason=f"{d.reason}; a single form needs a person's confirmation (or the pack's declaration)")
-    return d
-
-
-def decision_titles(d: Decision) -> tuple[str | None, str | None]:
-    return (d.neutral, d.neutral) if d.verdict == "neutral" else (d.masculine, d.feminine)
-
-
-def decision_checks(d: Decision) -> tuple[str, str]:
-    """check_masculine, check_feminine of a gender layer's decision: unknown where it could not confirm the title."""
-    if any(x in UNCHECKED_FLAGS for x in d.flags):
-        return U, U
-    if d.verdict == "neutral":
-        return N, N
-    m_title, f_title = decision_titles(d)
-    return (M if m_title else U), (F if f_title else U)
 
 
 def process_translations(raw: pl.DataFrame, lang: Language | str, pattern: str, corrections: Corrections | None = None,
                          lexicon_cache: Path | None = None) -> pl.DataFrame:
-    """One row per English id: stripped titles, checks, verdict (the builder's translations.parquet).
-
-    Each row is decided by its route's strategy (column ``route``; a raw file without it is all MT): the MT
-    route's pair of template outputs here, the given translation's single base title in builder/reference.py.
-    lang: the declaration (a code is resolved here, once)."""
+    """One row per English id: stripped titles, checks, verdict (the builder's translations.parquet): strip →
+    corrections → decide → item, the strategy of each row's route deciding (column ``route``; a raw file without
+    it is all MT). lang: the declaration (a code is resolved here, once)."""
     lang = resolve(lang)
     corrections = corrections or Corrections()
-    if "route" not in raw.columns:
-        return _process_mt(raw, lang, pattern, corrections, lexicon_cache)
-    from builder.reference import process_reference
-
-    order = raw.select("source_id").with_row_index("_order")
-    parts = []
-    mt = raw.filter(pl.col("route") == "mt")
-    if mt.height:
-        parts.append(_process_mt(mt, lang, pattern, corrections, lexicon_cache))
-    given = raw.filter(pl.col("route") != "mt")
-    if given.height:
-        parts.append(process_reference(given, lang, corrections, lexicon_cache))
-    out = pl.concat(parts, how="diagonal_relaxed")
-    return order.join(out, on="source_id", how="left").sort("_order").drop("_order")
+    route_of = raw["route"].to_list() if "route" in raw.columns else ["mt"] * raw.height
+    routes = make_routes(list(dict.fromkeys(route_of)), lang, pattern, lexicon_cache)  # in order of first use
+    sources = [strip_source(routes[name], row, corrections) for row, name in zip(raw.to_dicts(), route_of)]
+    for name, route in routes.items():
+        route.prepare([s for s, n in zip(sources, route_of) if n == name])
+    corrected = {name: Corrected(route) for name, route in routes.items()}
+    rows = [translation_row(s, decide_source(routes[name], corrected[name], s)) for s, name in zip(sources, route_of)]
+    # The raw columns as they are, the new ones column by column (a frame made from one dict per row took twice
+    # as long), each of its declared type whatever its values (an all-empty list column is List(String) too).
+    return raw.hstack(pl.DataFrame({name: [row[name] for row in rows] for name in ROW_SCHEMA}, schema=ROW_SCHEMA))
 
 
-def _process_mt(raw: pl.DataFrame, lang: Language, pattern: str, corrections: Corrections,
-                lexicon_cache: Path | None = None) -> pl.DataFrame:
-    """The MT route: the two template outputs of each English title.
-
-    Languages whose pack declares a ``lexicon`` are decided by the lexicon-grounded gender layer; the others
-    by the ending rules of builder.gender, and check_method says which."""
-    rx = compile_pattern(pattern, lang.code)
-    rows = raw.to_dicts()
-    stripped = {}
-    for r in rows:
-        stripped[r["source_id"]] = (
-            strip_template(r["output_masculine"], r["source_text"], rx),
-            strip_template(r["output_feminine"], r["source_text"], rx),
-        )
-    layer = GenderLayer(lang, lexicon_cache) if lang.lexicon else None
-    if layer is None:
-        # Without a lexicon an echoed English title cannot be told from a loanword: it fails, as it always did.
-        for sm, sf in stripped.values():
-            for s in (sm, sf):
-                if "echo" in s.flags:
-                    s.title = None
-    # Corrected text replaces the machine text before the check; the person's marking decides the verdict.
-    titles: dict[str, list[str | None]] = {}
-    for sid, (sm, sf) in stripped.items():
-        c = corrections.translations.get(sid)
-        titles[sid] = [
-            normalise(c.masculine) if c and c.masculine else sm.title,
-            normalise(c.feminine) if c and c.feminine else sf.title,
-        ]
-    if layer is not None:
-        layer.prepare([t for pair in titles.values() for t in pair if t]
-                      + [s.title for pair in stripped.values() for s in pair if s.title])
-        checks = [(U, "none")] * (2 * len(rows))
-        # A person corrects what the annotation tool suggested: the layer's decision on the machine text, not
-        # the raw machine text (pt Baker: the suggestion is padeira, made from padeiro, not the translator's padaria).
-        for sid, (sm, sf) in stripped.items():
-            c = corrections.translations.get(sid)
-            if c is None:
-                continue
-            r = next(x for x in rows if x["source_id"] == sid)
-            d = layer.decide(sm.title, sf.title, r["source_text"])
-            base = (d.neutral, d.neutral) if d.verdict == "neutral" else (d.masculine, d.feminine)
-            titles[sid] = [normalise(c.masculine) if c.masculine else base[0],
-                           normalise(c.feminine) if c.feminine else base[1]]
-    else:
-        batch = []
-        for sid, (sm, sf) in stripped.items():
-            batch += [(titles[sid][0], sm.article), (titles[sid][1], sf.article)]
-        checks = check_many(lang, batch)
-    out = []
-    methods: dict[str, str] = {}  # layer_method of each decision's method: a few values, asked once per source
-    for i, r in enumerate(rows):
-        sid = r["source_id"]
-        sm, sf = stripped[sid]
-        (mc, mmethod), (fc, fmethod) = checks[2 * i], checks[2 * i + 1]
-        m_title, f_title = titles[sid]
-        c = corrections.translations.get(sid)
-        flags = [f"masculine:{x}" for x in sm.flags] + [f"feminine:{x}" for x in sf.flags]
-        status, reason = "machine", ""
-        if c is None and layer is not None:
-            d = layer.decide(m_title, f_title, r["source_text"])
-            d.flags += [x for x in layer.garbled(d.neutral or d.masculine or d.feminine or "") if x not in d.flags]
-            d = earned(d)
-            verdict, reason = d.verdict, d.reason
-            flags += [x for x in d.flags if x not in flags]
-            method = methods.get(d.method) or methods.setdefault(d.method, layer_method(layer, d.method))
-            m_title, f_title = decision_titles(d)
-            mc, fc = decision_checks(d)
-            mmethod = fmethod = method
-        elif c is None:
-            verdict = decide(m_title, f_title, mc, fc, m_title is None, f_title is None)
-        else:
-            status = "corrected"
-            verdict, m_title, f_title = corrected_verdict(c, m_title, f_title, mc, fc)
-            if c.flag:
-                flags.append(c.flag)
-        if verdict == "uninflected_feminine":
-            flags.append("uninflected_feminine")
-        elif verdict == "masculine_is_feminine":
-            flags.append("masculine_is_feminine")
-        if verdict in PAIR_VERDICTS and _different_words(lang, layer, m_title, f_title):
-            flags.append("different_words")
-        out.append({
-            "mt_masculine": sm.title,
-            "mt_feminine": sf.title,
-            "title_masculine": m_title,
-            "title_feminine": f_title,
-            "article_masculine": sm.article,
-            "article_feminine": sf.article,
-            "check_masculine": mc,
-            "check_feminine": fc,
-            "check_method_masculine": mmethod,
-            "check_method_feminine": fmethod,
-            "check_method": mmethod if mmethod == fmethod else f"{mmethod}|{fmethod}",
-            "verdict": verdict,
-            "reason": reason,
-            "flags": flags,
-            "status": status,
-            "annotators": list(c.annotators) if c else [],
-        })
-    # The raw columns as they are, the new ones column by column: a frame made from one dict per row took
-    # twice as long (polars infers each new column's type from all its values either way).
-    return raw.hstack(pl.DataFrame({name: [row[name] for row in out] for name in (out[0] if out else {})}))
+def strip_source(route: Route, row: dict, corrections: Corrections) -> Source:
+    """The strip step, with the person's correction of the source attached."""
+    masculine, feminine = route.strip(row)
+    return Source(row, masculine, feminine, corrections.translations.get(row["source_id"]))
 
 
-def corrected_verdict(c, m_title: str | None, f_title: str | None, mc: str, fc: str) -> tuple[str, str | None, str | None]:
-    """The verdict a person's correction gives (their gender marking decides), with the titles it keeps."""
-    has_text = bool(c.masculine or c.feminine)
-    if c.flag in ("not_a_job_title", "untranslatable") and not has_text:
-        return "dropped_by_annotator", m_title, f_title
-    if c.gender_marking == "neutral":
-        m_title = f_title = m_title or f_title
-        return ("neutral" if m_title else "failed"), m_title, f_title
-    if c.gender_marking in ("masculine_only", "feminine_only"):
-        kept = m_title if c.gender_marking == "masculine_only" else f_title
-        return (c.gender_marking if kept else "failed"), m_title, f_title
-    if m_title and f_title and m_title != f_title:
-        return "gendered", m_title, f_title
-    return decide(m_title, f_title, mc, fc, m_title is None, f_title is None), m_title, f_title
+def decide_source(route: Route, corrected: Corrected, source: Source) -> Outcome:
+    """The decide step: the person's correction where there is one, else the route's own decision; then the flags
+    the route adds to a verdict whoever gave it."""
+    outcome = (corrected if source.correction is not None else route).decide(source)
+    outcome.flags += route.review_flags(outcome)
+    return outcome
 
 
-def layer_method(layer, parts: str) -> str:
-    """check_method of a gender layer's decision: which resources decided (``lexicon:apertium-es-pt+hunspell:pt_BR``;
-    German: ``german-nouns:1.2.5+hunspell:de_DE``)."""
-    names = {**layer.method_names, "rule": f"rule:{layer.lang.code}-endings"}
-    return "+".join(names[p] for p in parts.split("+") if p in names) or "none"
+# The columns process_translations adds to the raw ones.
+ROW_SCHEMA = {"mt_masculine": pl.String, "mt_feminine": pl.String, "title_masculine": pl.String,
+              "title_feminine": pl.String, "article_masculine": pl.String, "article_feminine": pl.String,
+              "check_masculine": pl.String, "check_feminine": pl.String, "check_method_masculine": pl.String,
+              "check_method_feminine": pl.String, "check_method": pl.String, "verdict": pl.String, "reason": pl.String,
+              "flags": pl.List(pl.String), "status": pl.String, "annotators": pl.List(pl.String)}
+
+
+def translation_row(source: Source, outcome: Outcome) -> dict:
+    """The item step: one row of translations.parquet (the columns of ``ROW_SCHEMA``)."""
+    c = source.correction
+    m_method, f_method = outcome.method_masculine, outcome.method_feminine
+    return {
+        "mt_masculine": source.masculine.title,
+        "mt_feminine": source.feminine.title,
+        "title_masculine": outcome.masculine,
+        "title_feminine": outcome.feminine,
+        "article_masculine": source.masculine.article,
+        "article_feminine": source.feminine.article,
+        "check_masculine": outcome.check_masculine,
+        "check_feminine": outcome.check_feminine,
+        "check_method_masculine": m_method,
+        "check_method_feminine": f_method,
+        "check_method": m_method if m_method == f_method else f"{m_method}|{f_method}",
+        "verdict": outcome.verdict.value,
+        "reason": outcome.reason,
+        "flags": outcome.flags,
+        "status": "machine" if c is None else "corrected",
+        "annotators": list(c.annotators) if c else [],
+    }
 
 
 TRANSLATIONS_COLUMNS = [
@@ -400,30 +122,31 @@ TRANSLATIONS_COLUMNS = [
 
 
 def forms_of(row: dict) -> list[tuple[str, str, str, str]]:
-    """(gender, text, check_gender, check_method) of the items one processed source gives."""
+    """(gender, text, check_gender, check_method) of the items one processed source gives (its verdict's
+    meaning: builder/verdict.py); the failed, dropped, unaligned and not-a-person sources give none."""
     v = row["verdict"]
     m = (M, row["title_masculine"], row["check_masculine"], row["check_method_masculine"])
     f = (F, row["title_feminine"], row["check_feminine"], row["check_method_feminine"])
     if v in PAIR_VERDICTS:
         return [m, f]
-    if v == "neutral":
+    if v == Verdict.NEUTRAL:
         if row["status"] == "corrected":
             return [(N, row["title_masculine"], row["check_masculine"], "human")]
         return [(N, row["title_masculine"], row["check_masculine"], row["check_method_masculine"])]
-    if v in ("uninflected_feminine", "unverified_identical"):
+    if v in (Verdict.UNINFLECTED_FEMININE, Verdict.UNVERIFIED_IDENTICAL):
         return [m]
-    if v == "unverified":  # a review item: in Argilla, not in the set, until a person decides it
+    if v == Verdict.UNVERIFIED:  # a review item: in Argilla, not in the set, until a person decides it
         return []
-    if v == "masculine_is_feminine":
+    if v == Verdict.MASCULINE_IS_FEMININE:
         return [f]
     human = row["status"] == "corrected"
-    if v == "masculine_only":
+    if v == Verdict.MASCULINE_ONLY:
         return [(M, row["title_masculine"], M, "human")] if human else [m]
-    if v == "feminine_only":
+    if v == Verdict.FEMININE_ONLY:
         return [(F, row["title_feminine"], F, "human")] if human else [f]
-    if v == "wrong_gender_form":
+    if v == Verdict.WRONG_GENDER_FORM:
         return [x for x in (m, f) if x[2] != (F if x[0] == M else M)]
-    if v == "one_form_failed":
+    if v == Verdict.ONE_FORM_FAILED:
         kept = m if row["title_masculine"] else f
         return [kept] if kept[2] != (F if kept[0] == M else M) else []
     return []

@@ -10,7 +10,8 @@ where the language has one, and is counted; without one it gives no item (``unal
 What this module adds to the build: ``load_reference`` (the translated folder, read and refused like the English
 one), ``align_reference`` (the alignment, with the multilingual encoder's vectors kept in the embedding cache),
 and ``reference_raw`` (the translate stage's ``raw_translations.parquet`` for this route: one row per English id,
-``route`` = ``reference`` | ``mt`` | ``none``). ``builder.postprocess`` decides each row by its route.
+``route`` = ``reference`` | ``mt`` | ``none``). ``builder.postprocess`` decides each row by its route's strategy
+(``builder.routes``: ``GivenTranslation`` reads the given title, ``NoTranslation`` gives ``unaligned``).
 
 Where the folder is read: ``<english>/reference/<lang>`` (the copy ``python -m builder source`` makes), else the
 English folder's sibling ``<english>/../<lang>`` (the dataset's layout: ``../shared/...``,
@@ -21,9 +22,8 @@ folder is the user cache.
 from __future__ import annotations
 
 import hashlib
-import re
 import sys
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -31,7 +31,6 @@ import polars as pl
 
 from builder.align import Alignment, Relevance, align
 from builder.errors import SourceError, scrub
-from builder.layers import keeps_case as layer_keeps_case, make_layer
 from builder.source import FILES, MAX_DOWNLOAD_BYTES, REGISTRY, EnglishSource, _read_qrels, _read_titles, user_cache_dir
 from builder.translate import RAW_SCHEMA
 from config.files import write_folder_atomically
@@ -161,7 +160,7 @@ def align_reference(source: EnglishSource, reference: ReferenceSet, cache_dir: P
 def mt_drafts(mt_raw: pl.DataFrame, pattern: str, code: str) -> dict[str, str]:
     """English id -> the MT route's masculine title (the template stripped), for the alignment's draft signal; an
     output whose template could not be stripped, or the English echoed back, is no draft."""
-    from builder.postprocess import compile_pattern, strip_template
+    from builder.strip import compile_pattern, strip_template
 
     rx = compile_pattern(pattern, code)
     drafts = {}
@@ -239,93 +238,3 @@ def reference_raw(source: EnglishSource, reference: ReferenceSet, alignment: Ali
         rows.append(row)
     return pl.DataFrame(rows, schema=RAW_SCHEMA | ROUTE_SCHEMA)
 
-
-# Inclusive spellings of the given titles (fr *Caissier·ère*, *Consultant·e*; de *Avioniker/in*, *Ingenieur:in*,
-# *Ingenieur\*in*, *IngenieurIn*, *Ingenieur(in)*): the marker is removed and the title read as its masculine;
-# the gender layer makes the feminine (flag inclusive_base).
-_INCLUSIVE = re.compile(r"(?<=[^\W\d_])(?:[·•](?:[^\W\d_]+)(?:[·•]s)?|\((?:e|in|a)\)|[/:*](?:-?in(?:nen)?|e|a)(?![^\W\d_])"
-                        r"|In(?![^\W\d_]))")
-
-
-def split_inclusive(title: str) -> tuple[str, bool]:
-    """(the title with inclusive markers removed, whether there were any)."""
-    plain = _INCLUSIVE.sub("", title)
-    return plain, plain != title
-
-
-def decide_given(layer, title: str, english: str, keeps_case: bool):
-    """The decision for one given title: read as the masculine base unless the layer finds it feminine; the
-    verdicts of the MT route's pair logic renamed for a single base (``inflected``: the other form made)."""
-    from builder.inflection import Decision
-    from builder.postprocess import earned, normalise
-
-    plain, inclusive = split_inclusive(title)
-    d: Decision = layer.decide(plain if keeps_case else normalise(plain), None, english)
-    flags = [f for f in d.flags if f not in ("masculine_is_feminine", "reinflected_feminine", "reinflected_masculine",
-                                             "feminine_output_read", "from_feminine_output")]
-    if inclusive:
-        flags.append("inclusive_base")
-    if d.verdict == "unknown":  # builder/german.py's word for a title it cannot vouch for
-        d = replace(d, verdict="unverified", masculine=d.masculine or normalise(plain), feminine=None, neutral=None)
-    if d.verdict == "reinflected":
-        base = "feminine_base" if "reinflected_masculine" in d.flags else "masculine_base"
-        d = replace(d, verdict="inflected", flags=flags + [base],
-                    reason="the given title is feminine; the masculine made by the gender layer" if base == "feminine_base"
-                    else "the given title is masculine; the feminine made by the gender layer")
-    else:
-        d = replace(d, flags=flags)
-    d = earned(d, given=True)
-    if keeps_case:  # the texts of the set are lowercase, as the MT route's (the paper's step 3)
-        d = replace(d, **{k: normalise(getattr(d, k)) if getattr(d, k) else getattr(d, k)
-                          for k in ("masculine", "feminine", "neutral")})
-    return d
-
-
-def process_reference(raw: pl.DataFrame, lang, corrections, lexicon_cache: Path | None) -> pl.DataFrame:
-    """The reference strategy: one decision per given title (route ``reference``), no item for route ``none``;
-    a person's correction overrides the decision as on the MT route. The output has the MT route's columns."""
-    from builder.gender import U
-    from builder.postprocess import corrected_verdict, decision_checks, decision_titles, layer_method, normalise
-
-    rows = raw.to_dicts()
-    given = [r for r in rows if r["route"] == ROUTE]
-    layer = make_layer(lang, lexicon_cache) if given else None
-    keeps_case = layer_keeps_case(lang)  # German tells nouns from adjectives by their capital
-    if layer is not None:
-        layer.prepare([r["output_masculine"] if keeps_case else normalise(r["output_masculine"]) for r in given])
-    out = []
-    for r in rows:
-        sid = r["source_id"]
-        c = corrections.translations.get(sid)
-        given_title = normalise(r["output_masculine"]) if r["output_masculine"] else None
-        if r["route"] != ROUTE:
-            verdict, m_title, f_title, flags, reason, method = "unaligned", None, None, ["unaligned"], \
-                "no confident alignment and no MT route", "none"
-            mc = fc = U
-        else:
-            d = decide_given(layer, r["output_masculine"], r["source_text"], keeps_case)
-            verdict, reason, flags = d.verdict, d.reason, list(d.flags)
-            method = layer_method(layer, d.method)
-            m_title, f_title = decision_titles(d)
-            mc, fc = decision_checks(d)
-        status = "machine"
-        if c is not None:
-            status = "corrected"
-            m_title = normalise(c.masculine) if c.masculine else m_title
-            f_title = normalise(c.feminine) if c.feminine else f_title
-            verdict, m_title, f_title = corrected_verdict(c, m_title, f_title, mc, fc)
-            if c.flag:
-                flags.append(c.flag)
-        out.append({
-            "mt_masculine": given_title, "mt_feminine": None, "title_masculine": m_title, "title_feminine": f_title,
-            "article_masculine": None, "article_feminine": None, "check_masculine": mc, "check_feminine": fc,
-            "check_method_masculine": method, "check_method_feminine": method, "check_method": method,
-            "verdict": verdict,
-            "reason": reason, "flags": flags, "status": status, "annotators": list(c.annotators) if c else [],
-        })
-    schema = {"mt_masculine": pl.String, "mt_feminine": pl.String, "title_masculine": pl.String,
-              "title_feminine": pl.String, "article_masculine": pl.String, "article_feminine": pl.String,
-              "check_masculine": pl.String, "check_feminine": pl.String, "check_method_masculine": pl.String,
-              "check_method_feminine": pl.String, "check_method": pl.String, "verdict": pl.String, "reason": pl.String,
-              "flags": pl.List(pl.String), "status": pl.String, "annotators": pl.List(pl.String)}
-    return raw.hstack(pl.DataFrame({k: [o[k] for o in out] for k in schema}, schema=schema))

@@ -61,7 +61,7 @@ def test_full_portuguese_build(pt_build):
     # The rest are lost because a title gave no item: a review item (unverified, not a person; issue 21: neutral
     # and single-form items are earned), never silently; in stats.json.
     verdict = dict(pl.read_parquet(out / "pt" / "translations.parquet").select("source_id", "verdict").iter_rows())
-    from builder.postprocess import NEEDS_REVIEW
+    from builder.verdict import NEEDS_REVIEW
     lost_pairs = [(a, b) for a, b in english if (a, b) not in set(with_items)]
     assert all(verdict[a] in NEEDS_REVIEW or verdict[b] in NEEDS_REVIEW for a, b in lost_pairs)
     assert stats["english"]["qrels_lost"] == len(lost_pairs)

@@ -15,7 +15,7 @@ from builder.align import Relevance
 from builder.dutch import INSTALL_WORDLISTS, DutchGenderLayer, feminine_candidates, masculine_candidates
 from builder.inflection import Decision
 from builder.lexicon import LexiconError
-from builder.reference import decide_given
+from builder.routes import decide_given
 from eval.testset import read_testset
 from tests.builder.test_reference import tid, write_copy
 

@@ -251,7 +251,7 @@ def test_agreement_past_and_and_in_apposition(lang, masculine, feminine):
 
 
 def test_a_word_no_resource_knows_after_the_head_is_flagged_and_unearns_a_neutral_mt_item():
-    from builder.postprocess import earned
+    from builder.routes import earned
 
     fr = GenderLayer("fr")
     fr.prepare(["opérateur de empilhadeira", "analyste de empilhadeira", "analyste de données"])
@@ -351,7 +351,7 @@ def test_signs_of_a_garbled_machine_translation(lang, title, flags):
 
 
 def test_a_garbled_title_is_a_review_item_on_the_mt_route_only():
-    from builder.postprocess import earned
+    from builder.routes import earned
 
     gl = GenderLayer("gl")
     gl.prepare(["director de xestionar", "directora de xestionar"])

@@ -17,7 +17,7 @@ from builder.inflection import Decision
 from builder.lexicon import LexiconError
 from builder.polish import (INSTALL_LEXICON, INSTALL_WORDLISTS, PolishGenderLayer, feminine_candidates,
                             load_morfeusz, masculine_candidates)
-from builder.reference import decide_given
+from builder.routes import decide_given
 from eval.testset import read_testset
 from tests.builder.test_dutch import write_dataset
 

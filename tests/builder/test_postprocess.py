@@ -7,9 +7,8 @@ from builder.corrections import Corrections, TranslationCorrection
 from builder.gender import check_gender
 from languages import load
 from builder.params import load_params, strip_pattern_for
-from builder.postprocess import (
-    build_items, compile_pattern, derive_qrels, normalise, process_translations, strip_template,
-)
+from builder.postprocess import build_items, derive_qrels, process_translations
+from builder.strip import compile_pattern, normalise, strip_template
 from eval.testset import table1_counts
 from builder.translate import RAW_SCHEMA
 
@@ -362,7 +361,7 @@ def test_the_edge_test_skips_no_character_the_category_rule_trims():
     import sys
     import unicodedata
 
-    from builder.postprocess import _is_edge
+    from builder.strip import _is_edge
 
     def rule(ch):
         return ch not in "+#&%$" and (ch in " \t" or unicodedata.category(ch)[0] in "PZS")
@@ -376,7 +375,7 @@ def test_spaces_are_collapsed_as_the_regular_expression_did():
     import re
     import sys
 
-    from builder.postprocess import _one_space
+    from builder.strip import _one_space
 
     split_space = [i for i in range(sys.maxunicode + 1) if chr(i).isspace()]
     assert split_space == [i for i in range(sys.maxunicode + 1) if re.fullmatch(r"\s", chr(i))]

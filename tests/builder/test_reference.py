@@ -14,7 +14,8 @@ import pytest
 from builder.__main__ import main
 from builder.align import Aligned, Alignment, Relevance, agreed, align, trigram_similarity
 from builder.errors import SourceError
-from builder.reference import load_reference, reference_folder, split_inclusive
+from builder.reference import load_reference, reference_folder
+from builder.strip import split_inclusive
 from builder.source import load_source
 from eval.testset import read_testset
 from languages import load as load_language
