@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import sys
 from pathlib import Path
 
 from annotation import AnnotationError, relevance, rules, translations
@@ -18,7 +17,7 @@ from annotation.pull import (
 from annotation.push import PushReport, get_or_create_dataset, sync_records
 from annotation.serve import DEFAULT_PORT, serve
 from annotation.server import connect, ensure_workspace, find_dataset
-from config.secrets import scrub
+from config.cli import params_option, run_command
 from eval.errors import EvalError
 from eval.testset import TestSetError, read_testset
 from languages import LanguageError, check_code
@@ -33,7 +32,9 @@ def push_translations(data: str | Path, lang: str, params: AnnotationParams) -> 
 
 
 def push_relevance(data: str | Path, lang: str, models: list[str], params: AnnotationParams,
-                   corrections: str | Path | None = None) -> PushReport:
+                   corrections: str | Path | None = None, *, params_path: str | Path = "params.yaml") -> PushReport:
+    """Pool the models' rankings (eval's, with the embedding cache and memory budget of ``params_path``'s eval:)
+    and push the unlabelled pairs and an audit sample."""
     ts = read_testset(data, lang)
     known = {
         (c["query_source_id"], c["doc_source_id"])
@@ -42,7 +43,7 @@ def push_relevance(data: str | Path, lang: str, models: list[str], params: Annot
     # Check the server and the key before minutes of ranking, not after.
     server = connect()
     try:
-        rankings = relevance.model_rankings(ts, models, params.relevance.pool_depth)
+        rankings = relevance.model_rankings(ts, models, params.relevance.pool_depth, params=params_path)
     except EvalError as exc:
         raise AnnotationError(f"--models: {exc}") from None
     pooled = relevance.pool_candidates(ts, rankings, params.relevance.pool_depth, known)
@@ -167,30 +168,75 @@ def _positive_int(text: str) -> int:
     return int(text)
 
 
+def _params(args: argparse.Namespace) -> AnnotationParams:
+    """The annotation: section of --params with the command line's overrides."""
+    if getattr(args, "lang", None) is not None:
+        check_code(args.lang)  # before it names a file or an Argilla dataset (languages.check_code: every CLI's check)
+    return with_overrides(load_params(args.params), args.params, pool_depth=getattr(args, "depth", None),
+                          workspace=args.workspace or None, dataset_version=args.dataset_version or None)
+
+
+def cmd_push_translations(args: argparse.Namespace) -> None:
+    params = _params(args)
+    print(push_translations(args.data, args.lang, params))
+
+
+def cmd_push_relevance(args: argparse.Namespace) -> None:
+    params = _params(args)
+    print(push_relevance(args.data, args.lang, list(args.models or params.relevance.models), params,
+                         params_path=args.params))
+
+
+def cmd_pull(args: argparse.Namespace) -> None:
+    _print_pull(pull(args.lang, _params(args), args.out))
+
+
+def cmd_rule(args: argparse.Namespace) -> None:
+    params = _params(args)
+    _print_rule(rules.run_rule(translations.read_translations(args.data, args.lang), args.lang,
+                               Path(args.out or corrections_path(params, args.lang)), args.find,
+                               args.replace, args.english, args.annotator, args.apply), args)
+
+
+def cmd_serve(args: argparse.Namespace) -> None:
+    serve(args.port)  # needs no params file and no server settings
+
+
+PARAMS_HELP = "params file (annotation: section)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m annotation",
         description="Push translations and relevance pairs to Argilla, pull people's answers into corrections/<lang>.jsonl, "
                     "or serve a local Argilla to try it. Settings: the annotation: section of params.yaml.")
-    parser.add_argument("--params", default="params.yaml", help="params file (annotation: section)")
+    # --params before the subcommand (as always) or on every subcommand that reads params (config/cli.py)
+    params_option(parser, help=PARAMS_HELP)
     parser.add_argument("--workspace", help="Argilla workspace (default: params annotation.workspace)")
     parser.add_argument("--version", dest="dataset_version", help="test-set version in the dataset names")
     sub = parser.add_subparsers(dest="command", required=True)
     push = sub.add_parser("push", help="create or update an Argilla dataset")
     push_sub = push.add_subparsers(dest="what", required=True)
     pt = push_sub.add_parser("translations", help="one record per English source title, to correct")
+    params_option(pt, before_subcommand=True, help=PARAMS_HELP)
     pt.add_argument("--data", required=True, help="root of the built test sets (holds <lang>/translations.parquet)")
     pt.add_argument("--lang", required=True)
+    pt.set_defaults(func=cmd_push_translations)
     pr = push_sub.add_parser("relevance", help="pooled query/document pairs without a label, plus an audit sample")
+    params_option(pr, before_subcommand=True, help=PARAMS_HELP)
     pr.add_argument("--data", required=True, help="root of the built test sets")
     pr.add_argument("--lang", required=True)
     pr.add_argument("--models", nargs="+", help="ranking models to pool (default: params)")
     pr.add_argument("--depth", type=_positive_int, help="pool depth k (default: params)")
+    pr.set_defaults(func=cmd_push_relevance)
     pl = sub.add_parser("pull", help="write submitted responses to corrections/<lang>.jsonl")
+    params_option(pl, before_subcommand=True, help=PARAMS_HELP)
     pl.add_argument("--lang", required=True)
     pl.add_argument("--out", help="corrections file (default: <corrections_dir>/<lang>.jsonl)")
+    pl.set_defaults(func=cmd_pull)
     ru = sub.add_parser("rule", help="fix a term in every proposed title holding it (dry run; --apply writes "
                                      "corrections/<lang>.jsonl and the rule to corrections/<lang>.rules.jsonl)")
+    params_option(ru, before_subcommand=True, help=PARAMS_HELP)
     ru.add_argument("--data", required=True, help="root of the built test sets (holds <lang>/translations.parquet)")
     ru.add_argument("--lang", required=True)
     ru.add_argument("--find", required=True, help="the words to replace, as they appear in the titles ('de conta')")
@@ -199,42 +245,15 @@ def build_parser() -> argparse.ArgumentParser:
     ru.add_argument("--annotator", help="who reviewed the rule (required with --apply)")
     ru.add_argument("--apply", action="store_true", help="write the corrections (default: list them only)")
     ru.add_argument("--out", help="corrections file (default: <corrections_dir>/<lang>.jsonl)")
+    ru.set_defaults(func=cmd_rule)
     sv = sub.add_parser("serve", help="run a local Argilla (redis, in-memory search, argilla-server) until Ctrl-C, "
                                       "to try annotation; prints the URL, user, password and API key")
     sv.add_argument("--port", type=_positive_int, default=DEFAULT_PORT, help=f"argilla-server port (default {DEFAULT_PORT})")
+    sv.set_defaults(func=cmd_serve)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    if args.command == "serve":  # needs no params file and no server settings
-        try:
-            serve(args.port)
-        except AnnotationError as exc:
-            print(f"error: {scrub(exc)}", file=sys.stderr)
-            return 2
-        return 0
-    try:
-        if getattr(args, "lang", None) is not None:
-            check_code(args.lang)  # before it names a file or an Argilla dataset (languages.check_code: every CLI's check)
-        params = load_params(args.params)
-        depth = args.depth if args.command == "push" and args.what == "relevance" else None
-        params = with_overrides(params, args.params, pool_depth=depth, workspace=args.workspace or None,
-                                dataset_version=args.dataset_version or None)
-        if args.command == "push" and args.what == "translations":
-            print(push_translations(args.data, args.lang, params))
-        elif args.command == "push":
-            print(push_relevance(args.data, args.lang, list(args.models or params.relevance.models), params))
-        elif args.command == "rule":
-            _print_rule(rules.run_rule(translations.read_translations(args.data, args.lang), args.lang,
-                                       Path(args.out or corrections_path(params, args.lang)), args.find,
-                                       args.replace, args.english, args.annotator, args.apply), args)
-        else:
-            _print_pull(pull(args.lang, params, args.out))
-    except (AnnotationError, TestSetError, LanguageError) as exc:
-        print(f"error: {scrub(exc)}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("interrupted: records already sent or pulled are kept; run the command again", file=sys.stderr)
-        return 130
-    return 0
+    return run_command(lambda: args.func(args), errors=(AnnotationError, TestSetError, LanguageError),
+                       interrupted="interrupted: records already sent or pulled are kept; run the command again")

@@ -8,6 +8,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 from importlib import resources
+from pathlib import Path
 
 import polars as pl
 from tqdm import tqdm
@@ -95,38 +96,22 @@ def audit_candidates(ts: TestSet, n: int, seed: int) -> list[Candidate]:
     return [Candidate(qs, ds, ORIGIN_AUDIT) for qs, ds in sorted(chosen)]
 
 
-def model_rankings(ts: TestSet, model_names: list[str], depth: int) -> Rankings:
-    """Top-``depth`` of each model (eval.models) for every query over the corpus of its gender (neutral
-    queries over the masculine corpus), ranked by eval.ranking (its exact scores and tie-break; self-matches
-    dropped)."""
-    import numpy as np
+def model_rankings(ts: TestSet, model_names: list[str], depth: int, *, params: str | Path = "params.yaml") -> Rankings:
+    """Top-``depth`` of each model for every query over the corpus of its gender (neutral queries over the
+    masculine corpus): the rankings `eval run` scores (``eval.evaluate.rank_testset``: the embedding cache and
+    memory budget of params.yaml's eval:, eval's exact scores and tie-break), self-matches dropped."""
+    # eval's one public ranking entry point (docs/architecture.md); imported here, where it is used: it loads
+    # numpy, scipy and the model records, which push translations, pull and rule never need
+    from eval.evaluate import rank_testset
 
-    from eval.models import load_model, unit_rows
-    from eval.ranking import rank_corpus, self_match_mask, similarity_scores
-
+    corpus_of = {MASCULINE: MASCULINE, NEUTRAL: MASCULINE, FEMININE: FEMININE}
+    query_gender = dict(zip(ts.queries["id"].to_list(), ts.queries["gender"].to_list()))
     rankings: Rankings = {}
     for name in tqdm(model_names, desc=f"ranking {ts.lang} for the pool", unit="model",
                      disable=None):  # off when stderr is no terminal (a log file, CI)
-        model = load_model(name)
-        if model.fits_corpus:  # tfidf-char learns its IDF from the corpus it ranks (a declared capability)
-            model.fit(ts.corpus["text"].to_list())
-        q_emb = unit_rows(model.encode(ts.queries["text"].to_list(), role="query"))
-        d_emb = unit_rows(model.encode(ts.corpus["text"].to_list(), role="passage"))
-        per_query: dict[str, list[str]] = {}
-        for gender in (MASCULINE, FEMININE):
-            q_rows = np.flatnonzero(np.isin(ts.queries["gender"].to_numpy(),
-                                            [MASCULINE, NEUTRAL] if gender == MASCULINE else [FEMININE]))
-            d_rows = np.flatnonzero(np.isin(ts.corpus["gender"].to_numpy(), [gender, NEUTRAL]))
-            if len(q_rows) == 0 or len(d_rows) == 0:
-                continue
-            doc_ids = [ts.corpus["id"][int(j)] for j in d_rows]
-            mask = self_match_mask([ts.queries["source_ids"][int(i)].to_list() for i in q_rows],
-                                   [ts.corpus["source_ids"][int(j)].to_list() for j in d_rows])
-            # eval's exact scores: the pool is the same from any BLAS kernel or thread count
-            order = rank_corpus(similarity_scores(q_emb[q_rows], d_emb[d_rows]), doc_ids, self_matches=mask)[:, :depth]
-            for i, row in zip(q_rows, order):
-                per_query[ts.queries["id"][int(i)]] = [doc_ids[j] for j in row if j >= 0]
-        rankings[name] = per_query
+        ranked = rank_testset(ts, name, depth, params=params, corpora=(MASCULINE, FEMININE), self_match="drop",
+                              progress=False)
+        rankings[name] = {q: ranked[corpus_of[g]][q] for q, g in query_gender.items() if g in corpus_of}
     return rankings
 
 

@@ -14,8 +14,9 @@ import sys
 import threading
 from pathlib import Path
 
-from builder.errors import BuildError, scrub
+from builder.errors import BuildError
 from builder.translators import TRANSLATORS, is_translator_name, offline_available
+from config.cli import params_option, run_command
 from languages import LanguageError, check_code
 
 # Each command imports the modules it runs when it runs: `--help` and a usage error load no polars (builder.params
@@ -278,10 +279,19 @@ def _jobs(value: str) -> int:
     return int(value)
 
 
-def main(argv: list[str] | None = None) -> int:
+PARAMS_HELP = "params.yaml (default: ./params.yaml, else the repository's)"
+
+
+def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="python -m builder", description=__doc__)
-    ap.add_argument("--params", default=None, help="params.yaml (default: ./params.yaml, else the repository's)")
+    # --params before the subcommand (as always) or on it: every subcommand reads params (config/cli.py)
+    params_option(ap, None, help=PARAMS_HELP)
     sub = ap.add_subparsers(dest="command", required=True)
+
+    def add_parser(name: str, **kwargs) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, **kwargs)
+        params_option(p, before_subcommand=True, help=PARAMS_HELP)
+        return p
 
     def common(p, lang=True):
         p.add_argument("--source", default=None, help="English folder (default: $JOBTITLES_SOURCE_DIR or ../shared/...)")
@@ -290,7 +300,7 @@ def main(argv: list[str] | None = None) -> int:
         if lang:
             p.add_argument("--lang", required=True)
 
-    p = sub.add_parser("source", help="validate (or --download) the English dataset and copy it to --out")
+    p = add_parser("source", help="validate (or --download) the English dataset and copy it to --out")
     p.add_argument("--source", default=None)
     p.add_argument("--out", default=str(SOURCE_COPY))
     p.add_argument("--download", action="store_true", help="download the pinned commit and verify checksums")
@@ -300,7 +310,7 @@ def main(argv: list[str] | None = None) -> int:
     for name, func, helptext in (("translate", cmd_translate, "translate every title with both templates"),
                                  ("postprocess", cmd_postprocess, "strip, check, merge, dedupe, derive qrels"),
                                  ("build", cmd_build, "every step for one language")):
-        p = sub.add_parser(name, help=helptext)
+        p = add_parser(name, help=helptext)
         common(p)
         if func is not cmd_postprocess:
             p.add_argument("--translator", type=_translator_name, default=None,
@@ -322,12 +332,12 @@ def main(argv: list[str] | None = None) -> int:
                                 "name it (dvc.yaml passes params.yaml's release.version; default: none, results then "
                                 "name the set by a content digest, sha-...)")
         p.set_defaults(func=func)
-    p = sub.add_parser("corrections", help="check corrections/<lang>.jsonl, or create it empty (before the first "
-                                           "annotation pull)")
+    p = add_parser("corrections", help="check corrections/<lang>.jsonl, or create it empty (before the first "
+                                       "annotation pull)")
     p.add_argument("--lang", required=True)
     p.add_argument("--corrections", default=None, help="default: corrections/<lang>.jsonl")
     p.set_defaults(func=cmd_corrections)
-    p = sub.add_parser("esco", help="build a test set from ESCO's occupation labels (docs/esco.md)")
+    p = add_parser("esco", help="build a test set from ESCO's occupation labels (docs/esco.md)")
     p.add_argument("--esco", default=None, help="folder of ESCO's CSV download (default: esco.dir in params.yaml)")
     p.add_argument("--lang", required=True)
     p.add_argument("--out", default=str(Path("data") / "esco"), help="output root (default: data/esco)")
@@ -338,7 +348,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--cache", default=None, help="cache folder: lexicon.sqlite (default: cache)")
     p.add_argument("--quiet", action="store_true", help="no table")
     p.set_defaults(func=cmd_esco)
-    p = sub.add_parser("defaults", help="build every params.yaml language offline and print the Table-1 summary")
+    p = add_parser("defaults", help="build every params.yaml language offline and print the Table-1 summary")
     common(p, lang=False)
     p.add_argument("--cache", default=None, help="cache folder (default: cache)")
     # One process by default: on the 2-core machine measured, two gained 1.02-1.14x for 30% more CPU time (one
@@ -347,30 +357,24 @@ def main(argv: list[str] | None = None) -> int:
                    help="languages built at once, each in its own worker process (default 1: one after another in "
                         "this process); the output is the same bytes")
     p.set_defaults(func=cmd_defaults)
-    args = ap.parse_args(argv)
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
     from builder.params import load_params
     from eval.testset import TestSetError
 
-    try:
+    def work() -> None:
         if getattr(args, "lang", None) is not None:
             check_code(args.lang)  # before any path or pack is made of it (languages.check_code: every CLI's check)
         out = Path(getattr(args, "out", None) or ".")
         if out.exists() and not out.is_dir():
             raise BuildError(f"{out}: --out is a file; give a folder (it is created when missing)")
-        params = load_params(args.params)
-        args.func(args, params)
-    except (BuildError, TestSetError, LanguageError) as exc:
-        print(f"error: {scrub(exc)}", file=sys.stderr)
-        return 2
-    except OSError as exc:  # a path that is a file, a full disk, no permission: the user's to fix
-        where = exc.filename or ""
-        print(f"error: {scrub(where)}{': ' if where else ''}{scrub(exc.strerror or exc)}; check the paths given "
-              "(--out, --cache, --source) and the free space", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("interrupted: finished translations are cached; outputs are left as they were", file=sys.stderr)
-        return 130
-    return 0
+        args.func(args, load_params(args.params))
+
+    return run_command(work, errors=(BuildError, TestSetError, LanguageError), paths=" (--out, --cache, --source)",
+                       interrupted="interrupted: finished translations are cached; outputs are left as they were")
 
 
 def exit_after(status: int) -> None:

@@ -21,9 +21,9 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+from config.cli import params_option, run_command
 from config.files import write_file_atomically, write_folder_atomically
 from config.secrets import scrub
-from config.stdout import surviving_closed_stdout
 from eval.errors import EvalError
 
 def without_timing(doc: dict) -> dict:
@@ -248,18 +248,18 @@ def write_outputs(docs: list[dict], out: Path, plots, summary, settings=None, *,
 
 def cmd_collect(args: argparse.Namespace) -> int:
     """The run documents, tables, plots and metrics of every model in a store (or several), without scoring."""
+    from eval.params import read_eval_settings
     from eval.results import RunResult, read_store
 
+    # models in params.yaml's order (as eval run writes them), any other after them by name; read first, as every
+    # command reads its params before any work
+    order = {name: i for i, name in enumerate(read_eval_settings(args.params).models)}
     results = [r for store in args.store for r in read_store(store)]
     if not results:
         raise EvalError(f"{', '.join(args.store)}: no stored language results; run `python -m eval run --store ...` first")
     by_model: dict[str, list] = {}
     for r in results:
         by_model.setdefault(r.model["name"], []).append(r)
-    from eval.params import read_eval_settings
-
-    # models in params.yaml's order (as eval run writes them), any other after them by name
-    order = {name: i for i, name in enumerate(read_eval_settings(args.params).models)}
     docs = []
     for name, model_results in sorted(by_model.items(), key=lambda item: (order.get(item[0], len(order)), item[0])):
         langs = [r.lang for r in model_results]
@@ -402,7 +402,7 @@ def cmd_models(args: argparse.Namespace) -> int:
     return 0
 
 
-def main(argv: list[str] | None = None) -> int:
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m eval", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -420,7 +420,7 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--summary", help="also write key figures for dvc metrics: a .json file (every model, "
                      "language and corpus) or a folder (one flat file per model and language, masculine corpus)")
     run.add_argument("--plots", help="folder for PNG plots (default OUT/plots)")
-    run.add_argument("--params", default="params.yaml")
+    params_option(run)  # on every subcommand that reads params: run, collect, audit (config/cli.py)
     run.add_argument("--cache", help="embedding cache folder (default params eval.cache)")
     run.add_argument("--self-match", choices=["drop", "keep"], help="self-match policy (default params eval.self_match)")
     run.add_argument("--rbo-p", type=float, help="RBO persistence (default params eval.rbo_p)")
@@ -442,7 +442,7 @@ def main(argv: list[str] | None = None) -> int:
     collect.add_argument("--out", required=True, help="folder for the results documents and tables")
     collect.add_argument("--plots", help="folder for PNG plots (default OUT/plots)")
     collect.add_argument("--summary", help="metrics file or folder, as for eval run")
-    collect.add_argument("--params", default="params.yaml", help="its eval.models give the models' order in tables and plots")
+    params_option(collect, help="its eval.models give the models' order in tables and plots")
     collect.set_defaults(func=cmd_collect)
     compare = sub.add_parser("compare", help="put several results files in one set of tables",
                              description="Print the tables of several results files (Markdown) and, with --out, write "
@@ -471,7 +471,7 @@ def main(argv: list[str] | None = None) -> int:
     audit.add_argument("--rho", type=float, help="AP threshold for 'served' (default params audit.rho)")
     audit.add_argument("--tau", type=int, help="models that must exclude a pair (default params audit.tau)")
     audit.add_argument("--no-mitigation", action="store_true", help="skip the normalisation before/after")
-    audit.add_argument("--params", default="params.yaml")
+    params_option(audit)
     audit.add_argument("--cache", help="embedding cache folder (default params eval.cache)")
     audit.add_argument("--quiet", action="store_true", help="no progress bars")
     audit.add_argument("--document-only", action="store_true",
@@ -482,56 +482,22 @@ def main(argv: list[str] | None = None) -> int:
                             description="The models eval/models.py declares (MODEL_RECORDS), one line each; any other "
                                         "local sentence-transformers folder or Hugging Face id loads too.")
     models.set_defaults(func=cmd_models)
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
     from eval.testset import TestSetError  # after parsing: --help and a usage error load no polars
 
-    try:
-        with surviving_closed_stdout(), remembered_interrupt() as interrupted:  # `eval run ... | head -1` still writes all of --out
-            result = args.func(args)
-        if interrupted:
-            raise KeyboardInterrupt
-        return result
-    except (EvalError, TestSetError) as exc:
-        print(f"error: {scrub(exc)}", file=sys.stderr)
-        return 2
-    except sqlite3.DatabaseError as exc:  # only the embedding cache is SQLite
+    def corrupt_cache(exc: BaseException) -> str:  # only the embedding cache is SQLite
         cache = getattr(args, "cache", None) or "the embedding cache (params eval.cache)"
-        print(f"error: {cache}: the embedding cache is corrupt or locked ({scrub(exc)}); delete it (embeddings are "
-              "recomputed) or pass another --cache", file=sys.stderr)
-        return 2
-    except OSError as exc:  # an --out that is a file, no permission, a full disk: the user's to fix
-        where = f"{exc.filename}: " if exc.filename else ""
-        print(f"error: {scrub(where)}{scrub(exc.strerror or exc)}; check the paths given (--out, --cache, --data, --plots) "
-              "and the free space", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("interrupted: embeddings computed so far are cached", file=sys.stderr)
-        return 130
+        return (f"{cache}: the embedding cache is corrupt or locked ({scrub(exc)}); delete it (embeddings are "
+                "recomputed) or pass another --cache")
 
-
-@contextlib.contextmanager
-def remembered_interrupt() -> Iterator[list[int]]:
-    """Ctrl-C raises KeyboardInterrupt as Python's own handler does, and is remembered too: one that lands in a
-    callback Python runs for itself (an import's module-lock callback, a finaliser) is printed as "Exception
-    ignored" and swallowed, and the command would go on and exit 0 as if never interrupted. The caller checks the
-    list when the work returns. Only in the main thread, where signal handlers run."""
-    import signal
-    import threading
-
-    caught: list[int] = []
-    if threading.current_thread() is not threading.main_thread():
-        yield caught
-        return
-
-    def on_interrupt(signum, frame):
-        caught.append(signum)
-        raise KeyboardInterrupt
-
-    previous = signal.signal(signal.SIGINT, on_interrupt)
-    try:
-        yield caught
-    finally:
-        signal.signal(signal.SIGINT, previous)
+    # `eval run ... | head -1` still writes all of --out: run_command keeps a closed stdout harmless
+    return run_command(lambda: args.func(args), errors=(EvalError, TestSetError),
+                       more={sqlite3.DatabaseError: corrupt_cache}, paths=" (--out, --cache, --data, --plots)",
+                       interrupted="interrupted: embeddings computed so far are cached")
 
 
 if __name__ == "__main__":

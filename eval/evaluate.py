@@ -204,6 +204,26 @@ def _without(ranking: np.ndarray, items: np.ndarray) -> np.ndarray:
     return out
 
 
+class CorpusRanker:
+    """One corpus on the score grid, ranked for block after block of queries (``eval.ranking.rank_rows``): the
+    corpus rows are permuted once into document-id-descending columns (``by_id_descending``), so the sort's
+    tie-break is the column itself and no block is gathered into that order. A ranking holds those columns;
+    ``by_id_descending[column]`` is the corpus row, ``column_of[row]`` the column."""
+
+    def __init__(self, d_emb, doc_ids: list[str]) -> None:
+        self.n_docs = len(doc_ids)
+        self.by_id_descending = id_descending_order(doc_ids)
+        self.column_of = np.empty(self.n_docs, dtype=np.int64)
+        self.column_of[self.by_id_descending] = np.arange(self.n_docs)
+        self.d_grid = score_grid(d_emb[self.by_id_descending])  # on the score grid once, for every block
+
+    def rank(self, q_emb, dropped_columns: list[np.ndarray] | None = None) -> np.ndarray:
+        """The ranking (queries, n_docs) of columns, best first; each query's ``dropped_columns`` (its
+        self-matches under ``drop``) leave its ranking, padded with -1 at the tail."""
+        dropped = None if dropped_columns is None else _flags(len(dropped_columns), self.n_docs, dropped_columns)
+        return rank_rows(grid_scores(score_grid(q_emb), self.d_grid), None, dropped)
+
+
 def score_corpus(
     query_vectors: Callable[[np.ndarray], object], d_emb, doc_ids: list[str], self_cols: SelfMatchColumns,
     relevant_of: Callable[[int, np.ndarray], list[np.ndarray]],
@@ -228,12 +248,9 @@ def score_corpus(
     drop = settings.self_match == SELF_MATCH_DROP
     query_measures, pair_measures = settings.query_measures, settings.pair_measures
     rbo_p = tuple(m.p for m in pair_measures if isinstance(m, RankBiasedOverlap))
-    # Work in id-descending column order: the corpus rows are permuted once, so the sort's tie-break is the
-    # column itself and no block is gathered into that order; columns map back to corpus rows at the end.
-    by_id_descending = id_descending_order(doc_ids)
-    column_of = np.empty(n_docs, dtype=np.int64)
-    column_of[by_id_descending] = np.arange(n_docs)
-    d_grid = score_grid(d_emb[by_id_descending])  # on the score grid once, for every block
+    # Work in id-descending column order (CorpusRanker); columns map back to corpus rows at the end.
+    ranker = CorpusRanker(d_emb, doc_ids)
+    by_id_descending, column_of = ranker.by_id_descending, ranker.column_of
     del d_emb
     # self_cols map to id-descending columns a block at a time (``own``): no second list over every query
     n_relevant = np.zeros(n_queries, dtype=np.int64)
@@ -246,9 +263,7 @@ def score_corpus(
         release_freed_memory()
         n_rows = len(rows)
         own = [np.sort(column_of[self_cols[i]]) for i in rows.tolist()]
-        dropped = _flags(n_rows, n_docs, own) if drop else None
-        ranking = rank_rows(grid_scores(score_grid(query_vectors(rows)), d_grid), None, dropped)
-        del dropped
+        ranking = ranker.rank(query_vectors(rows), own if drop else None)
         relevant_cols = relevant_of(b, rows)
         n_relevant[rows] = [len(c) for c in relevant_cols]
         relevant = _flags(n_rows, n_docs, [column_of[c] for c in relevant_cols])  # this block's only
@@ -338,6 +353,23 @@ def _embed(ts: TestSet, model: EmbeddingModel, cache: EmbeddingCache, timing: Ti
         return vectors
 
     return query_vectors, d
+
+
+def _embed_variants(ts: TestSet, model: EmbeddingModel, cache: EmbeddingCache, corpora: tuple[str, ...], timing: Timing,
+                    progress: bool):
+    """``(variant_docs, query_vectors, d_emb, emb_row)``: each corpus variant's rows of corpus.parquet (with their
+    ``row``), in the file's order; the queries' embeddings by block (``_embed``); the embeddings of the items of
+    the variants asked for, which alone are encoded (and fit a model fitted on the corpus: by default every
+    masculine, feminine and neutral item, as before the doublet corpus existed); ``emb_row[row]``: the row of
+    ``d_emb`` of a corpus row (-1 for an item of no variant)."""
+    whole = ts.corpus.with_row_index("row")
+    variant_docs = {g: whole.filter(pl.col("id").is_in(ts.corpus_for(g)["id"].implode())) for g in corpora}
+    used_rows = np.unique(np.concatenate([d["row"].to_numpy() for d in variant_docs.values()]))
+    query_vectors, d_emb = _embed(ts if len(used_rows) == ts.corpus.height else replace(ts, corpus=ts.corpus[used_rows]),
+                                  model, cache, timing, progress)
+    emb_row = np.full(ts.corpus.height, -1, dtype=np.int64)
+    emb_row[used_rows] = np.arange(len(used_rows))
+    return variant_docs, query_vectors, d_emb, emb_row
 
 
 @dataclass(frozen=True)
@@ -591,16 +623,7 @@ def evaluate_language(
     _check_testset(ts, corpora)
     timing = Timing()
     start = time.perf_counter()
-    # Each corpus variant's rows of corpus.parquet, in the file's order; only the items of the variants asked
-    # for are encoded (and fit a model fitted on the corpus): by default every masculine, feminine and neutral
-    # item, as before the doublet corpus existed.
-    whole = ts.corpus.with_row_index("row")
-    variant_docs = {g: whole.filter(pl.col("id").is_in(ts.corpus_for(g)["id"].implode())) for g in corpora}
-    used_rows = np.unique(np.concatenate([d["row"].to_numpy() for d in variant_docs.values()]))
-    query_vectors, d_emb = _embed(ts if len(used_rows) == ts.corpus.height else replace(ts, corpus=ts.corpus[used_rows]),
-                          model, cache, timing, progress)
-    emb_row = np.full(ts.corpus.height, -1, dtype=np.int64)
-    emb_row[used_rows] = np.arange(len(used_rows))
+    variant_docs, query_vectors, d_emb, emb_row = _embed_variants(ts, model, cache, corpora, timing, progress)
     qi = QueryIndex.of(ts)
     extra_pairs = form_pairs(qi)
     m_all = np.concatenate([qi.m_idx, *(p.form_idx for p in extra_pairs)]) if extra_pairs else qi.m_idx
@@ -660,6 +683,52 @@ def evaluate_language(
     result["timing"] = {"encode_s": timing.encode_s, "total_s": timing.total_s, "texts": timing.texts, "encoded": timing.encoded,
                         **timing.extra}
     return result, timing
+
+
+def rank_testset(ts: TestSet, model: str, depth: int, *, params: str | Path = "params.yaml",
+                 corpora: tuple[str, ...] | None = None, self_match: str | None = None,
+                 progress: bool = True) -> dict[str, dict[str, list[str]]]:
+    """eval's ranking of a test set, as document ids: the one entry point for a caller outside eval that needs
+    the rankings `eval run` scores (annotation pools its relevance candidates from them).
+
+    ``model``: a model name (``eval.models.load_model``). For each corpus variant of params.yaml
+    ``eval.corpora`` (masculine = masculine + neutral titles, feminine = feminine + neutral), every query's top
+    ``depth`` corpus ids, best first: ``{corpus gender: {query id: [doc id, ...]}}``. It is `eval run`'s own
+    path (``evaluate_language``): encoded through the embedding cache (``eval.cache``), queries ranked block by
+    block within ``eval.memory_budget_mb``, exact scores and the trec_eval tie-break (``eval.ranking``),
+    self-matches dropped under ``eval.self_match: drop``; ``corpora`` and ``self_match`` given replace those two
+    settings. Bad settings or an unknown model: EvalError."""
+    from eval.models import load_model
+    from eval.params import read_eval_settings
+
+    settings = read_eval_settings(params)
+    overrides = {key: value for key, value in (("corpora", corpora), ("self_match", self_match)) if value is not None}
+    settings = replace(settings, **overrides)  # checked again (EvalSettings.__post_init__)
+    loaded = load_model(model)
+    check_model(loaded)
+    _check_testset(ts, settings.corpora)
+    drop = settings.self_match == SELF_MATCH_DROP
+    variant_docs, query_vectors, d_emb, emb_row = _embed_variants(ts, loaded, EmbeddingCache(settings.cache),
+                                                                  settings.corpora, Timing(), progress)
+    query_ids = ts.queries["id"].to_list()
+    # each query its own unit (no pair is scored); one cut of the queries for every variant, as evaluate_language
+    blocks = query_blocks(np.arange(len(query_ids)), np.zeros(0, dtype=np.int64),
+                          max(d.height for d in variant_docs.values()), settings.memory_budget_mb,
+                          dimension=d_emb.shape[1], max_cells=SPARSE_BLOCK_CELLS if loaded.sparse else None)
+    ranked: dict[str, dict[str, list[str]]] = {}
+    for corpus_gender, docs in variant_docs.items():
+        doc_ids = docs["id"].to_list()
+        self_cols = self_match_columns(ts.queries["source_ids"], docs["source_ids"])
+        ranker = CorpusRanker(d_emb[emb_row[docs["row"].to_numpy()]], doc_ids)
+        top: dict[str, list[str]] = {}
+        for rows, _ in blocks:
+            release_freed_memory()
+            own = [np.sort(ranker.column_of[self_cols[i]]) for i in rows.tolist()] if drop else None
+            head = ranker.rank(query_vectors(rows), own)[:, :depth]
+            for i, columns in zip(rows.tolist(), head.tolist()):
+                top[query_ids[i]] = [doc_ids[ranker.by_id_descending[c]] for c in columns if c >= 0]
+        ranked[corpus_gender] = top
+    return ranked
 
 
 def evaluate_one(

@@ -10,6 +10,7 @@ writers of files and folders and the file-name-safe ``slug``), and imports no pr
 from __future__ import annotations
 
 import ast
+import functools
 import subprocess
 import sys
 from pathlib import Path
@@ -54,6 +55,7 @@ def imports(path: Path) -> list[tuple[str, int, bool]]:
     return found
 
 
+@functools.cache  # parsed once for every rule
 def graph() -> dict[str, list[tuple[str, int, bool]]]:
     return {module_name(path): imports(path)
             for package in PACKAGES for path in sorted((REPO / package).rglob("*.py"))}
@@ -207,3 +209,68 @@ def test_yaml_is_parsed_only_by_config():
            for func, line, _call in _attribute_calls(path)
            if func.startswith("yaml.") and func.split(".", 1)[1] in YAML_PARSERS]
     assert bad == [], "read YAML with config.load_yaml (the one reader: caps, libyaml, error lines):\n" + "\n".join(bad)
+
+
+# What each package may import (docs/architecture.md, "What each package imports"): its own modules and the shared
+# ground (config/, languages/, the format), plus what it borrows by name. builder borrows eval's model records and
+# embedding cache (builder/reference.py aligns the source's translations with a model); annotation borrows the
+# builder's reader of the corrections format (the one definition of it) and eval's one public ranking entry point
+# (with EvalError, what it raises): annotation ranks what eval ranks, through eval's cache and memory budget.
+EVAL_RANKING_API = "eval.evaluate.rank_testset"
+SHARED = ("config", "languages", FORMAT)
+PACKAGE_IMPORTS = {
+    "builder": ("builder", *SHARED, "eval.models"),
+    "annotation": ("annotation", *SHARED, "builder.corrections", "builder.errors", "builder.verdict", "eval.errors", EVAL_RANKING_API),
+    "releases": ("releases", *SHARED),
+    "eval": ("eval", "config", "languages"),
+    "languages": ("languages", "config"),
+    "config": ("config",),
+}
+
+
+def package_violations(package: str, allowed: tuple[str, ...], imports_of: dict | None = None) -> list[str]:
+    """``module:line imports name`` for every import of ``package`` outside ``allowed`` (names and everything under
+    them). The module a from-import reads from (``eval.evaluate`` of ``from eval.evaluate import rank_testset``)
+    passes when what the line imports from it is allowed; ``import eval.evaluate`` alone does not."""
+    bad = []
+    for module, found in (graph() if imports_of is None else imports_of).items():
+        if not is_in(module, package):
+            continue
+        by_line: dict[int, set[str]] = {}
+        for name, line, _top in found:
+            by_line.setdefault(line, set()).add(name)
+        for line, names in sorted(by_line.items()):
+            ok = {n for n in names if any(is_in(n, a) for a in allowed)}
+            for name in sorted(names - ok):
+                if any(a.startswith(name + ".") for a in allowed) and any(n.startswith(name + ".") for n in ok):
+                    continue
+                bad.append(f"{module}:{line} imports {name}")
+    return bad
+
+
+@pytest.mark.parametrize("package", sorted(PACKAGE_IMPORTS))
+def test_each_package_imports_only_its_own_the_shared_ground_and_what_it_borrows(package):
+    bad = package_violations(package, PACKAGE_IMPORTS[package])
+    assert bad == [], (f"{package} may import {', '.join(PACKAGE_IMPORTS[package])} (docs/architecture.md):\n"
+                       + "\n".join(bad))
+
+
+def test_the_package_rule_refuses_what_annotation_must_not_import():
+    """The rule bites: annotation ranking with eval's parts (the encode-and-rank it once re-implemented) is refused,
+    the public entry point passes, and ``import eval.evaluate`` (every name of it) is refused."""
+    allowed = PACKAGE_IMPORTS["annotation"]
+    reimplemented = {"annotation.relevance": [("eval.models", 104, False), ("eval.models.load_model", 104, False),
+                                              ("eval.ranking", 105, False), ("eval.ranking.rank_corpus", 105, False)]}
+    assert package_violations("annotation", allowed, reimplemented) == [
+        "annotation.relevance:104 imports eval.models", "annotation.relevance:104 imports eval.models.load_model",
+        "annotation.relevance:105 imports eval.ranking", "annotation.relevance:105 imports eval.ranking.rank_corpus"]
+    public = {"annotation.relevance": [("eval.evaluate.rank_testset", 9, True), ("eval.evaluate", 9, True)]}
+    assert package_violations("annotation", allowed, public) == []
+    whole = {"annotation.relevance": [("eval.evaluate", 9, True)],
+             "annotation.cli": [("eval.evaluate.score_corpus", 3, True), ("eval.evaluate", 3, True)]}
+    assert sorted(package_violations("annotation", allowed, whole)) == [
+        "annotation.cli:3 imports eval.evaluate", "annotation.cli:3 imports eval.evaluate.score_corpus",
+        "annotation.relevance:9 imports eval.evaluate"]
+    assert package_violations("builder", PACKAGE_IMPORTS["builder"],
+                              {"builder.build": [("annotation.corrections", 1, True), ("eval.ranking", 2, True)]}) == [
+        "builder.build:1 imports annotation.corrections", "builder.build:2 imports eval.ranking"]
