@@ -53,6 +53,13 @@ def _short(module: str | None) -> bool:
     return module is not None and module.split(".")[0] in SHORT_NAMES
 
 
+def _keyword(line: str, byte_offset: int, keyword: str) -> tuple[int, int]:
+    """The columns of a statement's leading `from ` / `import ` (with its spaces) in line; ast gives the
+    statement's column as a UTF-8 byte offset."""
+    start = len(line.encode("utf-8")[:byte_offset].decode("utf-8"))
+    return start, re.compile(rf"{keyword}\s+").match(line, start).end()
+
+
 def qualify_imports(source: str, where: str) -> str:
     """source with every absolute import of a short name qualified by PROJECT_PACKAGE, the same lines otherwise.
 
@@ -60,30 +67,30 @@ def qualify_imports(source: str, where: str) -> str:
     eval_pkg`) -> `from gendered_job_titles import config` (`... import eval as eval_pkg`), which binds the same
     name; `import eval.x as y` -> `import gendered_job_titles.eval.x as y`. `import eval.x` without `as` (it binds
     `eval`) and several modules in one `import` are refused with the file and line: write them another way."""
-    lines = source.splitlines(keepends=True)
+    lines = source.split("\n")  # ast's line numbers count "\n" (a "\r" before it stays at the line's end)
     edits: list[tuple[int, int, int, str]] = []  # (line index, start, end, replacement)
     for node in ast.walk(ast.parse(source, where)):
         if isinstance(node, ast.ImportFrom) and node.level == 0 and _short(node.module):
-            found = re.compile(r"from\s+").match(lines[node.lineno - 1], node.col_offset)
-            edits.append((node.lineno - 1, found.end(), found.end(), f"{PROJECT_PACKAGE}."))
+            _, end = _keyword(lines[node.lineno - 1], node.col_offset, "from")
+            edits.append((node.lineno - 1, end, end, f"{PROJECT_PACKAGE}."))
         elif isinstance(node, ast.Import) and any(_short(alias.name) for alias in node.names):
             statement = f"{where}:{node.lineno}: {ast.unparse(node)}"
             if len(node.names) > 1:
                 raise SetupError(f"{statement}: import one project module per statement (the installed copy "
                                  f"qualifies it; scripts/setuptools_build.py)")
             [alias] = node.names
-            found = re.compile(r"import\s+").match(lines[node.lineno - 1], node.col_offset)
+            start, end = _keyword(lines[node.lineno - 1], node.col_offset, "import")
             if "." not in alias.name:
-                edits.append((node.lineno - 1, node.col_offset, found.end(), f"from {PROJECT_PACKAGE} import "))
+                edits.append((node.lineno - 1, start, end, f"from {PROJECT_PACKAGE} import "))
             elif alias.asname:
-                edits.append((node.lineno - 1, found.end(), found.end(), f"{PROJECT_PACKAGE}."))
+                edits.append((node.lineno - 1, end, end, f"{PROJECT_PACKAGE}."))
             else:
                 raise SetupError(f"{statement}: binds the short name {alias.name.split('.')[0]!r}, which the "
                                  f"installed copy does not have; write `from {alias.name.rsplit('.', 1)[0]} import "
                                  f"{alias.name.rsplit('.', 1)[1]}` (scripts/setuptools_build.py)")
     for index, start, end, text in sorted(edits, reverse=True):
         lines[index] = lines[index][:start] + text + lines[index][end:]
-    qualified = "".join(lines)
+    qualified = "\n".join(lines)
     left = [node.lineno for node in ast.walk(ast.parse(qualified, where))
             if (isinstance(node, ast.ImportFrom) and node.level == 0 and _short(node.module))
             or (isinstance(node, ast.Import) and any(_short(alias.name) for alias in node.names))]
@@ -96,9 +103,9 @@ class QualifiedBuildPy(build_py):
     def build_module(self, module, module_file, package):
         outfile, copied = super().build_module(module, module_file, package)
         path = Path(outfile)
-        qualified = qualify_imports(path.read_text(encoding="utf-8"), str(module_file))
+        qualified = qualify_imports(path.read_bytes().decode("utf-8"), str(module_file))  # bytes: line ends kept
         path.unlink()  # a fresh file, never one linked to the checkout's module
-        path.write_text(qualified, encoding="utf-8")
+        path.write_bytes(qualified.encode("utf-8"))
         return outfile, copied
 
 

@@ -58,7 +58,9 @@ def test_qualify_imports_prefixes_each_form_of_a_project_import_and_keeps_every_
               "from evaluation import x\n"
               "def f():\n"
               "    from builder.lexicon import WordList; import config as cfg\n"
-              "text = 'from eval.testset import read_testset'\n")
+              "text = 'from eval.testset import read_testset'\n"
+              "título = 'ç'; import  languages\r\n"
+              "\x0cimport os\n")
     expected = ("import os\n"
                 "from gendered_job_titles import config\n"
                 "from gendered_job_titles import eval as eval_pkg\n"
@@ -71,7 +73,9 @@ def test_qualify_imports_prefixes_each_form_of_a_project_import_and_keeps_every_
                 "def f():\n"
                 "    from gendered_job_titles.builder.lexicon import WordList; "
                 "from gendered_job_titles import config as cfg\n"
-                "text = 'from eval.testset import read_testset'\n")
+                "text = 'from eval.testset import read_testset'\n"
+                "título = 'ç'; from gendered_job_titles import languages\r\n"
+                "\x0cimport os\n")
     assert qualify_imports(source, "m.py") == expected
 
 
