@@ -141,7 +141,7 @@ def _display(ts_items: pl.DataFrame) -> dict[str, str]:
 
 def settings(min_submitted: int = 2):
     rg = _rg()
-    guidelines = resources.files("annotation").joinpath("guidelines_relevance.md").read_text(encoding="utf-8")
+    guidelines = resources.files(__package__).joinpath("guidelines_relevance.md").read_text(encoding="utf-8")
     return rg.Settings(
         guidelines=guidelines,
         distribution=rg.TaskDistribution(min_submitted=min_submitted),

@@ -105,7 +105,7 @@ def read_translations(data: str | Path, lang: str) -> pl.DataFrame:
 
 def settings(min_submitted: int = 1):
     rg = _rg()
-    guidelines = resources.files("annotation").joinpath("guidelines_translations.md").read_text(encoding="utf-8")
+    guidelines = resources.files(__package__).joinpath("guidelines_translations.md").read_text(encoding="utf-8")
     return rg.Settings(
         guidelines=guidelines,
         distribution=rg.TaskDistribution(min_submitted=min_submitted),

@@ -138,7 +138,7 @@ def floor_language(data: Path, lang: str, model, revision: str, settings):
     import numpy as np
     import polars as pl
 
-    import eval as eval_pkg
+    from eval import __version__ as toolkit_version
     from eval.evaluate import (QueryIndex, corpus_figures, form_figures, form_pairs, per_form_pair_rows, per_pair_rows,
                                per_query_rows, split_pairs, worst_pairs, _counts)
     from eval.relevance import rows_of
@@ -187,7 +187,7 @@ def floor_language(data: Path, lang: str, model, revision: str, settings):
         result["per_form_pair"] = ResultRows(pl.concat(rows["per_form_pair"]))
     result["worst_pairs"] = worst
     return LanguageResult(
-        toolkit={"name": "gendered-job-titles eval", "version": eval_pkg.__version__}, model=model.meta.to_dict(),
+        toolkit={"name": "gendered-job-titles eval", "version": toolkit_version}, model=model.meta.to_dict(),
         model_revision=revision, lang=lang, testset_root=str(data), testset_version=testset_version(ts, data),
         settings=settings.describe(), figures=result)
 

@@ -394,5 +394,11 @@ def exit_after(status: int) -> None:
     sys.exit(status)
 
 
-if __name__ == "__main__":
+def run() -> None:
+    """The installed command `gjt-builder` (pyproject.toml [project.scripts]): main, left as `python -m builder`
+    leaves."""
     exit_after(main())
+
+
+if __name__ == "__main__":
+    run()

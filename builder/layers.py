@@ -39,7 +39,9 @@ class LayerKind:
     def make(self, lang, cache: Path | None = None):
         """The layer for one language (its resources loaded; a missing one is a LexiconError with the install
         command)."""
-        return getattr(importlib.import_module(self.module), self.cls)(lang, cache)
+        # By its name inside this package (`builder` in a checkout, `gendered_job_titles.builder` installed).
+        local = self.module.removeprefix("builder.")
+        return getattr(importlib.import_module(f".{local}", __package__), self.cls)(lang, cache)
 
     def info(self, lang) -> dict:
         """What decides the gender of this language's titles, for stats.json and the build summary."""

@@ -57,7 +57,7 @@ def run_audit(
     per-model results documents of ``eval.evaluate.evaluate`` (what ``python -m eval run`` writes, on the
     original test set). ``language_packs``: extra folders of language packs (params.yaml ``language_packs``);
     each language's declaration is resolved once here and its mitigation rules passed down."""
-    import eval as eval_pkg
+    from eval import __version__ as toolkit_version
     from eval.evaluate import evaluate, evaluate_language
     from eval.mitigation import normalise_testset, split_pairs
     from eval.models import load_model
@@ -132,7 +132,7 @@ def run_audit(
             }
         languages[lang] = block
     doc = {
-        "toolkit": {"name": "gendered-job-titles eval audit", "version": eval_pkg.__version__},
+        "toolkit": {"name": "gendered-job-titles eval audit", "version": toolkit_version},
         "models": metas,
         "testset": testset,
         "eval_settings": eval_settings.describe(),

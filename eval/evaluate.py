@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-import eval as eval_pkg
+from eval import __version__ as toolkit_version
 from eval.errors import EvalError
 from eval.measures import PairRankings, QueryRankings, RankBiasedOverlap
 from eval.memory import release_freed_memory
@@ -740,7 +740,7 @@ def evaluate_one(
     revision = model_revision or model.meta.revision
     figures, _ = evaluate_language(ts, model, cache, settings, progress=progress)
     return LanguageResult(
-        toolkit={"name": "gendered-job-titles eval", "version": eval_pkg.__version__}, model=model.meta.to_dict(),
+        toolkit={"name": "gendered-job-titles eval", "version": toolkit_version}, model=model.meta.to_dict(),
         model_revision=revision, lang=ts.lang, testset_root=str(data), testset_version=testset_version(ts, data),
         settings=settings.describe(), figures=figures,
     )

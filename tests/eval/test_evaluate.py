@@ -329,14 +329,14 @@ def test_a_dropped_self_match_leaves_the_relevant_set(tmp_path):
 
 
 def test_results_document_names_versions_metrics_and_rules(tmp_path, small_data):
-    import eval as eval_pkg
+    from eval import __version__ as toolkit_version
 
     (Path(small_data) / "manifest.json").write_text(json.dumps({"version": "2.0.1"}))
     doc = evaluate(small_data, ["es", "pt"], CharTfidf(), EmbeddingCache(tmp_path / "c"), EvalSettings(measures=("AO", "RBO(p=0.9)", "AP", "acc@1", "identical_top1", "Gap(AP)", "Gap(acc@1)")), progress=False)
-    assert doc["toolkit"]["version"] == eval_pkg.__version__
+    assert doc["toolkit"]["version"] == toolkit_version
     import tomllib
 
-    assert eval_pkg.__version__ == tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["version"]
+    assert toolkit_version == tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["version"]
     assert doc["testset"]["version"] == "v2.0.1" and doc["testset"]["languages"] == {"es": "v2.0.1", "pt": "v2.0.1"}
     settings = doc["settings"]
     assert {"AO", "RBO(p=0.9)", "MAP", "acc@1", "MAP_M-MAP_F", "paired_AP_M-AP_F"} <= set(settings["metrics"])
