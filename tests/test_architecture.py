@@ -135,7 +135,8 @@ def test_the_format_module_and_eval_package_stay_light():
 EVAL_LAYERS = {
     "eval.metrics": (),
     "eval.measures": ("eval.metrics", "eval.errors"),
-    "eval.models": ("eval.errors",),
+    "eval.models": ("eval.errors", "eval.exact_use"),
+    "eval.exact_use": (),
 }
 RESULT_READERS = ("eval.report", "eval.site", "eval.audit_report", "eval.pair_matrix", "eval.audit_figures",
                   "eval.mitigation_effect")

@@ -55,9 +55,9 @@ def french_copy() -> Relevance:
 
 @pytest.fixture(scope="module")
 def muse():
-    from eval.models import load_model
+    from eval.models import PackageMultilingualUSE
 
-    model = load_model("m-use")
+    model = PackageMultilingualUSE()  # the encoder builder/reference.py aligns with
 
     def encode(texts):
         import numpy as np
