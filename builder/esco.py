@@ -77,6 +77,53 @@ class EscoFile:
     occupations: tuple[Occupation, ...]
 
 
+# The one public copy found of ESCO's occupations CSVs (docs/esco.md "The public copy"): an unofficial re-upload,
+# pinned to its commit, each file to the SHA-256 measured from that commit. ESCO's version is not named in it: 2,942
+# occupations is ESCO v1's count (ESCOpedia), the upload (19 Oct 2020) predates v1.1, so "v1.0.x".
+PUBLIC_COPY = {
+    "repository": "emanuellandell/public",
+    "commit": "d2764d58d0a3a5ec5a0f5145fc6c2a72c6923d8e",
+    "base_url": "https://raw.githubusercontent.com/emanuellandell/public",
+    "version": "v1.0.x",
+    "files": {
+        "occupations_es.csv": {"sha256": "c6177060d18d497a92ac22491952b3416f9d9b0d32e0e9c654d788fd0ea96225", "bytes": 918542},
+        "occupations_fr.csv": {"sha256": "dbdc398fdd72278ff304f4501758647abeaf32b63efd2ca3f25fbd147be5237d", "bytes": 854719},
+        "occupations_en-us.csv": {"sha256": "d0d763b09ece34ff3a78411ea03c20b2bcf5bf26090de61585a7c8134c1d0245", "bytes": 1216863},
+    },
+}
+# A reply larger than this is no pinned file (the largest is 1.2 MB): refused before or while it is read.
+MAX_DOWNLOAD_BYTES = 4 << 20
+
+
+def public_copy_dir() -> Path:
+    """Where ``--download`` puts the public copy when no --esco DIR is given: the user cache, by commit."""
+    from builder.source import user_cache_root
+
+    return user_cache_root() / "esco" / PUBLIC_COPY["repository"].replace("/", "+") / PUBLIC_COPY["commit"]
+
+
+def download_public_copy(dest: Path, base_url: str | None = None, timeout_s: float = 60.0) -> Path:
+    """The pinned files of the public copy in ``dest``: a file already there with its SHA-256 is kept, a missing one
+    is fetched from ``<base_url>/<commit>/<name>`` and written only when its SHA-256 matches (builder.source's
+    ``fetch_pinned``: size cap, checksum, atomic write; one SourceError otherwise). A file there with another
+    SHA-256 (an official download, say) is refused, never overwritten."""
+    from builder.source import fetch_pinned
+
+    dest = Path(dest)
+    base = (base_url or PUBLIC_COPY["base_url"]).rstrip("/")
+    for name, entry in PUBLIC_COPY["files"].items():
+        target = dest / name
+        if target.is_file():
+            if sha256_of(target) == entry["sha256"]:
+                continue
+            raise SourceError(f"{target}: already there and not the pinned public copy (SHA-256 {sha256_of(target)}, "
+                              f"pinned {entry['sha256']}); --download does not overwrite it: give --download another "
+                              "--esco DIR, or build from this folder without --download")
+        fetch_pinned(f"{base}/{PUBLIC_COPY['commit']}/{name}", entry["sha256"], target, timeout_s,
+                     local_copy="pass --esco DIR", max_bytes=MAX_DOWNLOAD_BYTES)
+    return dest
+
+
 def occupations_file(folder: Path, lang: str) -> Path:
     return Path(folder) / f"occupations_{lang}.csv"
 
