@@ -20,8 +20,10 @@ both forms. This module turns one language's file into a test set of the same fo
   ``preferred``: the notebook's design, one neutral document per occupation, its preferred label as published
   (the dual form); relevant: its own. Every query text is then contained in its relevant document (the
   notebook's tautology), kept for comparison with its figures.
-- relevance is one level, the URI. ESCO's broader/narrower relation is not used: eval's measures are binary,
-  so a looser level would count as fully relevant.
+- relevance is one level, the URI (``RELEVANCE``). ESCO's broader/narrower relation is not used: eval's measures
+  are binary, so a looser level would count as fully relevant.
+- ``--download`` fetches the one public copy found (``PUBLIC_COPY``: an unofficial re-upload of es, fr and en-us,
+  pinned to its commit and checksums) through ``builder.source.fetch_pinned``.
 
 Item ``source_ids`` are ESCO ids, ``<uuid>`` for a query, ``<uuid>#<k>`` for its occupation's k-th corpus unit:
 eval's self-match rule (a corpus item sharing a source id with the query) then drops nothing, since the
@@ -78,8 +80,8 @@ class EscoFile:
 
 
 # The one public copy found of ESCO's occupations CSVs (docs/esco.md "The public copy"): an unofficial re-upload,
-# pinned to its commit, each file to the SHA-256 measured from that commit. ESCO's version is not named in it: 2,942
-# occupations is ESCO v1's count (ESCOpedia), the upload (19 Oct 2020) predates v1.1, so "v1.0.x".
+# pinned to its commit, each file to the SHA-256 measured from that commit. ESCO's version is not named in it: its
+# 2,942 occupations are ESCO v1's count (ESCOpedia), uploaded 19 Oct 2020: "v1.0.x", which release not told.
 PUBLIC_COPY = {
     "repository": "emanuellandell/public",
     "commit": "d2764d58d0a3a5ec5a0f5145fc6c2a72c6923d8e",
@@ -478,7 +480,7 @@ def build_esco(folder: Path, lang, out: Path, version: str | None = None, corpus
             "queries_without_relevant": len(query_units) - len(with_relevant),
             "corpus_design": corpus_design,
             "corpus_design_meaning": CORPUS_DESIGNS[corpus_design],
-            "relevance": "one level: the query's own occupation (URI); the broader/narrower relation is not used",
+            "relevance": RELEVANCE,
             "dropped": dict(sorted(dropped.counts.items())),
             "dropped_examples": dict(sorted(dropped.examples.items())),
             "licence": LICENCE,
@@ -498,11 +500,17 @@ def build_esco(folder: Path, lang, out: Path, version: str | None = None, corpus
     return stats
 
 
-# As issue 24 states it; docs/esco.md says what was and was not checked against ESCO's own wording.
+# As issue 24 states it, with the Commission's open licence under that decision; docs/esco.md says what was and was
+# not checked (ESCO's own legal notice was not reachable from here).
 LICENCE = ("ESCO is published by the European Commission. Its reuse is governed by Commission Decision 2011/833/EU "
-           "on the reuse of Commission documents: reuse is allowed provided the source is acknowledged. This set is "
+           "on the reuse of Commission documents, under which the Commission adopted CC BY 4.0 as its open licence "
+           "(Decision C(2019) 1655): reuse is allowed provided the source is acknowledged. This set is "
            "derived from ESCO (European Skills, Competences, Qualifications and Occupations), © European Union, "
            "https://esco.ec.europa.eu")
+RELEVANCE = ("one level: a query's relevant documents are the labels of its own occupation (URI). ESCO's broader/narrower "
+             "relation between occupations (broaderRelationsOccPillar.csv) is not used: eval's relevance is binary "
+             "(any level above 0 counts in full), so a looser second level would count a neighbouring occupation as "
+             "fully relevant")
 
 
 def describe_esco(st: dict, out) -> str:
