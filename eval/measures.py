@@ -1,8 +1,8 @@
 """Measures as named objects: what ``eval run`` computes, registered in one place.
 
 A measure's printed form carries its parameters and is its key in every result: ``AO``, ``RBO(p=0.98)``,
-``identical_top1``, ``AP``, ``acc@1``, ``RBO@20(p=0.9)`` (a pair measure of the top 20 only). ``params.yaml``'s ``eval.measures`` lists them by that name
-(``parse_measure`` turns a name back into the object), and the results document, the tables and the plots
+``identical_top1``, ``AP``, ``acc@1``, ``RBO@20(p=0.9)`` (a pair measure of the top 20 only).
+``params.yaml``'s ``eval.measures`` lists them by that name (``parse_measure`` turns a name back into the object), and the results document, the tables and the plots
 read the names from there, so a new measure is one class here (or anywhere, with ``@register``) and one
 line in ``params.yaml``.
 
@@ -432,7 +432,7 @@ def parse_measure(text: str) -> Measure:
         name = f"{m['name']}@k" if f"{m['name']}@k" in MEASURES else m["name"]
         kwargs = _parameters(text, m["args"])
         if "k" in kwargs:
-            raise EvalError(f"measure {text!r}: the depth is the number after @; write {m['name']}@{kwargs['k']}(...) without k=")
+            raise EvalError(f"measure {text!r}: the depth is the number after @ ({m['name']}@{m['k']}); leave k= out")
         kwargs["k"] = int(m["k"])
     elif m := _CALL.fullmatch(text):
         name, kwargs = m["name"], _parameters(text, m["args"])
