@@ -255,11 +255,19 @@ def cmd_esco(args, params) -> None:
 
     esco = load_esco_params(args.params)
     folder = args.esco or esco.dir
+    version = args.esco_version or esco.version
+    if args.download:  # the pinned public copy (builder/esco.py PUBLIC_COPY), into --esco DIR or the user cache
+        from builder.esco import PUBLIC_COPY, download_public_copy, public_copy_dir
+
+        folder = download_public_copy(Path(folder) if folder else public_copy_dir(), args.base_url)
+        version = version or PUBLIC_COPY["version"]
+        print(f"ESCO public copy {PUBLIC_COPY['repository']}@{PUBLIC_COPY['commit'][:12]} ({PUBLIC_COPY['version']}, "
+              f"unofficial; checksums verified) in {folder}")
     if not folder:
-        raise BuildError("no ESCO folder: give --esco DIR (ESCO's CSV download, holding occupations_<lang>.csv) or "
-                         "esco.dir in params.yaml")
+        raise BuildError("no ESCO folder: give --esco DIR (ESCO's CSV download, holding occupations_<lang>.csv), "
+                         "esco.dir in params.yaml, or --download (the pinned public copy)")
     language = language_for(params, args.lang)
-    stats = build_esco(Path(folder), language, Path(args.out), args.esco_version or esco.version,
+    stats = build_esco(Path(folder), language, Path(args.out), version,
                        args.corpus or esco.corpus, Path(args.cache or DEFAULT_CACHE_DIR) / "lexicon.sqlite")
     if not args.quiet:
         print(format_table(table1_rows([stats], [])))
@@ -346,6 +354,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--corpus", choices=("labels", "preferred"), default=None,
                    help="labels: the occupation's other labels (default); preferred: the notebook's preferred labels")
     p.add_argument("--cache", default=None, help="cache folder: lexicon.sqlite (default: cache)")
+    p.add_argument("--download", action="store_true",
+                   help="first fetch the pinned public copy of occupations_{es,fr,en-us}.csv (unofficial, ESCO v1.0.x; "
+                        "docs/esco.md) into --esco DIR (default: the user cache) and verify its checksums")
+    p.add_argument("--base-url", default=None, help="--download base URL (default: raw.githubusercontent.com)")
     p.add_argument("--quiet", action="store_true", help="no table")
     p.set_defaults(func=cmd_esco)
     p = add_parser("defaults", help="build every params.yaml language offline and print the Table-1 summary")

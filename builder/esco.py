@@ -20,8 +20,10 @@ both forms. This module turns one language's file into a test set of the same fo
   ``preferred``: the notebook's design, one neutral document per occupation, its preferred label as published
   (the dual form); relevant: its own. Every query text is then contained in its relevant document (the
   notebook's tautology), kept for comparison with its figures.
-- relevance is one level, the URI. ESCO's broader/narrower relation is not used: eval's measures are binary,
-  so a looser level would count as fully relevant.
+- relevance is one level, the URI (``RELEVANCE``). ESCO's broader/narrower relation is not used: eval's measures
+  are binary, so a looser level would count as fully relevant.
+- ``--download`` fetches the one public copy found (``PUBLIC_COPY``: an unofficial re-upload of es, fr and en-us,
+  pinned to its commit and checksums) through ``builder.source.fetch_pinned``.
 
 Item ``source_ids`` are ESCO ids, ``<uuid>`` for a query, ``<uuid>#<k>`` for its occupation's k-th corpus unit:
 eval's self-match rule (a corpus item sharing a source id with the query) then drops nothing, since the
@@ -76,6 +78,53 @@ class EscoFile:
     version: str
     sha256: str
     occupations: tuple[Occupation, ...]
+
+
+# The one public copy found of ESCO's occupations CSVs (docs/esco.md "The public copy"): an unofficial re-upload,
+# pinned to its commit, each file to the SHA-256 measured from that commit. ESCO's version is not named in it: its
+# 2,942 occupations are ESCO v1's count (ESCOpedia), uploaded 19 Oct 2020: "v1.0.x", which release not told.
+PUBLIC_COPY = {
+    "repository": "emanuellandell/public",
+    "commit": "d2764d58d0a3a5ec5a0f5145fc6c2a72c6923d8e",
+    "base_url": "https://raw.githubusercontent.com/emanuellandell/public",
+    "version": "v1.0.x",
+    "files": {
+        "occupations_es.csv": {"sha256": "c6177060d18d497a92ac22491952b3416f9d9b0d32e0e9c654d788fd0ea96225", "bytes": 918542},
+        "occupations_fr.csv": {"sha256": "dbdc398fdd72278ff304f4501758647abeaf32b63efd2ca3f25fbd147be5237d", "bytes": 854719},
+        "occupations_en-us.csv": {"sha256": "d0d763b09ece34ff3a78411ea03c20b2bcf5bf26090de61585a7c8134c1d0245", "bytes": 1216863},
+    },
+}
+# A reply larger than this is no pinned file (the largest is 1.2 MB): refused before or while it is read.
+MAX_DOWNLOAD_BYTES = 4 << 20
+
+
+def public_copy_dir() -> Path:
+    """Where ``--download`` puts the public copy when no --esco DIR is given: the user cache, by commit."""
+    from builder.source import user_cache_root
+
+    return user_cache_root() / "esco" / PUBLIC_COPY["repository"].replace("/", "+") / PUBLIC_COPY["commit"]
+
+
+def download_public_copy(dest: Path, base_url: str | None = None, timeout_s: float = 60.0) -> Path:
+    """The pinned files of the public copy in ``dest``: a file already there with its SHA-256 is kept, a missing one
+    is fetched from ``<base_url>/<commit>/<name>`` and written only when its SHA-256 matches (builder.source's
+    ``fetch_pinned``: size cap, checksum, atomic write; one SourceError otherwise). A file there with another
+    SHA-256 (an official download, say) is refused, never overwritten."""
+    from builder.source import fetch_pinned
+
+    dest = Path(dest)
+    base = (base_url or PUBLIC_COPY["base_url"]).rstrip("/")
+    for name, entry in PUBLIC_COPY["files"].items():
+        target = dest / name
+        if target.is_file():
+            if sha256_of(target) == entry["sha256"]:
+                continue
+            raise SourceError(f"{target}: already there and not the pinned public copy (SHA-256 {sha256_of(target)}, "
+                              f"pinned {entry['sha256']}); --download does not overwrite it: give --download another "
+                              "--esco DIR, or build from this folder without --download")
+        fetch_pinned(f"{base}/{PUBLIC_COPY['commit']}/{name}", entry["sha256"], target, timeout_s,
+                     local_copy="pass --esco DIR", max_bytes=MAX_DOWNLOAD_BYTES)
+    return dest
 
 
 def occupations_file(folder: Path, lang: str) -> Path:
@@ -433,7 +482,7 @@ def build_esco(folder: Path, lang, out: Path, version: str | None = None, corpus
             "queries_without_relevant": len(query_units) - len(with_relevant),
             "corpus_design": corpus_design,
             "corpus_design_meaning": CORPUS_DESIGNS[corpus_design],
-            "relevance": "one level: the query's own occupation (URI); the broader/narrower relation is not used",
+            "relevance": RELEVANCE,
             "dropped": dict(sorted(dropped.counts.items())),
             "dropped_examples": dict(sorted(dropped.examples.items())),
             "licence": LICENCE,
@@ -453,11 +502,17 @@ def build_esco(folder: Path, lang, out: Path, version: str | None = None, corpus
     return stats
 
 
-# As issue 24 states it; docs/esco.md says what was and was not checked against ESCO's own wording.
+# As issue 24 states it, with the Commission's open licence under that decision; docs/esco.md says what was and was
+# not checked (ESCO's own legal notice was not reachable from here).
 LICENCE = ("ESCO is published by the European Commission. Its reuse is governed by Commission Decision 2011/833/EU "
-           "on the reuse of Commission documents: reuse is allowed provided the source is acknowledged. This set is "
+           "on the reuse of Commission documents, under which the Commission adopted CC BY 4.0 as its open licence "
+           "(Decision C(2019) 1655): reuse is allowed provided the source is acknowledged. This set is "
            "derived from ESCO (European Skills, Competences, Qualifications and Occupations), © European Union, "
            "https://esco.ec.europa.eu")
+RELEVANCE = ("one level: a query's relevant documents are the labels of its own occupation (URI). ESCO's broader/narrower "
+             "relation between occupations (broaderRelationsOccPillar.csv) is not used: eval's relevance is binary "
+             "(any level above 0 counts in full), so a looser second level would count a neighbouring occupation as "
+             "fully relevant")
 
 
 def describe_esco(st: dict, out) -> str:

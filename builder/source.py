@@ -58,10 +58,15 @@ HEADER_IDS = {"id", "_id", "qid", "query_id", "queryid", "doc_id", "docid", "doc
 # Unicode's control characters (category Cc: U+0000-U+001F, U+007F-U+009F) but the tab that separates columns.
 CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f]")
 
+def user_cache_root() -> Path:
+    """The project's folder in the user cache (``$XDG_CACHE_HOME``, default ``~/.cache``), where downloads are kept."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "gendered-job-titles"
+
+
 def user_cache_dir() -> Path:
     """Where a downloaded source is kept (in the manner of ir_datasets and HF datasets)."""
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "gendered-job-titles" / "jobtitlesimilarity" / REGISTRY["commit"] / REGISTRY["path"]
+    return user_cache_root() / "jobtitlesimilarity" / REGISTRY["commit"] / REGISTRY["path"]
 
 
 @dataclass(frozen=True)
@@ -222,9 +227,6 @@ def verify_checksums(folder: Path) -> dict[str, str]:
 
 def download_source(dest: str | Path, base_url: str | None = None, timeout_s: float = 60.0) -> Path:
     """Download the pinned files into dest (via a temporary name), verify checksums and counts."""
-    import urllib.error
-    import urllib.request  # here: it imports http and ssl, 8 ms of every build that downloads nothing
-
     dest = Path(dest)
     dest.mkdir(parents=True, exist_ok=True)
     base = (base_url or REGISTRY["base_url"]).rstrip("/")
@@ -232,27 +234,39 @@ def download_source(dest: str | Path, base_url: str | None = None, timeout_s: fl
         target = dest / name
         if target.is_file() and sha256_of(target) == entry["sha256"]:
             continue
-        url = f"{base}/{REGISTRY['commit']}/{REGISTRY['path']}/{name}"
-        try:
-            with urllib.request.urlopen(url, timeout=timeout_s) as resp:
-                announced = resp.headers.get("Content-Length")
-                if announced and announced.strip().isdigit() and int(announced) > MAX_DOWNLOAD_BYTES:
-                    raise SourceError(f"{scrub(url)}: the server announces {int(announced)} bytes, over the "
-                                      f"{MAX_DOWNLOAD_BYTES >> 20} MiB a source file may hold; refusing it (check "
-                                      f"--base-url, or pass --source DIR to a local copy)")
-                data = resp.read(MAX_DOWNLOAD_BYTES + 1)
-            if len(data) > MAX_DOWNLOAD_BYTES:
-                raise SourceError(f"{scrub(url)}: the reply is over the {MAX_DOWNLOAD_BYTES >> 20} MiB a source file "
-                                  f"may hold; refusing it (check --base-url, or pass --source DIR to a local copy)")
-        except (urllib.error.URLError, OSError) as exc:
-            raise SourceError(f"{scrub(url)}: download failed ({scrub(exc)}); check the network, or pass --source DIR "
-                              f"(or set ${ENV_SOURCE_DIR}) to a local copy") from None
-        got = hashlib.sha256(data).hexdigest()
-        if got != entry["sha256"]:
-            raise SourceError(f"{scrub(url)}: SHA-256 {got} does not match the pinned {entry['sha256']}; refusing the file")
-        write_file_atomically(target, data)
+        fetch_pinned(f"{base}/{REGISTRY['commit']}/{REGISTRY['path']}/{name}", entry["sha256"], target, timeout_s,
+                     local_copy="pass --source DIR", local_copy_env=f"set ${ENV_SOURCE_DIR}")
     check_counts(load_source(dest))
     return dest
+
+
+def fetch_pinned(url: str, sha256: str, target: Path, timeout_s: float, *, local_copy: str, local_copy_env: str | None = None,
+                 max_bytes: int = MAX_DOWNLOAD_BYTES) -> None:
+    """Fetch one pinned file to ``target`` (written via a temporary name, only when its SHA-256 is ``sha256``).
+    A reply over ``max_bytes`` is refused (announced: before its body is read; else after reading one byte more);
+    a failed fetch and a checksum mismatch are a SourceError whose remedy names ``local_copy`` (the option that
+    reads a local copy instead, e.g. ``pass --source DIR``) and ``local_copy_env`` (its environment variable)."""
+    import urllib.error
+    import urllib.request  # here: it imports http and ssl, 8 ms of every build that downloads nothing
+
+    over = f"over the {max_bytes >> 20} MiB a source file may hold; refusing it (check --base-url, or {local_copy} to a local copy)"
+    try:
+        with urllib.request.urlopen(url, timeout=timeout_s) as resp:
+            announced = resp.headers.get("Content-Length")
+            if announced and announced.strip().isdigit() and int(announced) > max_bytes:
+                raise SourceError(f"{scrub(url)}: the server announces {int(announced)} bytes, {over}")
+            data = resp.read(max_bytes + 1)
+        if len(data) > max_bytes:
+            raise SourceError(f"{scrub(url)}: the reply is {over}")
+    except (urllib.error.URLError, OSError) as exc:
+        env = f" (or {local_copy_env})" if local_copy_env else ""
+        raise SourceError(f"{scrub(url)}: download failed ({scrub(exc)}); check the network, or {local_copy}{env} "
+                          "to a local copy") from None
+    got = hashlib.sha256(data).hexdigest()
+    if got != sha256:
+        raise SourceError(f"{scrub(url)}: SHA-256 {got} does not match the pinned {sha256}; refusing the file")
+    Path(target).parent.mkdir(parents=True, exist_ok=True)
+    write_file_atomically(target, data)
 
 
 def check_counts(src: EnglishSource) -> None:

@@ -1,8 +1,8 @@
 """Measures as named objects: what ``eval run`` computes, registered in one place.
 
 A measure's printed form carries its parameters and is its key in every result: ``AO``, ``RBO(p=0.98)``,
-``identical_top1``, ``AP``, ``acc@1``. ``params.yaml``'s ``eval.measures`` lists them by that name
-(``parse_measure`` turns a name back into the object), and the results document, the tables and the plots
+``identical_top1``, ``AP``, ``acc@1``, ``RBO@20(p=0.9)`` (a pair measure of the top 20 only).
+``params.yaml``'s ``eval.measures`` lists them by that name (``parse_measure`` turns a name back into the object), and the results document, the tables and the plots
 read the names from there, so a new measure is one class here (or anywhere, with ``@register``) and one
 line in ``params.yaml``.
 
@@ -68,6 +68,7 @@ class PairRankings:
     feminine: np.ndarray
     rbo_p: tuple[float, ...] = ()
     _symmetry: dict = field(default_factory=dict, repr=False)
+    _tops: dict = field(default_factory=dict, repr=False)
 
     def symmetry(self, p: float) -> tuple[np.ndarray, np.ndarray]:
         if p not in self._symmetry:
@@ -77,6 +78,13 @@ class PairRankings:
 
     def average_overlap(self) -> np.ndarray:
         return self.symmetry(self.rbo_p[0] if self.rbo_p else 0.5)[0]  # AO does not depend on p
+
+    def top(self, k: int) -> "PairRankings":
+        """The two rankings cut to their first ``k`` items (after self-match removal, as eval ranks them): the
+        lists the ``@k`` pair measures compare. Cut prefixes stay padded at the tail, of equal length per pair."""
+        if k not in self._tops:
+            self._tops[k] = PairRankings(self.masculine[:, :k], self.feminine[:, :k], self.rbo_p)
+        return self._tops[k]
 
 
 class Measure:
@@ -181,6 +189,57 @@ class RankBiasedOverlap(PairMeasure):
 
     def per_pair(self, pairs: PairRankings) -> np.ndarray:
         return pairs.symmetry(self.p)[1]
+
+
+class DepthMeasure(PairMeasure):
+    """A pair measure of the two rankings' first ``k`` items only (``<name>@<k>``), for a figure that a study
+    reports at a depth (the ESCO notebook's RBO@20). It is the measure of full depth applied to the cut
+    lists, so the cut lists' own lengths (k, or fewer for a shorter ranking) are the depth of its formula."""
+
+    def __init__(self, k: int) -> None:
+        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+            raise EvalError(f"{self.name} needs a depth k >= 1, got {k!r}")
+        self.k = k
+
+
+@register
+class AverageOverlapAtDepth(DepthMeasure):
+    """AO of the top-k lists: ``(1/k) sum_{d<=k} X_d / d``; what the ``rbo`` package's ``RankingSimilarity(a, b)
+    .rbo(k=k)`` computes with its default p = 1."""
+
+    name = "AO@k"
+
+    def __str__(self) -> str:
+        return f"AO@{self.k}"
+
+    def describe(self) -> str:
+        return f"average overlap of the two rankings' top {self.k}: (1/{self.k}) sum_(d<={self.k}) |A[:d] & B[:d]| / d"
+
+    def per_pair(self, pairs: PairRankings) -> np.ndarray:
+        return pairs.top(self.k).average_overlap()
+
+
+@register
+class RankBiasedOverlapAtDepth(DepthMeasure):
+    """RBO_ext (eq. 32, lists of equal length) of the top-k lists: the point estimate from what the top k show,
+    ``(1-p)/p sum_{d<=k} X_d/d p^d + X_k/k p^k``. The ``rbo`` package computes the same from the cut lists with
+    ``rbo_ext(p)`` and with ``rbo(p=p, ext=True)``; its ``rbo(p=p)`` without ``ext`` is the bare prefix sum
+    ``(1-p) sum_{d<=k} p^(d-1) X_d/d``, a lower bound not above RBO_min (identical top-k lists score 1 - p^k there)."""
+
+    name = "RBO@k"
+
+    def __init__(self, k: int, p: float = 0.98) -> None:
+        super().__init__(k)
+        self.p = RankBiasedOverlap(p).p  # the same check of p
+
+    def __str__(self) -> str:
+        return f"RBO@{self.k}(p={self.p:g})"
+
+    def describe(self) -> str:
+        return f"RBO_ext (Webber, Moffat & Zobel 2010, eq. 32) of the two rankings' top {self.k}, p = {self.p:g}"
+
+    def per_pair(self, pairs: PairRankings) -> np.ndarray:
+        return pairs.top(self.k).symmetry(self.p)[1]
 
 
 @register
@@ -339,12 +398,27 @@ def gaps_in(parity: dict) -> list[Gap]:
 DEFAULT_MEASURES = ("AO", "RBO(p=0.98)", "AP", "acc@1", "acc@5", "acc@10", "identical_top1", "Gap(AP)", "Gap(acc@1)")
 
 _CALL = re.compile(r"(?P<name>[A-Za-z_][\w-]*)(?:\((?P<args>[^()]*)\))?")
-_AT = re.compile(r"(?P<name>[A-Za-z_][\w-]*)@(?P<k>\d+)")
+_AT = re.compile(r"(?P<name>[A-Za-z_][\w-]*)@(?P<k>\d+)(?:\((?P<args>[^()]*)\))?")
 _GAP = re.compile(r"Gap\((?P<inner>.*)\)")
 
 
+def _parameters(text: str, args: str | None) -> dict:
+    """The ``key=value`` numbers inside a measure name's parentheses."""
+    kwargs: dict = {}
+    for part in filter(None, (a.strip() for a in (args or "").split(","))):
+        key, sep, value = part.partition("=")
+        if not sep:
+            raise EvalError(f"measure {text!r}: parameters are key=value (e.g. RBO(p=0.98)), got {part!r}")
+        try:
+            kwargs[key.strip()] = int(value) if re.fullmatch(r"-?\d+", value.strip()) else float(value)
+        except ValueError:
+            raise EvalError(f"measure {text!r}: {key.strip()}={value.strip()!r} is not a number") from None
+    return kwargs
+
+
 def parse_measure(text: str) -> Measure:
-    """The measure named ``text``: ``AO``, ``RBO(p=0.98)``, ``acc@5`` (``name@k`` is ``name(k=k)``)."""
+    """The measure named ``text``: ``AO``, ``RBO(p=0.98)``, ``acc@5``, ``RBO@20(p=0.9)`` (``name@k(...)`` is the
+    class registered as ``name@k`` with ``k=k``, else ``name(k=k, ...)``)."""
     if not isinstance(text, str):
         raise EvalError(f"a measure is named by a string such as 'AO' or 'RBO(p=0.98)', got {text!r}")
     text = text.strip()
@@ -353,19 +427,15 @@ def parse_measure(text: str) -> Measure:
             return Gap(m["inner"])
         except EvalError as exc:
             raise EvalError(f"measure {text!r}: {exc}") from None
-    kwargs: dict = {}
     if m := _AT.fullmatch(text):
-        name, kwargs = m["name"], {"k": int(m["k"])}
+        # NAME@k(...) is the class registered as "NAME@k" (a measure of the top k: RBO@20(p=0.9)), else NAME's (acc@5)
+        name = f"{m['name']}@k" if f"{m['name']}@k" in MEASURES else m["name"]
+        kwargs = _parameters(text, m["args"])
+        if "k" in kwargs:
+            raise EvalError(f"measure {text!r}: the depth is the number after @ ({m['name']}@{m['k']}); leave k= out")
+        kwargs["k"] = int(m["k"])
     elif m := _CALL.fullmatch(text):
-        name = m["name"]
-        for part in filter(None, (a.strip() for a in (m["args"] or "").split(","))):
-            key, sep, value = part.partition("=")
-            if not sep:
-                raise EvalError(f"measure {text!r}: parameters are key=value (e.g. RBO(p=0.98)), got {part!r}")
-            try:
-                kwargs[key.strip()] = int(value) if re.fullmatch(r"-?\d+", value.strip()) else float(value)
-            except ValueError:
-                raise EvalError(f"measure {text!r}: {key.strip()}={value.strip()!r} is not a number") from None
+        name, kwargs = m["name"], _parameters(text, m["args"])
     else:
         raise EvalError(f"measure {text!r}: not a measure name; write NAME, NAME(key=value) or NAME@k (known: {sorted(MEASURES)})")
     if name not in MEASURES:

