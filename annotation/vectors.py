@@ -56,16 +56,18 @@ def embed(embedder: Embedder, texts: list[str]) -> dict[str, list[float]]:
     if model.fits_corpus:  # tfidf-char learns its IDF from the texts it is given (a declared capability)
         model.fit(unique)
     matrix = model.encode(unique, role="passage")
-    return {text: [float(x) for x in row] for text, row in zip(unique, matrix)}
+    # An all-zero vector has no direction: cosine similarity is undefined and OpenSearch's cosinesimil space
+    # refuses to index it, so such a text gets no vector.
+    return {text: [float(x) for x in row] for text, row in zip(unique, matrix) if row.any()}
 
 
 def with_vectors(specs: list[RecordSpec], embedder: Embedder) -> tuple[list[RecordSpec], int]:
-    """``specs`` with a vector for each of their ``vector_texts`` (none where the text is None), and the
-    vectors' dimension."""
+    """``specs`` with a vector for each of their ``vector_texts`` (none where the text is None or its vector all
+    zeros), and the vectors' dimension."""
     vecs = embed(embedder, [t for s in specs for t in s.vector_texts.values() if t is not None])
     meta = embedder.model.meta
     source = f"{meta.name}@{meta.revision}"
-    out = [replace(s, vectors={name: vecs[t] for name, t in s.vector_texts.items() if t is not None},
+    out = [replace(s, vectors={name: vecs[t] for name, t in s.vector_texts.items() if t in vecs},
                    vector_source=source) for s in specs]
     return out, meta.dimension
 
