@@ -6,7 +6,7 @@ import argparse
 import math
 from pathlib import Path
 
-from annotation import AnnotationError, relevance, rules, translations
+from annotation import AnnotationError, relevance, rules, translations, vectors
 from annotation.corrections import (KIND_RELEVANCE, merge, read_corrections, validate_line, write_corrections,
                                     write_jsonl_atomic)
 from annotation.params import AnnotationParams, load_params, with_overrides
@@ -14,7 +14,7 @@ from annotation.pull import (
     agreement, decide, fetch_submitted, relevance_answers, relevance_line, translation_answers, translation_line,
     translation_wrong_reports,
 )
-from annotation.push import PushReport, get_or_create_dataset, sync_records
+from annotation.push import PushReport
 from annotation.serve import DEFAULT_PORT, serve
 from annotation.server import connect, ensure_workspace, find_dataset
 from config.cli import params_option, run_command
@@ -23,12 +23,13 @@ from eval.testset import TestSetError, read_testset
 from languages import LanguageError, check_code
 
 
-def push_translations(data: str | Path, lang: str, params: AnnotationParams) -> PushReport:
+def push_translations(data: str | Path, lang: str, params: AnnotationParams, *,
+                      params_path: str | Path = "params.yaml") -> PushReport:
     specs = translations.record_specs(translations.read_translations(data, lang), lang)
+    embedder = vectors.load_embedder(params.vectors.model if params.vectors else None, params_path)
     server = connect()
-    dataset = get_or_create_dataset(server, params.workspace, translations.dataset_name(lang, params.dataset_version),
-                                    translations.settings(params.min_submitted))
-    return sync_records(server, dataset, specs, params.batch_size)
+    return vectors.push_dataset(server, params, translations.dataset_name(lang, params.dataset_version),
+                                translations.settings(params.min_submitted), specs, translations.VECTOR_TITLES, embedder)
 
 
 def push_relevance(data: str | Path, lang: str, models: list[str], params: AnnotationParams,
@@ -40,6 +41,7 @@ def push_relevance(data: str | Path, lang: str, models: list[str], params: Annot
         (c["query_source_id"], c["doc_source_id"])
         for c in read_corrections(corrections or corrections_path(params, lang), lang) if c["kind"] == KIND_RELEVANCE
     }
+    embedder = vectors.load_embedder(params.vectors.model if params.vectors else None, params_path)
     # Check the server and the key before minutes of ranking, not after.
     server = connect()
     try:
@@ -49,9 +51,9 @@ def push_relevance(data: str | Path, lang: str, models: list[str], params: Annot
     pooled = relevance.pool_candidates(ts, rankings, params.relevance.pool_depth, known)
     audit = relevance.audit_candidates(ts, params.relevance.audit_sample, params.relevance.seed)
     specs = relevance.record_specs(ts, pooled + audit)
-    dataset = get_or_create_dataset(server, params.workspace, relevance.dataset_name(lang, params.dataset_version),
-                                    relevance.settings(params.relevance.min_submitted))
-    report = sync_records(server, dataset, specs, params.batch_size)
+    report = vectors.push_dataset(server, params, relevance.dataset_name(lang, params.dataset_version),
+                                  relevance.settings(params.relevance.min_submitted), specs, relevance.VECTOR_TITLES,
+                                  embedder)
     print(f"pool: {len(pooled)} unlabelled pairs from the top {params.relevance.pool_depth} of {', '.join(models)}; "
           f"audit: {len(audit)} carried-over labels")
     return report
@@ -178,7 +180,7 @@ def _params(args: argparse.Namespace) -> AnnotationParams:
 
 def cmd_push_translations(args: argparse.Namespace) -> None:
     params = _params(args)
-    print(push_translations(args.data, args.lang, params))
+    print(push_translations(args.data, args.lang, params, params_path=args.params))
 
 
 def cmd_push_relevance(args: argparse.Namespace) -> None:

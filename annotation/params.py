@@ -31,6 +31,18 @@ class RelevanceParams:
 
 
 @dataclass(frozen=True)
+class VectorParams:
+    """``annotation.vectors:``: embed the records' titles with an eval model and push the vectors, for Argilla's
+    "find similar" (it needs Elasticsearch or OpenSearch with k-NN behind argilla-server; docs/annotation.md)."""
+
+    model: str  # an eval model name (python -m eval models), e.g. m-use
+
+    def __post_init__(self):
+        if not isinstance(self.model, str) or not self.model.strip():
+            raise ValueError(f"annotation.vectors.model is {self.model!r}; name an eval model, e.g. m-use")
+
+
+@dataclass(frozen=True)
 class AnnotationParams:
     workspace: str = "gendered-job-titles"
     # Part of every dataset name: a new test-set version gets new datasets, the old ones stay readable.
@@ -41,6 +53,8 @@ class AnnotationParams:
     min_submitted: int = 1
     corrections_dir: str = "corrections"
     relevance: RelevanceParams = field(default_factory=RelevanceParams)
+    # Off unless set: no vector field, no vectors, the records' content hashes as without the option.
+    vectors: VectorParams | None = None
 
     def __post_init__(self):
         for name in ("batch_size", "min_submitted"):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from annotation import AnnotationError
 from annotation.server import Server, _rg, ensure_workspace, find_dataset, sdk_bars_on_a_terminal_only, server_errors
@@ -36,10 +36,19 @@ class RecordSpec:
     fields: dict[str, str | None]
     metadata: dict[str, object]
     suggestions: dict[str, Suggested]
+    # vector name → the text its vector embeds (annotation.vectors); None where the record has no such text
+    vector_texts: dict[str, str | None] = field(default_factory=dict)
+    vectors: dict[str, list[float]] = field(default_factory=dict)
+    # What made ``vectors`` (model name and revision), hashed in their place: a model's floats may differ in the
+    # last bits from one BLAS kernel to another, which must not resend every record.
+    vector_source: str | None = None
 
     def content_hash(self) -> str:
         suggestions = {q: dataclasses.astuple(s) for q, s in self.suggestions.items()}
-        payload = json.dumps([self.fields, self.metadata, suggestions], sort_keys=True, ensure_ascii=False)
+        content = [self.fields, self.metadata, suggestions]
+        if self.vector_source is not None:  # without vectors, the hash is what it was before they existed
+            content.append([self.vector_source, sorted(self.vectors)])
+        payload = json.dumps(content, sort_keys=True, ensure_ascii=False)
         return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:16]
 
 
@@ -108,6 +117,7 @@ def to_sdk_record(spec: RecordSpec):
         metadata={**spec.metadata, HASH_KEY: spec.content_hash()},
         suggestions=[rg.Suggestion(question_name=q, value=s.value, score=s.score, agent=s.agent)
                      for q, s in spec.suggestions.items() if s.value is not None],
+        vectors=dict(spec.vectors),
     )
 
 

@@ -30,6 +30,9 @@ LABELS = {
 RELEVANT_LABELS = frozenset({"relevant", "relevant_translation_wrong"})
 TRANSLATION_WRONG_LABELS = frozenset({"relevant_translation_wrong", "not_relevant_translation_wrong"})
 
+# The vector fields of annotation.vectors (name → title in the UI's "find similar"): the English titles.
+VECTOR_TITLES = {"query_vector": "Query (English title)", "document_vector": "Document (English title)"}
+
 # model name -> query item id -> document item ids, best first (at least `depth` long)
 Rankings = dict[str, dict[str, list[str]]]
 
@@ -193,5 +196,6 @@ def record_specs(ts: TestSet, candidates: list[Candidate]) -> list[RecordSpec]:
             metadata=metadata,
             # No suggestion, not even on audit records: the check of an old label stays independent of it.
             suggestions={},
+            vector_texts={"query_vector": q_text[c.query_source_id], "document_vector": d_text[c.doc_source_id]},
         ))
     return specs

@@ -64,6 +64,11 @@ FLAG_WORDS = {
     "common_head": "a common-gender main noun",
     "declared_single_form": "the language pack declares a single form",
 }
+# The vector fields of annotation.vectors (name → title in the UI's "find similar"): one title embedded each.
+VECTOR_TITLES = {
+    "english_vector": "English title",
+    "proposed_vector": "Proposed title (masculine, or the feminine where there is none)",
+}
 # check_method parts (docs/FORMAT.md) -> the agent that made or confirmed a form, as the annotator reads it
 AGENTS = {"lexicon": "lexicon", "rule": "ending rule", "hunspell": "word list", "spacy": "parser", "human": "person"}
 
@@ -278,5 +283,8 @@ def record_specs(df: pl.DataFrame, lang: str) -> list[RecordSpec]:
                 "feminine": Suggested(row["title_feminine"], confidence, _form_agent(row, "feminine")),
                 "gender_marking": Suggested(marking, confidence, "gender check"),
             },
+            vector_texts={"english_vector": row["source_text"],
+                          "proposed_vector": row["title_masculine"] if row["title_masculine"] is not None
+                          else row["title_feminine"]},
         ))
     return specs

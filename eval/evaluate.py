@@ -22,7 +22,7 @@ from __future__ import annotations
 import hashlib
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -729,6 +729,28 @@ def rank_testset(ts: TestSet, model: str, depth: int, *, params: str | Path = "p
                 top[query_ids[i]] = [doc_ids[ranker.by_id_descending[c]] for c in columns if c >= 0]
         ranked[corpus_gender] = top
     return ranked
+
+
+def embed_texts(model: str, texts: Sequence[str], *, params: str | Path = "params.yaml"):
+    """``(vectors, meta)``: unit-length dense embeddings of ``texts`` (role "passage", one row per text, float32)
+    by the model `eval run` would load, through the embedding cache of params.yaml's ``eval.cache``, and the
+    model's ``ModelMeta``: the one entry point for a caller outside eval that needs vectors (annotation's
+    "find similar" vectors). A model fitted on its corpus (tfidf-char) is fitted on ``texts``. With no texts the
+    model is only loaded (an unknown name is an EvalError). Bad settings or an unknown model: EvalError."""
+    from eval.models import load_model
+    from eval.params import read_eval_settings
+
+    settings = read_eval_settings(params)
+    loaded = check_model(load_model(model))
+    texts = list(texts)
+    if not texts:
+        return np.zeros((0, loaded.meta.dimension), dtype=np.float32), loaded.meta
+    if loaded.fits_corpus:
+        loaded.fit(texts)
+    vectors, _ = EmbeddingCache(settings.cache).encode(loaded, texts, "passage", progress=False)
+    if loaded.sparse:
+        vectors = vectors.toarray()
+    return np.asarray(vectors, dtype=np.float32), loaded.meta
 
 
 def evaluate_one(

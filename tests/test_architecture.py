@@ -215,13 +215,16 @@ def test_yaml_is_parsed_only_by_config():
 # What each package may import (docs/architecture.md, "What each package imports"): its own modules and the shared
 # ground (config/, languages/, the format), plus what it borrows by name. builder borrows eval's model records and
 # embedding cache (builder/reference.py aligns the source's translations with a model); annotation borrows the
-# builder's reader of the corrections format (the one definition of it) and eval's one public ranking entry point
-# (with EvalError, what it raises): annotation ranks what eval ranks, through eval's cache and memory budget.
+# builder's reader of the corrections format (the one definition of it), eval's one public ranking entry point
+# and its one entry point for vectors (with EvalError, what they raise): annotation ranks and embeds what eval
+# does, through eval's cache and memory budget.
 EVAL_RANKING_API = "eval.evaluate.rank_testset"
+EVAL_VECTORS_API = "eval.evaluate.embed_texts"
 SHARED = ("config", "languages", FORMAT)
 PACKAGE_IMPORTS = {
     "builder": ("builder", *SHARED, "eval.models"),
-    "annotation": ("annotation", *SHARED, "builder.corrections", "builder.errors", "builder.verdict", "eval.errors", EVAL_RANKING_API),
+    "annotation": ("annotation", *SHARED, "builder.corrections", "builder.errors", "builder.verdict", "eval.errors", EVAL_RANKING_API,
+                   EVAL_VECTORS_API),
     "releases": ("releases", *SHARED),
     "eval": ("eval", "config", "languages"),
     "languages": ("languages", "config"),
