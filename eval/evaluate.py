@@ -747,9 +747,11 @@ def embed_texts(model: str, texts: Sequence[str], *, params: str | Path = "param
         return np.zeros((0, loaded.meta.dimension), dtype=np.float32), loaded.meta
     if loaded.fits_corpus:
         loaded.fit(texts)
+    if loaded.sparse:  # its dense form (a caller wants lists of floats), made unit length as the cache makes them
+        from eval.models import unit_rows
+
+        return unit_rows(np.asarray(loaded.encode(texts, role="passage"), dtype=np.float32)), loaded.meta
     vectors, _ = EmbeddingCache(settings.cache).encode(loaded, texts, "passage", progress=False)
-    if loaded.sparse:
-        vectors = vectors.toarray()
     return np.asarray(vectors, dtype=np.float32), loaded.meta
 
 
