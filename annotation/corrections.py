@@ -12,7 +12,8 @@ from builder.errors import CorrectionsError
 from config.files import write_file_atomically
 
 # The one reader and writer of the format is the builder's (builder/corrections.py), which applies these files:
-# what pull writes and what a build accepts cannot drift apart. Annotation comes after the builder in the flow, so may use it.
+# what pull writes and what a build accepts cannot drift apart. Annotation comes after the builder in the flow,
+# so may use it.
 FLAGS = corrections_format.FLAGS
 GENDER_MARKINGS = corrections_format.MARKINGS  # see translations.GENDER_MARKING_LABELS
 KIND_TRANSLATION = corrections_format.KIND_TRANSLATION

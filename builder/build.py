@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import signal
 import sys
@@ -25,7 +24,7 @@ from builder.verdict import NEEDS_REVIEW, Verdict
 from builder.source import EnglishSource, load_source
 from builder.translate import check_raw_matches_source, translate_source
 from builder.translators import WebSettings, make_translator
-from config.files import write_folder_atomically
+from config.files import hidden_sibling, write_folder_atomically
 from eval.testset import TestSet, table1_counts, write_testset
 from languages import Language
 
@@ -246,7 +245,7 @@ def build_language(source: str | Path | EnglishSource | None, lang: Language | s
     # The translations go to a hidden staging folder, so <out>/<lang> is replaced once, by the complete set:
     # a failed or killed build leaves the previous set as it was (list_languages skips hidden folders; the next
     # write removes a killed run's leftovers).
-    staging = Path(out) / f".{lang}.translate-{os.getpid()}-staging"
+    staging = hidden_sibling(Path(out) / lang, "translate")
     try:
         run_translate(src, language, translator, staging, Path(cache) if cache else DEFAULT_CACHE_DIR, params, libre_url,
                       progress, route=route)

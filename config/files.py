@@ -40,26 +40,37 @@ class OutputPathError(OSError):
         return f"{self.filename}: {self.strerror}"
 
 
+def hidden_sibling(path: Path, kind: str, tag: str | None = None) -> Path:
+    """The hidden working name beside ``path`` of this process: ``.<name>.<kind>-<pid>-<8 hex>``. The writers
+    use ``tmp`` (the new content) and ``old`` (the content being replaced); a caller may stage its own work under
+    another kind (the builder's ``translate``). Any of them left by a killed process is removed by the next write
+    of ``path``."""
+    return path.parent / f".{path.name}.{kind}-{tag or _tag()}"
+
+
 def _tag() -> str:
     return f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
 
 
 def _remove_leftovers(path: Path) -> None:
-    """Hidden siblings a killed writer of ``path`` left behind (``.<name>.tmp-<pid>-<hex>``,
-    ``.<name>.old-<pid>-<hex>``), unless their writer still runs."""
-    for kind in ("tmp", "old"):
-        for leftover in path.parent.glob(f".{_glob_literal(path.name)}.{kind}-*-*"):
-            try:
-                pid = int(leftover.name.rsplit("-", 2)[1])
-                os.kill(pid, 0)  # the writer still runs: leave its file or folder alone
-            except ProcessLookupError:
-                if leftover.is_dir() and not leftover.is_symlink():
-                    shutil.rmtree(leftover, ignore_errors=True)
-                else:
-                    with contextlib.suppress(OSError):  # a read-only folder: the write itself will say so
-                        leftover.unlink()
-            except (ValueError, IndexError, OSError):  # not a pid, or one we may not signal: not ours to remove
-                continue
+    """The hidden siblings of ``path`` (``hidden_sibling``) that a killed process left behind; those of a process
+    that still runs are left alone, and a name of any other shape (a user's ``.pt.backup-2024-01``) is never
+    touched."""
+    shape = re.compile(rf"\.{re.escape(path.name)}\.[a-z]+-(\d+)-[0-9a-f]{{8}}")
+    for leftover in path.parent.glob(f".{_glob_literal(path.name)}.*-*-*"):
+        match = shape.fullmatch(leftover.name)
+        if match is None:
+            continue
+        try:
+            os.kill(int(match.group(1)), 0)  # the writer still runs: leave its file or folder alone
+        except ProcessLookupError:
+            if leftover.is_dir() and not leftover.is_symlink():
+                shutil.rmtree(leftover, ignore_errors=True)
+            else:
+                with contextlib.suppress(OSError):  # a read-only folder: the write itself will say so
+                    leftover.unlink()
+        except OSError:  # a process we may not signal: not ours to remove
+            continue
 
 
 def _glob_literal(name: str) -> str:
@@ -99,7 +110,7 @@ def write_file_atomically(path: str | Path, content: str | bytes | Callable[[Pat
     if path.is_dir() and not path.is_symlink():
         raise OutputPathError(path, "is a folder; give a file path, or move the folder")
     _remove_leftovers(path)
-    tmp = path.parent / f".{path.name}.tmp-{_tag()}"
+    tmp = hidden_sibling(path, "tmp")
     try:
         # Created here, with the usual permissions (0666 less the umask, as open() gives; not mkstemp's 0600), so
         # that a folder we may not write to is reported under the output's own name.
@@ -162,7 +173,7 @@ def write_folder_atomically(folder: str | Path, fill: Callable[[Path], None]) ->
                                              "folder") from None
     _remove_leftovers(folder)
     tag = _tag()
-    tmp = folder.parent / f".{folder.name}.tmp-{tag}"
+    tmp = hidden_sibling(folder, "tmp", tag)
     try:
         tmp.mkdir()
     except OSError as exc:
@@ -179,7 +190,7 @@ def write_folder_atomically(folder: str | Path, fill: Callable[[Path], None]) ->
         elif _exchange(tmp, folder):
             shutil.rmtree(tmp)  # now the old content
         else:
-            old = folder.parent / f".{folder.name}.old-{tag}"
+            old = hidden_sibling(folder, "old", tag)
             folder.rename(old)
             tmp.rename(folder)
             shutil.rmtree(old)

@@ -126,6 +126,29 @@ def test_the_kill_check_fails_on_a_writer_that_writes_in_place(tmp_path):
     assert half > 0
 
 
+def test_leftovers_of_a_dead_process_go_and_nothing_else(tmp_path):
+    """The next write removes the hidden siblings a killed process left (any kind: the writers' tmp and old, the
+    builder's translate staging), keeps those of a running one, and never touches a name of another shape."""
+    from config.files import hidden_sibling
+
+    done = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    dead = int(done.stdout)
+    target = tmp_path / "pt"
+    for kind in ("tmp", "old", "translate"):
+        (tmp_path / f".pt.{kind}-{dead}-0123abcd").mkdir()
+    (tmp_path / f".pt.tmp-{dead}-0123abcd" / "queries.parquet").write_text("half")
+    running = hidden_sibling(target, "translate")
+    running.mkdir()
+    kept = [running.name, ".pt.backup-2024-01", f".pt.tmp-{dead}-staging", f".pt.jsonl.tmp-{dead}-0123abcd"]
+    for name in kept[1:]:
+        (tmp_path / name).write_text("mine")
+    write_folder_atomically(target, lambda tmp: (tmp / "a").write_text("new"))
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["pt", *kept])
+    (tmp_path / f".f.json.tmp-{dead}-0123abcd").write_text("half")
+    write_file_atomically(tmp_path / "f.json", "{}\n")
+    assert not (tmp_path / f".f.json.tmp-{dead}-0123abcd").exists()
+
+
 @pytest.mark.parametrize("content, expected", [("caf\u00e9\n", "caf\u00e9\n".encode()), (b"\x00\x01", b"\x00\x01")])
 def test_text_and_bytes_are_written_as_given(tmp_path, content, expected):
     path = write_file_atomically(tmp_path / "new" / "f", content)
