@@ -17,7 +17,7 @@ from annotation.pull import (
 from annotation.push import PushReport
 from annotation.serve import DEFAULT_PORT, serve
 from annotation.server import connect, ensure_workspace, find_dataset
-from config.cli import params_option, run_command
+from config.cli import params_option, program, run_command
 from eval.errors import EvalError
 from eval.testset import TestSetError, read_testset
 from languages import LanguageError, check_code
@@ -209,7 +209,7 @@ PARAMS_HELP = "params file (annotation: section)"
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m annotation",
+        prog=program("annotation"),
         description="Push translations and relevance pairs to Argilla, pull people's answers into corrections/<lang>.jsonl, "
                     "or serve a local Argilla to try it. Settings: the annotation: section of params.yaml.")
     # --params before the subcommand (as always) or on every subcommand that reads params (config/cli.py)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from builder.errors import BuildError
 from builder.translators import TRANSLATORS, is_translator_name, offline_available
-from config.cli import params_option, run_command
+from config.cli import params_option, program, run_command
 from languages import LanguageError, check_code
 
 # Each command imports the modules it runs when it runs: `--help` and a usage error load no polars (builder.params
@@ -291,7 +291,7 @@ PARAMS_HELP = "params.yaml (default: ./params.yaml, else the repository's)"
 
 
 def build_parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="python -m builder", description=__doc__)
+    ap = argparse.ArgumentParser(prog=program("builder"), description=__doc__)
     # --params before the subcommand (as always) or on it: every subcommand reads params (config/cli.py)
     params_option(ap, None, help=PARAMS_HELP)
     sub = ap.add_subparsers(dest="command", required=True)

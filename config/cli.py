@@ -19,12 +19,20 @@ import argparse
 import contextlib
 import sys
 from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
 
 from config.secrets import scrub
 from config.stdout import surviving_closed_stdout
 
 USER_MISTAKE = 2
 INTERRUPTED = 130
+
+
+def program(package: str) -> str:
+    """The command a usage line names: ``gjt-<package>`` when run as that installed command (pyproject.toml's
+    [project.scripts]), else ``python -m <package>``, as a checkout runs it."""
+    command = Path(sys.argv[0]).name if sys.argv and sys.argv[0] else ""
+    return command if command == f"gjt-{package}" else f"python -m {package}"
 
 
 def params_option(parser: argparse.ArgumentParser, default: str | None = "params.yaml", *,

@@ -21,7 +21,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-from config.cli import params_option, run_command
+from config.cli import params_option, program, run_command
 from config.files import write_file_atomically, write_folder_atomically
 from config.secrets import scrub
 from eval.errors import EvalError
@@ -403,7 +403,7 @@ def cmd_models(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m eval", description=__doc__,
+    parser = argparse.ArgumentParser(prog=program("eval"), description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="score models on a test set (DIR/<lang>/queries.parquet, corpus.parquet, qrels.tsv)")

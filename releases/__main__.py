@@ -13,7 +13,7 @@ import sys
 import time
 from pathlib import Path
 
-from config.cli import params_option, run_command
+from config.cli import params_option, program, run_command
 
 from .errors import ReleaseError
 from .params import read_release_params
@@ -23,7 +23,7 @@ from .params import read_release_params
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m releases", description=__doc__)
+    parser = argparse.ArgumentParser(prog=program("releases"), description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
 
     # --params on the subcommands that read params (make, publish; config/cli.py); the others read none

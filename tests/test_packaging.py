@@ -254,4 +254,4 @@ def test_the_installed_commands_run(venv, tmp_path, command):
     done = subprocess.run([str(venv / "bin" / command), "--help"], cwd=tmp_path, capture_output=True, text=True,
                           timeout=300, env=CLEAN_ENV)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.startswith("usage:") and "Traceback" not in done.stderr
+    assert done.stdout.startswith(f"usage: {command} ") and "Traceback" not in done.stderr  # its own name

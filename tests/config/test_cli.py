@@ -8,7 +8,7 @@ import sqlite3
 
 import pytest
 
-from config.cli import INTERRUPTED, USER_MISTAKE, run_command
+from config.cli import INTERRUPTED, USER_MISTAKE, program, run_command
 
 
 class ToolError(Exception):
@@ -69,3 +69,12 @@ def test_ctrl_c_is_one_line_and_130_also_when_python_swallowed_it(capsys):
 
     assert tail(swallowing, capsys)[::2] == (INTERRUPTED, "interrupted: kept what was done\n")
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # the handler is put back
+
+
+@pytest.mark.parametrize("argv0, shown", [("/venv/bin/gjt-eval", "gjt-eval"), ("/repo/eval/__main__.py", "python -m eval"),
+                                          ("-m", "python -m eval"), ("/venv/bin/gjt-builder", "python -m eval")])
+def test_the_usage_line_names_the_command_that_ran(monkeypatch, argv0, shown):
+    """An installed gjt-eval says so in its usage line; python -m eval (argv[0] is the module's path, or -m while
+    it starts) and any other command keep the checkout's spelling."""
+    monkeypatch.setattr("sys.argv", [argv0, "--help"])
+    assert program("eval") == shown
