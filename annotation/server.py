@@ -27,7 +27,7 @@ def _rg():
 @contextmanager
 def server_errors(api_url: str) -> Iterator[None]:
     """Turn transport and API failures into an AnnotationError that names the server and what to do."""
-    from argilla._exceptions import ArgillaAPIError, ArgillaCredentialsError
+    from argilla._exceptions import ArgillaAPIError, ArgillaCredentialsError, ArgillaError
 
     api_url = scrub(api_url)  # never the password of a http://user:password@host URL
     try:
@@ -61,6 +61,13 @@ def server_errors(api_url: str) -> Iterator[None]:
         raise AnnotationError(
             f"Argilla at {api_url} answered something that is not the Argilla API ({type(exc).__name__}: {detail}); "
             f"check that {URL_VAR} points at argilla-server itself (not a login page or proxy)") from None
+    except ArgillaError as exc:
+        # The SDK refusing before or after a request (SettingsError: a dataset of that name with other settings,
+        # RecordsIngestionError, MetadataError): its own message, on one line.
+        detail = " ".join(str(exc).split()).removeprefix("Argilla SDK error: ").removeprefix(f"{type(exc).__name__}: ")[:300]
+        raise AnnotationError(f"Argilla at {api_url}: {type(exc).__name__}: {detail}; nothing already sent is lost, "
+                              f"fix what it names (or push to a new dataset: raise annotation.dataset_version) and "
+                              f"run the command again") from None
 
 
 @dataclass(frozen=True)
