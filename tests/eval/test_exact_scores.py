@@ -8,23 +8,19 @@ from __future__ import annotations
 
 import json
 import os
-import platform
 import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
-import polars as pl
 import pytest
 from scipy import sparse
 
 from eval.ranking import MAX_ROW_NORM, SCORE_GRID_BITS, grid_scores, score_grid, similarity_scores
-from eval.testset import ITEM_SCHEMA, TestSet, write_testset
+from eval.testset import write_testset
+from tests.eval.blas_configs import CORE_TYPES, X86, blas_env, english_testset, numpy_simd_features
 
 REPO = Path(__file__).resolve().parents[2]
-X86 = platform.machine().lower() in ("x86_64", "amd64")
-# OpenBLAS kernels every x86-64 CPU with AVX2 runs (a forced kernel the CPU lacks would stop the process)
-CORE_TYPES = ("Haswell", "Sandybridge") if X86 else (None,)
 
 
 def unit_rows(rng: np.random.Generator, n: int, dimension: int) -> np.ndarray:
@@ -110,24 +106,8 @@ with threadpoolctl.threadpool_limits(threads, user_api="blas"):
 """
 
 
-def numpy_simd_features() -> list[str]:
-    """The wide SIMD paths numpy dispatches to on this CPU (x86): what NPY_DISABLE_CPU_FEATURES can turn off."""
-    try:
-        from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__
-    except ImportError:  # numpy < 2
-        from numpy.core._multiarray_umath import __cpu_dispatch__, __cpu_features__
-    wide = ("AVX512F", "AVX512CD", "AVX512_SKX", "AVX512_CLX", "AVX512_CNL", "AVX512_ICL", "AVX512_SPR", "AVX2", "FMA3")
-    return [f for f in wide if f in __cpu_dispatch__ and __cpu_features__.get(f)]
-
-
 def run_child(threads: int, core_type: str | None, numpy_simd: bool = True) -> dict:
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    env.pop("OPENBLAS_CORETYPE", None)
-    env.pop("NPY_DISABLE_CPU_FEATURES", None)
-    if core_type:
-        env["OPENBLAS_CORETYPE"] = core_type
-    if not numpy_simd:
-        env["NPY_DISABLE_CPU_FEATURES"] = " ".join(numpy_simd_features())
+    env = blas_env(core_type, numpy_simd)
     done = subprocess.run([sys.executable, "-c", CHILD, str(threads)], cwd=REPO, env=env, capture_output=True, text=True,
                           timeout=300)
     assert done.returncode == 0, done.stderr
@@ -161,34 +141,6 @@ def test_torch_and_mkl_give_the_scores_numpy_and_openblas_give():
     assert np.array_equal(by_torch, grid_scores(q_grid, d_grid))
     raw = (torch.from_numpy(q) @ torch.from_numpy(d).T).numpy()
     assert not np.array_equal(raw, q @ d.T), "MKL and OpenBLAS round the float32 products alike: the check is vacuous"
-
-
-def english_testset(n_queries: int, n_docs: int) -> TestSet:
-    """A test set of real titles from the English source: each query title as a masculine and a feminine query
-    (the feminine prefixed "female"), the first ``n_docs`` corpus titles as neutral items, the source's labels."""
-    from tests.english import english_or_skip
-
-    folder = english_or_skip()
-
-    def rows(name: str) -> list[list[str]]:
-        return [line.split("\t") for line in (folder / name).read_text(encoding="utf-8").splitlines() if line]
-
-    def item(id_: str, sid: str, text: str, gender: str) -> dict:
-        return dict(id=id_, text=text.lower(), gender=gender, check_gender=gender, pair_id=f"p-{sid}", source_ids=[sid],
-                    source_texts=[text], check_method="rule:test", check_ok=True, flags=[], status="machine",
-                    provenance="test:1")
-
-    queries = pl.DataFrame([item(f"q-{sid}-{g[0]}", sid, text if g == "masculine" else f"female {text}", g)
-                            for sid, text in rows("queries.tsv")[:n_queries] for g in ("masculine", "feminine")],
-                           schema=ITEM_SCHEMA)
-    corpus = pl.DataFrame([item(f"c-{sid}-n", sid, text, "neutral") for sid, text in rows("corpus_documents.tsv")[:n_docs]],
-                          schema=ITEM_SCHEMA)
-    corpus = corpus.unique("text", keep="first", maintain_order=True)
-    known = set(corpus["source_ids"].list.first())
-    qrels = [(f"q-{q}-{g}", f"c-{d}-n", 1) for q, _, d, _ in rows("annotations.tsv") if d in known
-             and q in {sid for sid, _ in rows("queries.tsv")[:n_queries]} for g in "mf"]
-    return TestSet("pt", queries, corpus, pl.DataFrame(qrels, schema={"query_id": pl.String, "doc_id": pl.String,
-                                                                       "relevance": pl.Int64}, orient="row"), {"lang": "pt"})
 
 
 @pytest.mark.slow
