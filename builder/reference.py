@@ -21,7 +21,6 @@ folder is the user cache.
 
 from __future__ import annotations
 
-import hashlib
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,8 +29,9 @@ import numpy as np
 import polars as pl
 
 from builder.align import Alignment, Relevance, align
-from builder.errors import SourceError, scrub
-from builder.source import FILES, MAX_DOWNLOAD_BYTES, REGISTRY, EnglishSource, _read_qrels, _read_titles, user_cache_dir
+from builder.errors import SourceError
+from builder.source import (ENV_SOURCE_DIR, FILES, REGISTRY, EnglishSource, _read_qrels,
+                            _read_titles, fetch_pinned, user_cache_dir)
 from builder.translate import RAW_SCHEMA
 from config.files import write_folder_atomically
 from eval.testset import sha256_of
@@ -110,29 +110,16 @@ def load_reference(source: EnglishSource, lang: Language, base_url: str | None =
 def download_reference(dest: Path, lang: Language, base_url: str | None = None, timeout_s: float = 60.0) -> Path:
     """The pinned commit's translated folder, each file checked against its SHA-256 before it is kept; the folder
     appears whole or not at all (a failed download leaves no half folder that the next run would read)."""
-    import urllib.error
-    import urllib.request
-
     base = (base_url or REGISTRY["base_url"]).rstrip("/")
     print(f"{lang.code} translations not found locally: downloading {REGISTRY['repository']}@{REGISTRY['commit'][:12]} "
           f"dataset/{lang.code} into {dest}", file=sys.stderr)
 
     def fill(part: Path) -> None:
         for name, (sha, _rows) in lang.reference.files.items():
-            url = f"{base}/{REGISTRY['commit']}/dataset/{lang.code}/{name}"
-            try:
-                with urllib.request.urlopen(url, timeout=timeout_s) as resp:
-                    data = resp.read(MAX_DOWNLOAD_BYTES + 1)
-                if len(data) > MAX_DOWNLOAD_BYTES:
-                    raise SourceError(f"{scrub(url)}: the reply is over the {MAX_DOWNLOAD_BYTES >> 20} MiB a source file may "
-                                      "hold; refusing it")
-            except (urllib.error.URLError, OSError) as exc:
-                raise SourceError(f"{scrub(url)}: download failed ({scrub(exc)}); check the network, or copy the "
-                                  f"dataset's dataset/{lang.code}/ folder to {dest}") from None
-            got = hashlib.sha256(data).hexdigest()
-            if got != sha:
-                raise SourceError(f"{scrub(url)}: SHA-256 {got} does not match the pinned {sha}; refusing the file")
-            (part / name).write_bytes(data)
+            # the English source's fetch (size caps, SHA-256, the remedy): a local copy of the dataset holds
+            # dataset/<lang>/ beside en/
+            fetch_pinned(f"{base}/{REGISTRY['commit']}/dataset/{lang.code}/{name}", sha, part / name, timeout_s,
+                         local_copy="pass --source DIR", local_copy_env=f"set ${ENV_SOURCE_DIR}")
 
     write_folder_atomically(dest, fill)
     return dest
