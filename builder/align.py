@@ -38,6 +38,7 @@ the translated title's) and it wins by ``min_margin``, or its text similarity al
 
 from __future__ import annotations
 
+import math
 import unicodedata
 from collections import defaultdict
 from dataclasses import dataclass, replace
@@ -45,7 +46,16 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from eval.exact_use import exp_nonpositive
+from eval.ranking import score_grid
+
 Encoder = Callable[[Sequence[str]], np.ndarray]  # texts -> unit-length vectors (rows)
+
+# The alignment decides which given title each English id gets, so it is arithmetic whose every bit is the same on
+# any machine (the built files and the hashes stats.json keeps of them are published): the encoder's vectors are
+# exact (eval's m-use), their cosine is taken on eval's score grid (exact in float64 in any BLAS order), exp and log
+# come from IEEE operations or libm one value at a time (not numpy's SIMD-dispatched ufuncs), and every product
+# with a 0/1 membership matrix is a sparse one (fixed loops, no BLAS); the rest is elementwise IEEE arithmetic.
 
 # Weights and thresholds (docs/given-translations.md says how they were chosen: on the relevance graph's edge
 # preservation and the margins' distribution, never on the hand-checked samples).
@@ -131,7 +141,7 @@ def trigram_similarity(a: Sequence[str], b: Sequence[str]) -> np.ndarray:
     A = sp.csr_matrix((ma[2], (ma[0], ma[1])), shape=(len(a), len(vocab)), dtype=np.float64)
     B = sp.csr_matrix((mb[2], (mb[0], mb[1])), shape=(len(b), len(vocab)), dtype=np.float64)
     df = np.asarray((A > 0).sum(0)).ravel() + np.asarray((B > 0).sum(0)).ravel()
-    idf = np.log((len(a) + len(b) + 1) / (df + 1)) + 1
+    idf = np.array([math.log(x) for x in (len(a) + len(b) + 1) / (df + 1)]) + 1
 
     def unit(M):
         M = M.multiply(idf).tocsr()
@@ -151,7 +161,7 @@ def text_similarity(a: Sequence[str], b: Sequence[str], encoder: Encoder,
     have = [i for i, d in enumerate(drafts or ()) if d]
     if have:
         trigrams[have] = np.maximum(trigrams[have], trigram_similarity([drafts[i] for i in have], b))
-    return ENCODER_WEIGHT * (ea @ eb.T) + (1 - ENCODER_WEIGHT) * trigrams
+    return ENCODER_WEIGHT * (score_grid(ea) @ score_grid(eb).T) + (1 - ENCODER_WEIGHT) * trigrams
 
 
 def _assign(score: np.ndarray) -> np.ndarray:
@@ -280,12 +290,15 @@ def _align(source: Relevance, target: Relevance, encoder: Encoder, min_margin: f
     t_sig = [frozenset(t_queries_of[d]) for d in tc]
 
     # 1. queries by the votes of their relevant titles
-    votes = np.exp((sim_c - sim_c.max(1, keepdims=True)) * VOTE_SHARPNESS)
+    votes = exp_nonpositive((sim_c - sim_c.max(1, keepdims=True)) * VOTE_SHARPNESS)
     votes /= votes.sum(1, keepdims=True)
     member = np.zeros((len(tc), len(tq)))
     for q, docs in t_rel.items():
         member[docs, tq_pos[q]] = 1.0
-    vote_q = np.array([votes[s_rel[q]].mean(0) @ member if s_rel[q] else np.zeros(len(tq)) for q in sq])
+    import scipy.sparse as sp
+
+    member_of_query = sp.csr_matrix(member.T)
+    vote_q = np.array([member_of_query @ votes[s_rel[q]].mean(0) if s_rel[q] else np.zeros(len(tq)) for q in sq])
     query_score = vote_q + QUERY_TEXT_WEIGHT * sim_q
     q_to = _assign(query_score)
 

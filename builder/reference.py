@@ -39,7 +39,8 @@ from languages import Language
 
 ROUTE = "reference"
 # The multilingual encoder whose cosine is half the alignment's text similarity (builder/align.py): m-use through
-# the package's own forward pass (eval.models.PackageMultilingualUSE).
+# eval's exact forward pass (eval.models.MultilingualUSE: the same vector bits on every machine, so the alignment
+# and the files it decides are too).
 ALIGN_ENCODER = "m-use"
 # Columns the route adds to raw_translations.parquet (null on the MT route's rows of an MT build).
 ROUTE_SCHEMA = {
@@ -130,11 +131,11 @@ def align_reference(source: EnglishSource, reference: ReferenceSet, cache_dir: P
     """builder.align over the English source and the translated set, the encoder's vectors through the
     embedding cache (``<cache_dir>/embeddings``, the one eval uses) so a rebuild encodes nothing. drafts: the MT
     route's title of each English id (``mt_drafts``), where the language has an offline translator."""
-    from eval.models import EmbeddingCache, PackageMultilingualUSE, unit_rows
+    from eval.models import EmbeddingCache, load_model, unit_rows
 
-    # The package's own forward pass, not eval's exact m-use: the alignment decides the built data, which must not
-    # move with eval's encoder (its cache key, revision ".../per-text", is the one earlier builds filled).
-    model = PackageMultilingualUSE()
+    # eval's m-use, the model `eval run` scores: its exact forward pass makes every vector the same bits on any BLAS
+    # kernel, thread count or batch, and the cache it fills is the one eval reads.
+    model = load_model(ALIGN_ENCODER)
     store = EmbeddingCache(Path(cache_dir) / "embeddings") if cache_dir else None
 
     def encode(texts):

