@@ -24,9 +24,6 @@ both) and whether the corpus gains the doublet items (default no: the corpus sta
 
 from __future__ import annotations
 
-from collections import defaultdict
-from dataclasses import dataclass
-
 import polars as pl
 
 import config

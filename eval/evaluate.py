@@ -19,7 +19,6 @@ Every figure is ``{"value", "ci95", "n"}`` with a percentile bootstrap over quer
 
 from __future__ import annotations
 
-import hashlib
 import tempfile
 import time
 from collections.abc import Callable, Sequence

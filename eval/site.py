@@ -377,7 +377,6 @@ def render_page(docs: list[dict], sources: list[str], audit: dict | None, audit_
     per_source = [(name if len(groups) > 1 or name != JOB_TITLES else None,
                    {t.anchor: dataclasses.replace(t, anchor=f"{t.anchor}-{i}") if i else t for t in paper_tables(group)})
                   for i, (name, group) in enumerate(groups.items())]
-    tables = per_source[0][1] if len(per_source) == 1 else {a: t for _, ts in per_source for a, t in ts.items()}
 
     def blocks(anchors) -> list[str]:
         out = []
