@@ -18,7 +18,7 @@ from annotation.push import PushReport
 from annotation.serve import DEFAULT_PORT, serve
 from annotation.server import connect, ensure_workspace, find_dataset
 from config.cli import params_option, program, run_command
-from eval.errors import EvalError
+from eval.errors import EvalError, ModelNotFoundError
 from eval.testset import TestSetError, read_testset
 from languages import LanguageError, check_code
 
@@ -46,8 +46,10 @@ def push_relevance(data: str | Path, lang: str, models: list[str], params: Annot
     server = connect()
     try:
         rankings = relevance.model_rankings(ts, models, params.relevance.pool_depth, params=params_path)
-    except EvalError as exc:
+    except ModelNotFoundError as exc:
         raise AnnotationError(f"--models: {exc}") from None
+    except EvalError as exc:  # eval's settings (params.yaml eval:), not the names given
+        raise AnnotationError(str(exc)) from None
     pooled = relevance.pool_candidates(ts, rankings, params.relevance.pool_depth, known)
     audit = relevance.audit_candidates(ts, params.relevance.audit_sample, params.relevance.seed)
     specs = relevance.record_specs(ts, pooled + audit)

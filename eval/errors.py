@@ -5,5 +5,10 @@ class EvalError(Exception):
     """Bad input or a failed step in evaluation; the message names the file, record or model and what to do."""
 
 
+class ModelNotFoundError(EvalError):
+    """A model name that is neither built in, nor a local folder, nor loadable by sentence-transformers (or whose
+    package is not installed)."""
+
+
 class AuditError(EvalError):
     """Bad audit parameters (tau larger than the number of models, fewer than two models, ...)."""

@@ -46,7 +46,7 @@ from typing import Literal, Protocol, runtime_checkable
 import numpy as np
 
 from config.files import slug
-from eval.errors import EvalError
+from eval.errors import EvalError, ModelNotFoundError
 
 Role = Literal["query", "passage"]
 ROLES: tuple[Role, Role] = ("query", "passage")
@@ -159,10 +159,6 @@ def check_model(model) -> "EmbeddingModel":
         raise EvalError(f"{type(model).__name__} is not an eval model: it lacks {', '.join(missing)}; subclass "
                         "eval.models.ModelBase and declare its capabilities (docs/eval.md, 'Adding a model')")
     return model
-
-
-class ModelNotFoundError(EvalError):
-    """A model name that is neither built in, nor a local folder, nor loadable by sentence-transformers."""
 
 
 def _check_role(role: str) -> None:

@@ -336,6 +336,11 @@ def test_push_relevance_bad_model_and_bad_depth_are_clear_errors(argilla_env, tm
     push = ["--params", str(params), "push", "relevance", "--data", str(tmp_path / "data"), "--lang", "pt"]
     rc, _, err = run_cli([*push, "--models", "tfidf-char", "no-such-model"], capsys)
     assert rc == 2 and "error: --models: unknown model 'no-such-model'" in err and "Traceback" not in err
+    # a bad eval: section (the ranking's settings) is the params file's error, not one of the names given
+    params.write_text(json.dumps({"annotation": {"workspace": "bad-input", "dataset_version": "t1"},
+                                  "eval": {"memory_budget_mb": "lots"}}), encoding="utf-8")
+    rc, _, err = run_cli([*push, "--models", "tfidf-char"], capsys)
+    assert rc == 2 and err.startswith("error: ") and "eval.memory_budget_mb" in err and "--models" not in err, err
     write_params(params, "bad-input", relevance={"pool_depth": 0})
     rc, _, err = run_cli(push, capsys)
     assert rc == 2 and err == f"error: {params}: annotation.relevance.pool_depth is 0; it must be 1 or more\n"
