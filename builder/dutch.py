@@ -278,7 +278,7 @@ class DutchGenderLayer(BatchedWordLookups):
             flag = "unknown_word" if unknown else "unknown_head"
             why = (f"{', '.join(repr(u) for u in unknown)} unknown to the word lists" if unknown
                    else "no word of the title is known as a person noun")
-            return Decision("unknown", method="wordlist", flags=[flag], reason=f"{why}; needs review")
+            return Decision(Verdict.UNVERIFIED, method="wordlist", flags=[flag], reason=f"{why}; needs review")
         i, head = persons[-1]
         if head.kind in ("common", "loan", "adjectival"):
             return Decision(Verdict.NEUTRAL, neutral=" ".join(words), method=_method(head.method),

@@ -709,7 +709,7 @@ class GermanGenderLayer(BatchedWordLookups):
                                    "(-in marker in the title): the feminine is the title's own", marked_unknown=True)
         nouns = [t for t in tokens if t.role == "noun"]
         if not nouns:
-            return Decision("unknown", flags=flags + ["unknown_word"], method="none",
+            return Decision(Verdict.UNVERIFIED, flags=flags + ["unknown_word"], method="none",
                             reason=f"no noun found in {text!r}")
         # The head: the last person noun with both forms or of common gender, else the last person noun, else the
         # last noun (Sachbearbeiter in Sachbearbeiter Versand, where Versand ends like an agent noun).
@@ -731,7 +731,7 @@ class GermanGenderLayer(BatchedWordLookups):
             return Decision(Verdict.NOT_A_PERSON, method=_method(methods), flags=flags + ["not_a_person_noun"],
                             reason=f"the head {head.text!r} is not a person noun ({hn.note})")
         if hn.kind == "unknown":
-            return Decision("unknown", method=_method(methods), flags=flags + ["unknown_word"],
+            return Decision(Verdict.UNVERIFIED, method=_method(methods), flags=flags + ["unknown_word"],
                             reason=f"the head {head.text!r}: {hn.note or 'unknown to the lexicon and the word lists'}; "
                                    "needs review")
         m_text, f_text, adj_unchecked = self._render(tokens)

@@ -65,9 +65,7 @@ OTHER = {"m": "f", "f": "m"}
 class Decision:
     """What one English source gives: the verdict, the texts of its items and how they were decided."""
 
-    # A Verdict (builder/verdict.py); builder/german.py's "unknown" (a title it cannot vouch for) is no verdict yet:
-    # the given route makes it Verdict.UNVERIFIED (builder/routes.py decide_given).
-    verdict: Verdict | str
+    verdict: Verdict
     masculine: str | None = None
     feminine: str | None = None
     neutral: str | None = None

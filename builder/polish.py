@@ -273,13 +273,13 @@ class PolishGenderLayer:
             flag = "unknown_word" if unknown else "unknown_head"
             why = (f"{', '.join(repr(u) for u in unknown)} unknown to SGJP and the word lists" if unknown
                    else "no noun of the title is nominative")
-            return Decision("unknown", method="lexicon", flags=[flag], reason=f"{why}; needs review")
+            return Decision(Verdict.UNVERIFIED, method="lexicon", flags=[flag], reason=f"{why}; needs review")
         head = self.head(words[h])
         if head.kind == "thing":
             return Decision(Verdict.NOT_A_PERSON, method="lexicon", flags=["not_a_person_noun"],
                             reason=f"the head {words[h]!r} is not a person noun ({head.note})")
         if head.kind == "unknown":
-            return Decision("unknown", method="lexicon", flags=["unknown_head"],
+            return Decision(Verdict.UNVERIFIED, method="lexicon", flags=["unknown_head"],
                             reason=f"the head {words[h]!r}: {head.note}; needs review")
         if head.kind == "common":
             return Decision(Verdict.NEUTRAL, neutral=base, method=_method(head.method),

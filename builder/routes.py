@@ -316,7 +316,7 @@ def decide_given(layer, title: str, english: str, keeps_case: bool) -> Decision:
                                              "feminine_output_read", "from_feminine_output")]
     if inclusive:
         flags.append("inclusive_base")
-    if d.verdict == "unknown":  # builder/german.py's word for a title it cannot vouch for
+    if d.verdict == Verdict.UNVERIFIED:  # a title the layer cannot vouch for (de, nl, pl): the given text, for review
         d = replace(d, verdict=Verdict.UNVERIFIED, masculine=d.masculine or normalise(plain), feminine=None,
                     neutral=None)
     if d.verdict == Verdict.REINFLECTED:

@@ -121,7 +121,7 @@ def test_an_adjectival_noun_is_a_head_only_at_the_end(nl):
 ])
 def test_no_person_noun_is_a_review_item_never_neutral(nl, title, flag):
     d = decided(nl, title)
-    assert d.verdict == "unknown" and flag in d.flags and d.neutral is None
+    assert d.verdict == "unverified" and flag in d.flags and d.neutral is None
     given = decide_given(nl, title, "", keeps_case=False)
     assert given.verdict == "unverified" and given.neutral is None and given.feminine is None
 

@@ -147,7 +147,7 @@ def test_things_are_not_persons(de, title):
 
 def test_unknown_words_are_review_items_never_neutral(de):
     d = decided(de, "Xyzqwerer")
-    assert (d.verdict, d.masculine, d.feminine, d.neutral) == ("unknown", None, None, None)
+    assert (d.verdict, d.masculine, d.feminine, d.neutral) == ("unverified", None, None, None)
     assert d.flags == ["unknown_word"]
     assert "Xyzqwerer" in d.reason
 
@@ -217,7 +217,7 @@ def test_a_form_only_a_rule_makes_is_made_for_the_head_alone(de):
 def test_english_words_that_are_german_words_of_another_kind_are_review_items(de, title, english):
     # intern, resident: German adjectives; German ads do not use them as titles (Praktikant/Praktikantin).
     d = decided(de, title, english=english)
-    assert (d.verdict, d.masculine, d.feminine, d.neutral) == ("unknown", None, None, None)
+    assert (d.verdict, d.masculine, d.feminine, d.neutral) == ("unverified", None, None, None)
     assert d.flags == ["unknown_word"]
     assert "German word of another kind" in d.reason
 
@@ -295,7 +295,7 @@ def test_real_titles_are_decided_in_seconds(de):
     assert time.perf_counter() - start < 10
     verdicts = [d.verdict for d in decisions]
     assert verdicts.count("inflected") > 0.85 * len(titles)
-    assert verdicts.count("unknown") < 0.03 * len(titles)
+    assert verdicts.count("unverified") < 0.03 * len(titles)
     for d in decisions:
         for text in (d.masculine, d.feminine, d.neutral):
             assert text is None or (text == text.lower() and "  " not in text)

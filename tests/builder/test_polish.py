@@ -107,7 +107,7 @@ def test_things_are_not_persons(pl_layer, title):
 ])
 def test_no_person_noun_known_is_a_review_item_never_neutral(pl_layer, title, flag):
     d = decided(pl_layer, title)
-    assert d.verdict == "unknown" and flag in d.flags and d.neutral is None
+    assert d.verdict == "unverified" and flag in d.flags and d.neutral is None
     given = decide_given(pl_layer, title, "", keeps_case=False)
     assert given.verdict == "unverified" and given.neutral is None and given.feminine is None
 
