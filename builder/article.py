@@ -16,8 +16,8 @@ letter by letter, "hr"/"mba" would not be) and is explicit, in this order:
    "eleven", "eighteen" ("11,000": "an"; "110" is "one hundred ten": "a"). Only "eight", "eleven" and
    "eighteen" start with a vowel sound among the number words.
 3. A single letter (a token like "X-ray", "E-commerce", "A/V", "J2EE") is read by its name. Letters whose
-   names start with a vowel sound: A E F H I L M N O R S X ("ay", "ee", "ef", "aitch", "eye", "el", "em", "en",
-   "oh", "ar", "es", "ex"); the others, U ("you") and Y ("why") included, start with a consonant sound.
+   names start with a vowel sound: A (ay), E (ee), F (ef), H (aitch), I (eye), L (el), M (em), N (en), O (oh),
+   R (ar), S (es), X (ex); the others, U (you) and Y (why) included, start with a consonant sound.
 4. An abbreviation read as its word (``ABBREVIATIONS``: "Sr" is "senior", "Mgr" is "manager").
 5. A run of two or more capitals is an initialism read letter by letter ("HR", "IT", "MBA", "SEO", "RN",
    "LPN": "an"; "PHP", "UI", "CEO": "a"), except the acronyms read as words (``ACRONYMS_READ_AS_WORDS``:
