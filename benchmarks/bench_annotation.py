@@ -33,6 +33,7 @@ from annotation.push import get_or_create_dataset, sync_records, to_sdk_record  
 from annotation.server import connect  # noqa: E402
 from annotation.testing.stack import ArgillaStack  # noqa: E402
 from annotation.translations import record_specs, settings  # noqa: E402
+from builder.translate import fill_template  # noqa: E402
 
 ENGLISH = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "jobtitlesimilarity" / "dataset" / "en"
 
@@ -51,7 +52,8 @@ def synthetic_translations(n: int) -> pl.DataFrame:
         m, f = en.lower(), en.lower() + "a"
         rows.append({
             "source_id": sid, "source_text": en, "in_queries": False, "in_corpus": True,
-            "sentence_masculine": f"He is a {en}.", "sentence_feminine": f"She is a {en}.",
+            "sentence_masculine": fill_template("He is a {title}.", en),
+            "sentence_feminine": fill_template("She is a {title}.", en),
             "output_masculine": f"Ele é um {m}.", "output_feminine": f"Ela é uma {f}.",
             "mt_masculine": m, "mt_feminine": f,
             "title_masculine": m, "title_feminine": f, "check_masculine": "masculine",

@@ -5,6 +5,7 @@ the share of identical outputs stated).
 
     .venv/bin/python benchmarks/bench_builder.py [--source DIR]
     .venv/bin/python benchmarks/bench_builder.py --templates [--source DIR]
+    .venv/bin/python benchmarks/bench_builder.py --article [--cache DIR] [--source DIR]
     .venv/bin/python benchmarks/bench_builder.py --rebuild [--langs pt,es] [--cache DIR] [--rounds 5] [--source DIR]
 
 The bergamot comparison is fair: both runtimes load the same model files before any timing, translate the
@@ -14,6 +15,11 @@ ratio (the two post-process differently).
 ``--templates`` instead measures, for each offline translator and candidate template, the share of
 feminine outputs checked feminine among the titles whose masculine output is checked masculine (the
 figures quoted in params.yaml's build.templates comment).
+
+``--article`` measures the same share for each language's chosen template (its pack's, for its default
+translator) twice: with "a" before every title, as the templates read before the article rule, and with the
+article agreeing (builder/article.py, what the builder does). The builder has no switch for the rule, on
+purpose; this benchmark replaces ``builder.translate.indefinite_article`` by a constant "a" for the first run.
 
 ``--rebuild`` measures, per language, a rebuild from cached translations with the language's default
 translator (its pack, e.g. ``bergamot>apertium`` for es): in-process (``build_language`` after one warm-up
@@ -39,7 +45,7 @@ from pathlib import Path
 
 from builder.build import build_language
 from builder.cache import TranslationCache
-from builder.params import language_for, load_params, strip_pattern_for, translator_for
+from builder.params import language_for, load_params, strip_pattern_for, templates_for, translator_for
 from builder.postprocess import process_translations
 from builder.source import load_source
 from builder.translate import translate_source
@@ -88,6 +94,37 @@ def measure_templates(src, cache_file: Path | None = None) -> None:
             for label, templates in CANDIDATE_TEMPLATES.items():
                 share, n = inflected_feminine_share(src, code, name, templates, cache)
                 print(f"{code:<4} {name:<18} {label:<24} {share:>27.1%}  n={n}")
+
+
+def measure_article(src, cache_file: Path | None = None) -> None:
+    """Each language's chosen template with "a" before every title, then with the article rule."""
+    import builder.translate
+
+    rule = builder.translate.indefinite_article
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "cache.sqlite"
+        if cache_file is not None and Path(cache_file).is_file():
+            shutil.copyfile(cache_file, path)
+        cache = TranslationCache(path)
+        params = load_params()
+        print(f"{'lang':<4} {'translator':<18} {'feminine from the translator: a before every title':>52} {'article rule':>14}")
+        try:
+            for code in params.get("languages", []):
+                lang = language_for(params, code)
+                name = lang.translator
+                if not name or not offline_available(name, code):
+                    print(f"{code:<4} {name or '-':<18} not installed here")
+                    continue
+                templates = templates_for(params["build"], lang, name)
+                shares = []
+                for article in (lambda title: "a", rule):
+                    builder.translate.indefinite_article = article
+                    shares.append(inflected_feminine_share(src, code, name, templates, cache))
+                (old, n_old), (new, n_new) = shares
+                print(f"{code:<4} {name:<18} {old:>44.1%} n={n_old:<5} {new:>7.1%} n={n_new}")
+        finally:
+            builder.translate.indefinite_article = rule
+            cache.close()
 
 
 def compare_bergamot_runtimes(sample: list[str], rounds: int = 3) -> list[tuple[str, str, str]]:
@@ -202,9 +239,10 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--source", default=None)
     ap.add_argument("--templates", action="store_true", help="measure the candidate templates instead")
+    ap.add_argument("--article", action="store_true", help="measure each chosen template with and without the article rule")
     ap.add_argument("--rebuild", action="store_true", help="measure rebuilds from cached translations per language instead")
     ap.add_argument("--langs", default=None, help="--rebuild: languages, comma-separated (default: params.yaml languages)")
-    ap.add_argument("--cache", type=Path, default=None, help="--rebuild, --templates: a filled cache folder (copied first, never written)")
+    ap.add_argument("--cache", type=Path, default=None, help="--rebuild, --templates, --article: a filled cache folder (copied first, never written)")
     ap.add_argument("--rounds", type=int, default=5, help="--rebuild: timed rebuilds per language and kind")
     args = ap.parse_args()
     if args.rebuild:
@@ -214,6 +252,9 @@ def main() -> None:
     src = load_source(args.source)
     if args.templates:
         measure_templates(src, Path(args.cache) / "translations.sqlite" if getattr(args, "cache", None) else None)
+        return
+    if args.article:
+        measure_article(src, Path(args.cache) / "translations.sqlite" if args.cache else None)
         return
     titles = list(src.titles().values())
     rows = []

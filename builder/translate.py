@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import re
+
 import polars as pl
 
+from builder.article import indefinite_article
 from builder.cache import TranslationCache
 from builder.errors import BuildError, TranslationError
 from builder.source import EnglishSource
@@ -23,8 +26,19 @@ RAW_SCHEMA = {
 }
 
 
-def fill_template(template: str, title: str) -> str:
-    return template.replace("{title}", title)
+# "a {title}" in an (English) template: the article the title's first sound decides (builder/article.py).
+ARTICLE_SLOT = re.compile(r"\b([Aa])(\s+\{title\})")
+
+
+def fill_template(template: str, title: str, lowercase: bool = False) -> str:
+    """The template's sentence for ``title``. A template is declared with "a {title}" ("He is a {title}."); the
+    article agrees with the title as written ("He is an account director.", "He is an HR manager.", "He is a
+    user researcher.": ``indefinite_article``), decided before ``lowercase`` lowercases the title in the
+    sentence (so "HR" is still read "aitch-ar"). Templates without "a {title}" (the colon template) are filled
+    as they are."""
+    if indefinite_article(title) == "an":
+        template = ARTICLE_SLOT.sub(lambda m: f"{m.group(1)}n{m.group(2)}", template)
+    return template.replace("{title}", title.lower() if lowercase else title)
 
 
 def translate_sentences(
@@ -118,14 +132,13 @@ def translate_source(
     # Optional per template: the offline models echo Title Case English far more often than lower case.
     lowercase = bool(templates.get("lowercase"))
     for sid, title in source.titles().items():
-        shown = title.lower() if lowercase else title
         rows.append({
             "source_id": sid,
             "source_text": title,
             "in_queries": sid in source.queries,
             "in_corpus": sid in source.corpus,
-            "sentence_masculine": fill_template(templates["masculine"], shown),
-            "sentence_feminine": fill_template(templates["feminine"], shown),
+            "sentence_masculine": fill_template(templates["masculine"], title, lowercase),
+            "sentence_feminine": fill_template(templates["feminine"], title, lowercase),
         })
     sentences = [r[k] for r in rows for k in ("sentence_masculine", "sentence_feminine")]
     outputs = translate_sentences(sentences, translator, cache, batch_size=batch_size, progress=progress)

@@ -9,6 +9,7 @@ import polars as pl
 import pytest
 
 from annotation.testing.stack import ArgillaStack
+from builder.translate import fill_template
 from eval.testset import ITEM_SCHEMA, TestSet, write_testset
 
 from tests.english import english_or_skip, find_english
@@ -33,7 +34,9 @@ def translations_frame(titles: dict = PT_TITLES) -> pl.DataFrame:
     for sid, (en, m, f, verdict, flags) in titles.items():
         rows.append({
             "source_id": sid, "source_text": en, "in_queries": True, "in_corpus": True,
-            "sentence_masculine": f"He is a {en}.", "sentence_feminine": f"She is a {en}.",
+            # the sentences as the builder writes them ("He is an Attorney."): builder/translate.py
+            "sentence_masculine": fill_template("He is a {title}.", en),
+            "sentence_feminine": fill_template("She is a {title}.", en),
             "output_masculine": f"Ele é um {m}.", "output_feminine": f"Ela é uma {f}.",
             "mt_masculine": m, "mt_feminine": f, "title_masculine": m, "title_feminine": f,
             "reason": f"test verdict {verdict}",

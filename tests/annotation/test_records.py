@@ -269,3 +269,22 @@ def test_suggestion_agents_are_what_argilla_server_accepts():
         assert accepted.match(agent), agent
     assert _form_agent({**row, "check_method": "lexicon:apertium-es-pt+rule:pt-endings+hunspell:pt_BR+pt_PT"},
                        "feminine") == "lexicon and ending rule and word list"
+
+
+def test_annotators_see_the_sentence_the_builder_sent_with_its_article(tmp_path):
+    # A real tiny build (Apertium EN->ES): the record's source field shows the builder's template sentences, so an
+    # annotator reads "He is an accountant." where the English needs "an", and "He is a lawyer." elsewhere.
+    from builder.__main__ import main
+    from builder.translators import offline_available
+    from tests.builder.test_build import tiny_source
+
+    if not offline_available("apertium", "es"):
+        pytest.skip("apertium-eng-spa not installed")
+    src = tiny_source(tmp_path / "en")
+    assert main(["build", "--source", str(src), "--lang", "es", "--route", "mt", "--translator", "apertium",
+                 "--out", str(tmp_path / "out"), "--cache", str(tmp_path / "cache"), "--quiet"]) == 0
+    specs = {s.id: s for s in translation_specs(read_translations(tmp_path / "out", "es"), "es")}
+    shown = {sid: specs[f"es-translation-{sid}"].fields["source"] for sid in ("Accountant", "Engineer", "Lawyer")}
+    assert "He is an Accountant. → " in shown["Accountant"] and "She is an Accountant. → " in shown["Accountant"]
+    assert "He is an Engineer. → " in shown["Engineer"]
+    assert "He is a Lawyer. → " in shown["Lawyer"] and "She is a Lawyer. → " in shown["Lawyer"]

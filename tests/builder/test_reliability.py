@@ -72,7 +72,7 @@ def table(src) -> dict[str, str]:
     from builder.translators import BergamotTranslator
 
     templates = templates_for(load_params()["build"], "pt", "libre")
-    sentences = [fill_template(templates[g], t) for t in load_source(src).titles().values() for g in ("masculine", "feminine")]
+    sentences = [fill_template(templates[g], t, bool(templates.get("lowercase"))) for t in load_source(src).titles().values() for g in ("masculine", "feminine")]
     return dict(zip(sentences, BergamotTranslator("pt").translate(sentences)))
 
 

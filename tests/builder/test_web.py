@@ -60,7 +60,7 @@ def table(source_dir, params) -> dict[str, str]:
     """The real offline model's answer to every sentence the build will send."""
     templates = templates_for(params["build"], "pt", "libre")
     titles = load_source(source_dir).titles().values()
-    sentences = [fill_template(templates[g], t) for t in titles for g in ("masculine", "feminine")]
+    sentences = [fill_template(templates[g], t, bool(templates.get("lowercase"))) for t in titles for g in ("masculine", "feminine")]
     model = BergamotTranslator("pt")
     return dict(zip(sentences, model.translate(sentences)))
 

@@ -161,7 +161,8 @@ def test_a_toy_language_pack_in_a_temporary_folder_is_built_released_and_scored(
     (project / ".gitignore").write_text("/release/\n/results/\n/cache/\n", encoding="utf-8")
 
     template = yaml.safe_load(TOY_PACK)["templates"]["libre"]  # lowercase: true
-    table = {fill_template(template[g], t.lower()): None for t in QUERIES + CORPUS for g in ("masculine", "feminine")}
+    table = {fill_template(template[g], t, template["lowercase"]): None for t in QUERIES + CORPUS
+             for g in ("masculine", "feminine")}  # "He is an attorney.": the sentences the build sends
     table = {s: toy_translation(s) for s in table}
     with LibreServer(table) as server:
         out = run(project, "builder", "build", "--lang", "xx", "--source", str(english), "--libre-url", server.url,
