@@ -59,6 +59,8 @@ M, F, N, U = "masculine", "feminine", "neutral", "unknown"
 # (the Catalan middle dot joins a word's letters: metal·lúrgic, col·laborador)
 WORD = re.compile(r"^[^\W\d_]+(?:['’·-][^\W\d_]+)*$", re.UNICODE)
 OTHER = {"m": "f", "f": "m"}
+# What separates a title's alternatives (fr constructeur / entrepreneur de construction)
+ALTERNATIVE = " / "
 
 
 @dataclass
@@ -116,6 +118,8 @@ class GenderLayer:
         words = {w for t in set(titles) if t for part in split_words(t) for w in part.split("-")}
         words = {w for w in words if WORD.match(w)}
         readings = self.lexicon.analyse(words)
+        # the bases of the words the lexicon lacks that may be prefix compounds (biomédico: médico)
+        readings.update(self.lexicon.analyse({b for w in words if not readings.get(w) for _, b in _compound_splits(w)}))
         requests = []
         for rs in readings.values():
             for r in rs:
@@ -143,7 +147,20 @@ class GenderLayer:
         return self.lexicon.readings(word)
 
     def known(self, word: str) -> bool:
-        return bool(self.readings(word)) or self.wordlist.is_word(word) or word in self.rules.loanwords
+        return (bool(self.readings(word)) or self.wordlist.is_word(word) or word in self.rules.loanwords
+                or self._compound(word) is not None)
+
+    def _compound(self, word: str) -> tuple[str, str] | None:
+        """(prefix, base) of a word the lexicon and the word list lack that is a combining form in -o before a noun or
+        adjective the lexicon knows (bio+médico, socio+sanitario, electro+mecánico): prefixing does not change how a
+        word inflects, so the compound takes its base's gender and forms. The longest base wins (electro+mecánico
+        before a shorter reading)."""
+        if self.readings(word) or self.wordlist.is_word(word):
+            return None
+        for prefix, base in _compound_splits(word):
+            if any(r.pos in ("n", "adj") for r in self.readings(base)):
+                return prefix, base
+        return None
 
     def _rule_candidates(self, word: str, target: str, noun: bool, derivational_only: bool = False) -> list[str]:
         """Other-gender spellings an ending rule proposes (unchecked). derivational_only: only the endings of
@@ -216,6 +233,11 @@ class GenderLayer:
                 form = self.lexicon.generate(r.lemma, _swap_gender(r.tags, target))
                 if form:
                     return form, "lexicon"
+        compound = None if rs else self._compound(word)
+        if compound is not None:
+            form, how = self.inflect_word(compound[1], target, as_head)
+            if form is not None:
+                return compound[0] + form, how
         # A noun the lexicon knows but cannot inflect gets only the agent-noun endings (bombeiro -> bombeira),
         # never the bare -o/-a swap that makes a word of another meaning (conselho -> conselha).
         known_noun = as_head and any(r.pos == "n" for r in rs)
@@ -265,8 +287,30 @@ class GenderLayer:
             if words[i] in self.rules.phrase_end or not WORD.match(words[i]) or (
                     elided and elided.group(1) in self.rules.phrase_end):
                 break
+            if self.thing_noun(words[i]):
+                break  # a bare noun complement (gerente departamento eléctrico): the words after it agree with it
             zone.append(i)
         return zone
+
+    def thing_noun(self, word: str) -> bool:
+        """A noun that names a thing, not a person: the lexicon reads it as a noun only, of one fixed gender, and no
+        other-gender form of it exists (departamento, reparto, ufficio, marketing). After the head, without an
+        article or a preposition, it is the head's complement: it never changes, and the adjectives after it agree
+        with it, not with the person (es gerente departamento eléctrico, fr analyste marketing commercial). A person
+        noun in apposition has its other form (instructor adjunto, ingeniero licenciado) or common gender
+        (profesor asistente) and is no complement."""
+        if (word in self.rules.common_nouns or word in self.rules.irregular or word in self._declared_feminines
+                or word in self.rules.person_adjectives or word in self._declared_adjectives["f"]
+                or word in self._declared_adjectives["m"]):
+            return False
+        rs = self.readings(word)
+        nouns = [r for r in rs if r.pos == "n"]
+        if not nouns or any(r.pos in ("adj", "adv") or (r.pos == "vblex" and "pp" in r.tags) for r in rs):
+            return False  # (an adverb reading: fr plus in officiel exécutif plus grand)
+        genders = {r.gender for r in nouns}
+        if not genders <= {"m", "f"} or len(genders) != 1:
+            return False
+        return self.inflect_word(word, OTHER[genders.pop()], as_head=True)[0] is None
 
     def gendered_part(self, word: str, as_head: bool) -> tuple[int, str, str]:
         """(index, gender, method) of the part of a hyphenated word that carries its gender: the first part
@@ -345,13 +389,39 @@ class GenderLayer:
             methods.add(how)
             parts[k] = form
             out[i] = "-".join(parts)
-        if person_head and g0 == OTHER[target[0]]:  # a common-gender head gives no evidence of whose adjective it is
-            for i in self._person_adjectives_past_the_phrase(words, zone, OTHER[target[0]]):
-                form, how = self.inflect_word(words[i], target[0], as_head=False)
-                if form is not None and how == "lexicon":
-                    methods.add(how)
-                    out[i] = form
+        for i in self._person_words_past_the_phrase(words, zone, target[0]):
+            form, how = self._inflect_person_adjective(words[i], target[0])
+            if form is not None:
+                methods.add(how)
+                out[i] = form
         return " ".join(out), _method(methods), flags
+
+    def _person_words_past_the_phrase(self, words: list[str], zone: list[int], target: str) -> list[int]:
+        """The words past the head's phrase that agree with the person and so take the target gender with it (one
+        rule for inflect_title and consistent): only after a person-noun head of the other gender or of common gender
+        (pt terapeuta de casamento e família licenciado: the adjective shows the person's gender, so the title is a
+        pair, terapeuta … licenciada)."""
+        g0, person_head = self._person_head(words)
+        if not person_head or g0 not in (OTHER[target], "mf"):
+            return []
+        found = self._person_adjectives_past_the_phrase(words, zone, OTHER[target])
+        if g0 == "mf":
+            # A common-gender head is no evidence that another adjective agrees with the person: a machine's
+            # gerent de farmàcia clínic is an agreement slip for farmàcia clínica, not a clinical manager.
+            found = [i for i in found if words[i] in self.rules.person_adjectives]
+        return found
+
+    def _inflect_person_adjective(self, word: str, target: str) -> tuple[str | None, str]:
+        """A person adjective past the phrase in the target gender, by the lexicon only: as an adjective, else (a
+        pack's person adjective the lexicon reads as a noun: es licenciado) the same lemma's other-gender noun."""
+        form, how = self.inflect_word(word, target, as_head=False)
+        if form is not None and how == "lexicon":
+            return form, how
+        if word in self.rules.person_adjectives:
+            form, how = self.inflect_word(word, target, as_head=True)
+            if form is not None and how == "lexicon":
+                return form, how
+        return None, "none"
 
     def _person_head(self, words: list[str]) -> tuple[str, bool]:
         """(gender of the head, whether it is a person noun words can agree with): a head of known gender that the
@@ -375,12 +445,18 @@ class GenderLayer:
             w = words[i]
             if not WORD.match(w) or any(c in w for c in "'’-") or w in self.rules.phrase_end:
                 continue
+            if words[i - 1] in self.rules.phrase_end and words[i - 1] not in self.rules.coordinating:
+                continue  # after an article or a preposition it heads a noun phrase of its own (com o convidado)
             readings = self.readings(w)
             adjective = [r for r in readings if r.pos == "adj" or (r.pos == "vblex" and "pp" in r.tags)]
+            if w in self.rules.person_adjectives:
+                # the pack says it qualifies a person, also where the lexicon reads a noun (es licenciado, fr adjoint)
+                adjective = adjective or [r for r in readings if r.pos == "n"]
+            elif any(r.pos == "n" for r in readings) and words[i - 1] not in self.rules.coordinating:
+                continue  # (after "and" it coordinates with a modifier: diseñador web y gráfico, web is feminine)
             # a singular adjective only: a plural one or a word that is also a noun belongs to the complement
             # (activos, medios, invités, personnel)
-            if (not adjective or any(r.pos == "n" for r in readings) or {r.gender for r in adjective} != {gender}
-                    or any(r.number != "sg" for r in adjective)):
+            if not adjective or {r.gender for r in adjective} != {gender} or any(r.number != "sg" for r in adjective):
                 continue
             nouns = self._complement_genders(words, i)
             if w in self.rules.person_adjectives or (nouns and gender not in nouns and "mf" not in nouns):
@@ -402,13 +478,15 @@ class GenderLayer:
         if len(a) != len(b) or a == b:
             return False
         head_g, person_head = self._person_head(a)
-        zone = set(self._zone(a, through_and=person_head))
+        zone = self._zone(a, through_and=person_head)
+        person_words = set(self._person_words_past_the_phrase(a, zone, target[0]))
+        zone = set(zone)
         for i, (x, y) in enumerate(zip(a, b)):
             if x == y:
                 if i == 0 and head_g == OTHER[target[0]]:
                     return False  # the head had to change (the uninflected feminine, *uma garçom*)
                 continue
-            if i not in zone and not self._agrees_with_complement(b, i, target[0]):
+            if i not in zone and i not in person_words and not self._agrees_with_complement(b, i, target[0]):
                 # Past the head's phrase a word agrees with its own noun, not the person: the translator's
                 # feminine is confirmed there only when that noun has the target gender too (directora de
                 # política pública, tècnica de farmàcia certificada), not otherwise (coordinadora de apoio técnica).
@@ -430,21 +508,90 @@ class GenderLayer:
         first; when it gives no pair (it names a thing, or its head has no feminine), the feminine output is
         read the other way round, and a pair or neutral item made from it wins (flag from_feminine_output).
         A word after the head that the lexicon, the word list and the loanwords all lack (a pivot or English
-        word left by a translator: opérateur de empilhadeira) is flagged ``unknown_modifier``."""
+        word left by a translator: opérateur de empilhadeira) is flagged ``unknown_modifier``.
+
+        A title of alternatives, each naming the person (fr *constructeur / entrepreneur de construction*), is decided
+        alternative by alternative (``_decide_alternatives``): never half-inflected."""
+        alternatives = self.alternatives(masculine or feminine or "")
+        if len(alternatives) > 1:
+            return self._decide_alternatives(masculine, feminine, english)
         d = self._decide(masculine, feminine, english)
         title = d.neutral or d.masculine or d.feminine
         if title and "unknown_modifier" not in d.flags and self.unknown_modifiers(title):
             d.flags.append("unknown_modifier")
         return d
 
+    def alternatives(self, title: str) -> list[str]:
+        """The title's alternatives: its parts between " / " that each begin with a person noun (artiste / artisan,
+        gardien / conservateur en chef); a part that begins otherwise is an alternative of the words before it and
+        stays with them (des soins infirmiers / de la garde d'enfants, préposé aux cas / dossiers)."""
+        out: list[str] = []
+        for part in title.split(ALTERNATIVE):
+            if out and not self._names_a_person(part):
+                out[-1] += ALTERNATIVE + part
+            else:
+                out.append(part)
+        return out
+
+    def _names_a_person(self, part: str) -> bool:
+        """The part begins with a singular noun of known gender, which may name a person (not a preposition, an
+        article or a plural noun)."""
+        words = split_words(part)
+        first = words[0] if words else ""
+        elided = re.match(r"^([^\W\d_]+)['’]", first)
+        if (not first or not WORD.match(first) or first in self.rules.phrase_end
+                or (elided and elided.group(1) in self.rules.phrase_end)):
+            return False
+        k, _, _ = self.gendered_part(first, as_head=True)
+        head = first.split("-")[k]
+        # (a noun without a feminine is split too: moine, cadre; its alternative then leaves the title for review)
+        return self._person_head(words)[1] and not self._plural_only(head)
+
+    def _decide_alternatives(self, masculine: str | None, feminine: str | None, english: str) -> Decision:
+        """One decision from alternatives decided one by one (``decide``): the pair of the alternatives joined, the
+        same pair given twice once (infirmier / infirmière is the one pair). An alternative that gives no pair or
+        neutral item leaves the whole title for review (``unverified``, flag ``alternative_not_inflected``): a title
+        is never half-inflected."""
+        base = masculine or feminine or ""
+        parts = self.alternatives(base)
+        others = self.alternatives(feminine) if masculine and feminine else []
+        if len(others) != len(parts):
+            others = [None] * len(parts)
+        decisions = [self.decide(p, o, english) if masculine else self.decide(None, p, english)
+                     for p, o in zip(parts, others)]
+        flags = list(dict.fromkeys(f for d in decisions for f in d.flags))
+        method = _method({d.method for d in decisions})
+        for p, d in zip(parts, decisions):
+            if d.verdict not in (Verdict.GENDERED, Verdict.REINFLECTED, Verdict.NEUTRAL):
+                return Decision(Verdict.UNVERIFIED, masculine=base, method=method,
+                                flags=flags + ["alternative_not_inflected"],
+                                reason=f"the alternative {p!r} gives no pair ({d.verdict}: {d.reason}); "
+                                       f"a title is never half-inflected")
+        pairs = list(dict.fromkeys((d.neutral or d.masculine, d.neutral or d.feminine) for d in decisions))
+        kept = [d for d in decisions if (d.neutral or d.masculine, d.neutral or d.feminine) in pairs]
+        if len(pairs) == 1:
+            return kept[0]
+        if all(d.verdict == Verdict.NEUTRAL for d in decisions):
+            return Decision(Verdict.NEUTRAL, neutral=ALTERNATIVE.join(m for m, _ in pairs), method=method, flags=flags,
+                            reason="every alternative is common gender")
+        gendered = [d for d in decisions if d.verdict != Verdict.NEUTRAL]
+        if not all("reinflected_masculine" in d.flags for d in gendered):
+            flags = [f for f in flags if f != "reinflected_masculine"]
+        verdict = Verdict.REINFLECTED if any(d.verdict == Verdict.REINFLECTED for d in decisions) else Verdict.GENDERED
+        return Decision(verdict, ALTERNATIVE.join(m for m, _ in pairs), ALTERNATIVE.join(f for _, f in pairs),
+                        method=method, flags=flags + ["alternatives"], reason="each alternative inflected on its own")
+
     def garbled(self, title: str) -> list[str]:
         """Signs that a machine translation kept the English word order or took a verb for a noun (issue 21: such a
         title is no item on the MT route, builder.routes.earned):
 
         - ``head_not_a_noun``: the first word, which names the person in these head-first languages, has no noun
-          reading and is an adjective, a determiner or a preposition (*clínic associar professor*, *creativo
-          copywriter*, *importante retirouse*, *uns derivados broker*), or a word of the pack's ``phrase_end`` (*des
-          principaux*, *dei mezzi di comunicazione planner*); an ordinal (*primer oficial*) is not;
+          reading and is a determiner or a preposition (*uns derivados broker*), or a word of the pack's
+          ``phrase_end`` (*des principaux*, *dei mezzi di comunicazione planner*), or an adjective that qualifies a
+          noun after it (``_adjective_before_a_noun``: *clínic associar professor*, *creativo copywriter*, *ávido
+          editor*); an ordinal (*primer oficial*) is not. An adjective before a complement, or an agent noun before
+          adjectives, is the person noun the lexicon lacks (Romance adjectives name persons: pt *executivo de
+          contas*, *oficial de empréstimo*, *investigador privado*; the pt lexicon reads these only as adjectives);
         - ``verb_form``: a word read only as a verb form other than a participle: a gerund (*anual dando director*),
           a finite form not governed by a preposition (*hoste manté coordinador*), an infinitive after the pack's
           ``genitive`` "of" (*director de xestionar*) or not after a preposition at all. A form after another preposition is left
@@ -457,8 +604,11 @@ class GenderLayer:
         head = words[0].split("-")[k]
         rs = self.readings(head)
         declared = head in self.rules.common_nouns or head in self.rules.irregular or head in self._declared_feminines
-        if words[0] in self.rules.phrase_end or (rs and not declared and any(r.pos in ("adj", "det", "pr") for r in rs)
-                                                 and not any(r.pos == "n" or "ord" in r.tags for r in rs)):
+        not_a_noun = rs and not declared and not any(r.pos == "n" or "ord" in r.tags for r in rs)
+        elided = re.match(r"^([^\W\d_]+)['’]", words[0])
+        if words[0] in self.rules.phrase_end or (elided and elided.group(1) in self.rules.phrase_end) or (not_a_noun and (
+                any(r.pos in ("det", "pr") for r in rs)
+                or (any(r.pos == "adj" for r in rs) and self._adjective_before_a_noun(words)))):
             flags.append("head_not_a_noun")
         for i, word in enumerate(words):
             before = re.split(r"['’]", words[i - 1])[-1] if i else ""
@@ -477,6 +627,37 @@ class GenderLayer:
                     flags.append("verb_form")
                     return flags
         return flags
+
+    def _adjective_before_a_noun(self, words: list[str]) -> bool:
+        """The first word, read only as an adjective, qualifies a noun that follows it (English order) rather than
+        naming the person itself:
+        - alone (it *poliziesco* for police officer) or before "and" (*elèctric i enginyer electrònic*): no noun;
+        - before a word read as a noun, or as no adjective or participle, in its phrase (*bom artista*, *novo
+          produtor*, *registrat dental hygienist*: a verb, an English word left);
+        - before adjectives only, unless it has an agent-noun ending of the pack's noun rules (pt *investigador
+          privado*, *parceiro limitado*: nouns the pt lexicon reads only as adjectives; ca *elemental principal*
+          is no title).
+        Before a preposition or an article (*executivo de contas*, *oficial de empréstimo*) it is the person noun:
+        a complement follows a noun."""
+        for k, w in enumerate(words[1:]):
+            if w in self.rules.coordinating:
+                return True
+            elided = re.match(r"^([^\W\d_]+)['’]", w)
+            if w in self.rules.phrase_end or (elided and elided.group(1) in self.rules.phrase_end):
+                if k == 0:
+                    return False
+                break
+            if w in self._declared_adjectives["f"] or w in self._declared_adjectives["m"] or w in self.rules.person_adjectives:
+                continue
+            rs = self.readings(w) if WORD.match(w) else []
+            if any(r.pos == "n" for r in rs) or not any(r.pos == "adj" or (r.pos == "vblex" and "pp" in r.tags) for r in rs):
+                return True  # a noun (or a word no resource reads as an adjective) comes after it
+        return len(words) < 2 or not self._agent_ending(words[0])
+
+    def _agent_ending(self, word: str) -> bool:
+        """The word ends in an agent-noun suffix of the pack's noun rules (-dor, -eiro, -or; not the bare -o/-e)."""
+        return any(word.endswith(m) and len(word) > len(m) + 1
+                   for m, f in self.rules.noun_rules if len(m) > 1 or len(f) > 1)
 
     def unknown_modifiers(self, title: str) -> list[str]:
         """The words after the head that no resource of the language knows."""
@@ -616,3 +797,9 @@ def _method(parts: set[str]) -> str:
         flat.update(x for x in p.split("+") if x and x != "none")
     names = [x for x in ("lexicon", "rule", "wordlist") if x in flat]
     return "+".join(names) or "none"
+
+
+def _compound_splits(word: str) -> list[tuple[str, str]]:
+    """(prefix, base) splits of a word after a combining form in -o of three letters or more (bio-, socio-, electro-)
+    before a base of four letters or more, the longest base first; unchecked (GenderLayer._compound checks the base)."""
+    return [(word[:k], word[k:]) for k in range(3, len(word) - 3) if word[k - 1] == "o" and WORD.match(word[:k])]
