@@ -10,9 +10,16 @@ masculine output (or, when it names a woman, the feminine one) is analysed as a 
   person-noun head the phrase goes on past "and" (``coordinating``: *engenheira elétrica e eletrônica*), and
   a person noun in apposition agrees too (*instrutora adjunta*: the lexicon's form of the same lemma, or an
   agent-noun ending the word list knows; a ``common_nouns`` word stays: *geóloga chefe*);
+- a bare noun complement (no article or preposition: *gerente departamento eléctrico*, a thing noun,
+  ``thing_noun``) ends the head's phrase like a preposition: it never changes, nor do the words after it, but a
+  ``person_adjectives`` word;
 - past a complement a word agrees with the complement's noun, so a translator's feminine that changes it is
   confirmed only where that noun takes the gender (*coordinadora de apoio técnico*); a singular adjective the
   complement's noun cannot take agrees with a gendered person head (*planificatrice d'hypothèques certifiée*).
+- a word the lexicon and the word list lack that is a combining form in -o before a word the lexicon knows
+  (*biomédico*, *hidrogeólogo*) inflects as that word;
+- a title of alternatives (*constructeur / entrepreneur de construction*) is decided alternative by alternative,
+  or left for review when one gives no pair (``alternative_not_inflected``);
 - a word after the head that the lexicon, the word list and the loanwords all lack is flagged
   ``unknown_modifier`` (a pivot or English word a translator left: *opérateur de empilhadeira*); on the MT
   route a neutral title holding one is not an item (``builder.routes.earned``);
