@@ -1,9 +1,9 @@
 """Reads ``corrections/<lang>.jsonl`` (written by ``python -m annotation pull``; format in docs/FORMAT.md) and the
 term rules beside it, ``corrections/<lang>.rules.jsonl`` (written by ``python -m annotation rule --apply``).
 
-Every language in ``params.yaml`` has that file, empty until its first pull: ``prepare_corrections`` (the
-``corrections@<lang>`` stage of dvc.yaml) creates it, so ``postprocess@<lang>`` can depend on its own
-language's file alone (DVC refuses a dependency that does not exist).
+Every language in ``params.yaml`` has both files, empty until its first pull or rule: ``prepare_corrections`` (the
+``corrections@<lang>`` stage of dvc.yaml) creates them, so ``postprocess@<lang>`` can depend on its own
+language's files alone (DVC refuses a dependency that does not exist).
 
 The one reader and writer of that format: ``check_line`` and ``read_lines`` check every line as docs/FORMAT.md
 gives it, and ``write_lines`` writes only lines ``check_line`` accepts, so a file annotation writes is always one
@@ -68,10 +68,11 @@ class TermRule:
 
     @property
     def word(self) -> str | None:
-        return self.english_word.lower().strip() if self.english_word is not None else None
+        """The English word as the English titles are split (lowercased, commas as spaces)."""
+        return self.english_word.lower().replace(",", " ").strip() if self.english_word is not None else None
 
     def same_fix(self, other: "TermRule") -> bool:
-        """The same term, replacement and English word as ``other`` (a second such rule would change nothing)."""
+        """The same term, replacement and English word as ``other``: a second such rule is refused when written."""
         return (self.term, self.replacement, self.word) == (other.term, other.replacement, other.word)
 
 

@@ -126,14 +126,17 @@ def apply_rules(processed: pl.DataFrame, rules: list[TermRule], corrected: set[s
             applied[i].append(rule.id)
         results.append(result)
     said = {rule.id: f"term rule {rule.id} ('{rule.find}' → '{rule.replace}')" for rule in rules}
+
+    def reason_with_rules(reason: str | None, ids: list[str]) -> str | None:
+        return "; ".join([x for x in (reason, *(said[i] for i in ids)) if x]) if ids else reason
+
     changed = pl.Series([bool(ids) for ids in applied])
     return processed.with_columns(
         title_masculine=pl.Series([r["title_masculine"] for r in rows], dtype=pl.String),
         title_feminine=pl.Series([r["title_feminine"] for r in rows], dtype=pl.String),
         status=pl.when(changed).then(pl.lit(STATUS_RULE)).otherwise(pl.col("status")),
-        reason=pl.Series([reason if not ids else "; ".join([reason, *(said[i] for i in ids)]) if reason
-                          else "; ".join(said[i] for i in ids)
-                          for reason, ids in zip(processed["reason"].to_list(), applied)], dtype=pl.String),
+        reason=pl.Series([reason_with_rules(reason, ids) for reason, ids in zip(processed["reason"].to_list(), applied)],
+                         dtype=pl.String),
         rules=pl.Series(applied, dtype=pl.List(pl.String)),
     ), results
 
