@@ -6,7 +6,7 @@ builder/corrections.py). It writes no correction line: every build applies every
 (builder/rules.py) to every title holding the term, also titles that did not exist when the rule was written.
 What the build changes is what the dry run lists, by the same function (``builder.rules.rule_result``): only
 sources whose verdict the build settled (a pair, a neutral or a single-form title); a doubtful record needs a
-person's decision first, and a record a person corrected keeps that person's answer; both are listed, not changed.
+person's decision first, and a title a person wrote is kept; both are listed, not changed.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from annotation import AnnotationError
 from annotation.corrections import KIND_TRANSLATION, _not_written, read_corrections
 from builder import corrections as corrections_format
 from builder.errors import CorrectionsError
-from builder.rules import GENDERS, RULE_COLUMNS, RuleResult, rule_result
+from builder.rules import GENDERS, RULE_COLUMNS, RuleResult, rule_result, written_forms
 
 __all__ = ["GENDERS", "run_rule", "next_rule_id"]
 
@@ -59,7 +59,8 @@ def run_rule(df: pl.DataFrame, lang: str, corrections: Path, find: str, replace:
             "submitted_at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")}
     _format(corrections_format.check_rule, line, "the rule", lang)
     rule = corrections_format.TermRule(line["id"], find, replace, english_word, tuple(line["annotators"]))
-    corrected = {c["source_id"] for c in read_corrections(corrections, lang) if c["kind"] == KIND_TRANSLATION}
+    corrected = {c["source_id"]: written_forms(c["masculine"], c["feminine"])
+                 for c in read_corrections(corrections, lang) if c["kind"] == KIND_TRANSLATION}
     result = rule_result(rule, df.select(RULE_COLUMNS).iter_rows(named=True), corrected)
     if not apply:
         return result, None

@@ -17,7 +17,7 @@ from builder.forms import add_forms, forms_settings
 from builder.layers import layer_info
 from builder.params import language_for, load_params, route_for, strip_pattern_for, templates_for
 from builder.reference import ALIGNMENT_FILE, ALIGNMENT_SCHEMA
-from builder.rules import apply_rules, rules_stats
+from builder.rules import apply_rules, rules_stats, written_forms
 from builder.postprocess import (
     REVIEW_FLAGS, SELF_MATCH_POLICIES, TRANSLATIONS_COLUMNS, derive_qrels, build_items, process_translations,
 )
@@ -152,7 +152,8 @@ def run_postprocess(source: EnglishSource, language: Language | str, out: Path, 
     processed = process_translations(raw, language, strip_pattern_for(build, language), corrections,
                                      lexicon_cache=Path(cache_dir) / "lexicon.sqlite")
     # The term rules (builder/rules.py) on the titles the build decided: also on titles new since a rule was written.
-    processed, rule_results = apply_rules(processed, corrections.rules, set(corrections.translations))
+    processed, rule_results = apply_rules(processed, corrections.rules, {
+        sid: written_forms(c.masculine, c.feminine) for sid, c in corrections.translations.items()})
     routes = dict(sorted(raw["route"].value_counts().iter_rows())) if "route" in raw.columns else {"mt": raw.height}
     route = "reference" if "reference" in routes else "mt"
     mt_rows = raw.filter(pl.col("route") == "mt") if "route" in raw.columns else raw

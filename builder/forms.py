@@ -32,6 +32,7 @@ import polars as pl
 import config
 from builder.errors import BuildError
 from builder.params import FormsParams as FormsSettings
+from builder.rules import item_provenance
 from builder.verdict import PAIR_VERDICTS
 from eval.testset import DOUBLET, EXTRA_FORMS, INCLUSIVE, ITEM_SCHEMA, NEOMORPHEME
 from languages import FORM_STYLES, DoubletRules, Language, NeomorphemeRules
@@ -216,8 +217,7 @@ def form_items(processed: pl.DataFrame, items: pl.DataFrame, role: str, lang: La
             "check_ok": True,
             "flags": sorted(it["flags"]),
             "status": "corrected" if it["corrected"] else "machine",
-            "provenance": f"human:{','.join(sorted(it['annotators'])) or 'unknown'}" if it["corrected"]
-            else "+".join(sorted(it["origins"])),
+            "provenance": item_provenance(it["corrected"], it["annotators"], it["origins"], provenance),
         })
     return pl.DataFrame(rows, schema=ITEM_SCHEMA)
 

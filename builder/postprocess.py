@@ -36,6 +36,7 @@ from builder.corrections import Corrections
 from builder.errors import BuildError
 from builder.gender import F, M, N, U
 from builder.routes import Corrected, Outcome, Route, Source, make_routes
+from builder.rules import item_provenance
 from builder.verdict import PAIR_VERDICTS, Verdict
 from eval.testset import ITEM_SCHEMA
 from languages import Language, resolve
@@ -252,8 +253,7 @@ def build_items(processed: pl.DataFrame, role: str, provenance: str) -> pl.DataF
             "check_ok": check_ok,
             "flags": sorted(it.flags),
             "status": "corrected" if it.corrected else "machine",
-            "provenance": f"human:{','.join(sorted(it.annotators)) or 'unknown'}" if it.corrected
-            else "+".join(sorted(it.origins)) or provenance,
+            "provenance": item_provenance(it.corrected, it.annotators, it.origins, provenance),
         })
     df = pl.DataFrame({c: string_lists([r[c] for r in rows]) if ITEM_SCHEMA[c] == pl.List(pl.String)
                        else pl.Series(c, [r[c] for r in rows], dtype=ITEM_SCHEMA[c]) for c in ITEM_SCHEMA})

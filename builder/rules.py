@@ -11,7 +11,9 @@ in a later build gets the fix too:
 - it changes only sources whose verdict the build settled: the severity (builder/verdict.py ``severity``) is
   neither ``serious`` nor ``check`` (a pair, a neutral or a single-form title nobody doubts); a doubtful source is
   listed, not changed: a person decides it first in Argilla;
-- a source a person corrected keeps the person's answer: listed, not changed;
+- a source a person corrected keeps the person's answer: a title they wrote, or a source they dropped, is listed,
+  not changed; a title they left as proposed (null in the correction) is the build's proposal, which the rule
+  fixes (a person who accepted a title the rule had fixed keeps the fix);
 - the verdict, the checks and their method stay the build's (a rule changes words; the annotator who wrote it
   vouches for them); the source's ``status`` in translations.parquet becomes ``rule``, its ``reason`` names the
   rule, and the items it gives carry ``rule:<id>`` in their provenance. A rule that empties a title removes that
@@ -29,7 +31,7 @@ from dataclasses import dataclass, field
 import polars as pl
 
 from builder.corrections import TermRule
-from builder.verdict import severity
+from builder.verdict import Verdict, severity
 
 GENDERS = ("masculine", "feminine")
 DOUBTFUL = ("serious", "check")  # severities a rule leaves to a person
@@ -86,9 +88,17 @@ def doubtful(row: dict) -> bool:
                     row["title_feminine"] is not None) in DOUBTFUL
 
 
-def rule_result(rule: TermRule, rows: Iterable[dict], corrected: set[str]) -> RuleResult:
-    """What ``rule`` does to ``rows`` (the columns of ``RULE_COLUMNS``); ``corrected``: the source ids a person
-    corrected. The rows are not changed."""
+def written_forms(masculine: str | None, feminine: str | None) -> frozenset[str]:
+    """The genders whose title a person wrote in a correction (null keeps the build's proposal)."""
+    return frozenset(g for g, text in zip(GENDERS, (masculine, feminine)) if text is not None)
+
+
+def rule_result(rule: TermRule, rows: Iterable[dict], corrected: dict[str, frozenset[str]]) -> RuleResult:
+    """What ``rule`` does to ``rows`` (the columns of ``RULE_COLUMNS``). ``corrected``: per source a person
+    corrected, the genders whose title they wrote (``written_forms``). The person's answer wins: a rule that would
+    change a title they wrote, or a source they dropped, leaves the source as it is; a title they kept as proposed
+    (null) is the build's proposal, which the rule fixes as it fixes the machine's (a person who accepted a title
+    a rule had fixed keeps the fix). The rows are not changed."""
     pattern, replacement, word = term_pattern(rule), rule.replacement, rule.word
     result = RuleResult(rule)
     for row in rows:
@@ -99,8 +109,13 @@ def rule_result(rule: TermRule, rows: Iterable[dict], corrected: set[str]) -> Ru
         if after == before:
             continue
         touch = Touch(row["source_id"], row["source_text"], before, after)
-        if row["source_id"] in corrected:
-            result.corrected.append(touch)
+        sid = row["source_id"]
+        if sid in corrected:  # a person decided the source: their verdict is settled, their text is theirs
+            mine = corrected[sid]
+            if row["verdict"] == Verdict.DROPPED_BY_ANNOTATOR or any(after[g] != before[g] for g in mine):
+                result.corrected.append(touch)
+            else:
+                result.changed.append(touch)
         elif doubtful(row):
             result.doubtful.append(touch)
         else:
@@ -108,7 +123,8 @@ def rule_result(rule: TermRule, rows: Iterable[dict], corrected: set[str]) -> Ru
     return result
 
 
-def apply_rules(processed: pl.DataFrame, rules: list[TermRule], corrected: set[str]) -> tuple[pl.DataFrame, list[RuleResult]]:
+def apply_rules(processed: pl.DataFrame, rules: list[TermRule],
+                corrected: dict[str, frozenset[str]]) -> tuple[pl.DataFrame, list[RuleResult]]:
     """The processed sources with every rule applied in order (each sees the titles the ones before it left), and
     a column ``rules`` (the ids of the rules that changed each source); with what each rule did."""
     no_rules = pl.lit([], dtype=pl.List(pl.String))
@@ -134,11 +150,22 @@ def apply_rules(processed: pl.DataFrame, rules: list[TermRule], corrected: set[s
     return processed.with_columns(
         title_masculine=pl.Series([r["title_masculine"] for r in rows], dtype=pl.String),
         title_feminine=pl.Series([r["title_feminine"] for r in rows], dtype=pl.String),
-        status=pl.when(changed).then(pl.lit(STATUS_RULE)).otherwise(pl.col("status")),
+        # a corrected source stays corrected (a person decided it; the reason names the rule)
+        status=pl.when(changed & (pl.col("status") != "corrected")).then(pl.lit(STATUS_RULE)).otherwise(pl.col("status")),
         reason=pl.Series([reason_with_rules(reason, ids) for reason, ids in zip(processed["reason"].to_list(), applied)],
                          dtype=pl.String),
         rules=pl.Series(applied, dtype=pl.List(pl.String)),
     ), results
+
+
+def item_provenance(corrected: bool, annotators: set[str], origins: set[str], default: str) -> str:
+    """An item's provenance: ``human:<annotators>`` for a corrected item, else its origins (translator or given
+    translation, ``+``-joined when several meet); then ``rule:<id>`` of each term rule that changed a title of one
+    of its sources (for a corrected item: a title the person kept as proposed)."""
+    if corrected:
+        rules = sorted(o for o in origins if o.startswith("rule:"))
+        return "+".join([f"human:{','.join(sorted(annotators)) or 'unknown'}", *rules])
+    return "+".join(sorted(origins)) or default
 
 
 def rules_stats(results: list[RuleResult], path) -> dict:

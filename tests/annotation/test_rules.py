@@ -57,9 +57,10 @@ def test_dry_run_lists_the_records_and_writes_nothing(data, tmp_path, capsys):
 def test_apply_writes_only_the_rule_checked_by_the_builders_reader(data, tmp_path, capsys):
     corrections = tmp_path / "c" / "pt.jsonl"
     corrections.parent.mkdir()
+    # a person wrote Nurse's titles (a title they left null would be the build's proposal, which a rule fixes)
     earlier = {"kind": "translation", "lang": "pt", "source_id": "Nurse", "record_id": "pt-translation-Nurse",
-               "masculine": None, "feminine": None, "gender_marking": "gendered", "flag": None,
-               "annotators": ["rui"], "submitted_at": "2026-01-01T00:00:00Z"}
+               "masculine": "enfermeiro de conta", "feminine": "enfermeira de conta", "gender_marking": "gendered",
+               "flag": None, "annotators": ["rui"], "submitted_at": "2026-01-01T00:00:00Z"}
     corrections.write_text(json.dumps(earlier) + "\n", encoding="utf-8")
     before = corrections.read_bytes()
     rc, out, err = rule(tmp_path, capsys, "--find", "De Conta", "--replace", "de contas", "--english", "lawyer")

@@ -123,12 +123,21 @@ def test_a_persons_correction_wins_and_a_doubtful_record_is_listed_not_changed(t
     person = {"kind": "translation", "lang": "pt", "source_id": "Account_Agent", "record_id": "pt-translation-Account_Agent",
               "masculine": "agente de conta corrente", "feminine": None, "gender_marking": "neutral", "flag": None,
               "annotators": ["rui"], "submitted_at": "2026-11-30T10:00:00Z"}
-    corrections = corrections_folder(tmp_path, [RULE], [person])
+    # a person who confirmed the proposal (null: keep it) wrote no title: the rule fixes the proposal they kept
+    confirmed = {**person, "source_id": "Account_Clerk", "record_id": "pt-translation-Account_Clerk",
+                 "masculine": None, "feminine": None, "gender_marking": "gendered", "annotators": ["eva"]}
+    corrections = corrections_folder(tmp_path, [RULE], [person, confirmed])
     src, out = write_stage(tmp_path, tuple(TITLES))
     assert postprocess(src, out, corrections)[0] == 0
     rows = translations(out)
     assert rows["Account_Agent"]["title_masculine"] == "agente de conta corrente"  # the person's answer
     assert rows["Account_Agent"]["status"] == "corrected"
+    assert rows["Account_Clerk"]["title_feminine"] == "escriturária de contas"
+    assert rows["Account_Clerk"]["status"] == "corrected" and "term rule r1" in rows["Account_Clerk"]["reason"]
+    clerk = read_testset(out, "pt").queries.filter(pl.col("source_ids").list.contains("Account_Clerk"))
+    assert set(clerk.filter(pl.col("form").is_in(["masculine", "feminine"]))["text"]) == {
+        "escriturário de contas", "escriturária de contas"}
+    assert set(clerk["provenance"]) == {"human:eva+rule:r1"} and set(clerk["status"]) == {"corrected"}
     assert rows["Account_Executive"]["title_masculine"] == "executivo de conta"  # doubtful: left to a person
     assert rows["Account_Executive"]["status"] == "machine"
     stats = read_testset(out, "pt").stats["corrections"]["rules"]
