@@ -146,14 +146,16 @@ def _print_pull(summary: dict) -> None:
             print(f"  {t['record_id']}: tied on {', '.join(t['questions'])}")
 
 
-def _print_rule(result, args) -> None:
+def _print_rule(outcome, args) -> None:
+    result, written = outcome
+
     def show(t) -> str:
         return (f"  {t.source_id} ({t.english}): " + " · ".join(
-            f"{t.before[g]} → {t.after[g]}" for g in rules.GENDERS if t.before[g] != t.after[g]))
+            f"{t.before[g] or '(none)'} → {t.after[g] or '(none)'}" for g in rules.GENDERS if t.before[g] != t.after[g]))
 
-    verb = "changed" if args.apply else "would change"
+    verb = "will change in the next build" if written else "would change"
     print(f"rule '{args.find}' → '{args.replace}'" + (f" (English word '{args.english}')" if args.english else "")
-          + f": {len(result.changed)} record(s) {verb}")
+          + f": {len(result.changed)} record(s) of this build {verb}")
     for t in result.changed:
         print(show(t))
     for label, touches in (("doubtful: a person decides them first in Argilla, not changed", result.doubtful),
@@ -162,8 +164,13 @@ def _print_rule(result, args) -> None:
             print(f"{len(touches)} record(s) {label}:")
             for t in touches:
                 print(show(t))
-    if not args.apply and result.changed:
-        print("dry run: nothing written; add --apply --annotator NAME to write the corrections")
+    if not result.matched:
+        print("no title of this build holds the term")
+    if written:
+        print(f"rule {result.rule.id} written to {written}: every build applies it, also to titles new since this "
+              "build (stats.json corrections.rules lists what it changed)")
+    else:
+        print("dry run: nothing written; add --apply --annotator NAME to write the rule")
 
 
 def _positive_int(text: str) -> int:
@@ -238,8 +245,8 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--lang", required=True)
     pl.add_argument("--out", help="corrections file (default: <corrections_dir>/<lang>.jsonl)")
     pl.set_defaults(func=cmd_pull)
-    ru = sub.add_parser("rule", help="fix a term in every proposed title holding it (dry run; --apply writes "
-                                     "corrections/<lang>.jsonl and the rule to corrections/<lang>.rules.jsonl)")
+    ru = sub.add_parser("rule", help="fix a term in every title holding it (dry run; --apply writes the rule to "
+                                     "corrections/<lang>.rules.jsonl, which every build applies)")
     params_option(ru, before_subcommand=True, help=PARAMS_HELP)
     ru.add_argument("--data", required=True, help="root of the built test sets (holds <lang>/translations.parquet)")
     ru.add_argument("--lang", required=True)
@@ -247,8 +254,9 @@ def build_parser() -> argparse.ArgumentParser:
     ru.add_argument("--replace", required=True, help="what to write instead ('de contas')")
     ru.add_argument("--english", help="only titles whose English title holds this word ('account')")
     ru.add_argument("--annotator", help="who reviewed the rule (required with --apply)")
-    ru.add_argument("--apply", action="store_true", help="write the corrections (default: list them only)")
-    ru.add_argument("--out", help="corrections file (default: <corrections_dir>/<lang>.jsonl)")
+    ru.add_argument("--apply", action="store_true", help="write the rule (default: list the records only)")
+    ru.add_argument("--out", help="corrections file; the rule goes beside it, <lang>.rules.jsonl (default: "
+                                  "<corrections_dir>/<lang>.jsonl)")
     ru.set_defaults(func=cmd_rule)
     sv = sub.add_parser("serve", help="run a local Argilla (redis, in-memory search, argilla-server) until Ctrl-C, "
                                       "to try annotation; prints the URL, user, password and API key")

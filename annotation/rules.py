@@ -1,120 +1,83 @@
 """Term rules: one reviewed fix for every title that holds a term ("de conta" → "de contas").
 
-``python -m annotation rule`` lists the proposed titles a rule would change (a dry run), and with
-``--apply`` writes one ordinary translation correction per touched record into ``corrections/<lang>.jsonl``
-(the builder applies them on the next build, as any pulled answer) and appends the rule, with the records
-it touched, to ``corrections/<lang>.rules.jsonl``. A rule only touches records whose verdict the build
-settled (a pair, a neutral or a single-form title): a doubtful record needs a person's decision first, and
-a record a person already corrected keeps that person's answer; both are listed, not changed.
+``python -m annotation rule`` lists the titles of the last build a rule would change (a dry run), and with
+``--apply`` appends the rule to ``corrections/<lang>.rules.jsonl`` (through the format's one writer,
+builder/corrections.py). It writes no correction line: every build applies every rule of that file
+(builder/rules.py) to every title holding the term, also titles that did not exist when the rule was written.
+What the build changes is what the dry run lists, by the same function (``builder.rules.rule_result``): only
+sources whose verdict the build settled (a pair, a neutral or a single-form title); a doubtful record needs a
+person's decision first, and a title a person wrote is kept; both are listed, not changed.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
 import polars as pl
 
 from annotation import AnnotationError
-from annotation.corrections import (KIND_TRANSLATION, merge, read_corrections, validate_line, write_corrections,
-                                    write_jsonl_atomic)
-from annotation.doubt import doubt
-from annotation.translations import record_id, suggested_marking
+from annotation.corrections import KIND_TRANSLATION, _not_written, read_corrections
+from builder import corrections as corrections_format
+from builder.errors import CorrectionsError
+from builder.rules import GENDERS, RULE_COLUMNS, RuleResult, rule_result, written_forms
 
-GENDERS = ("masculine", "feminine")
-
-
-@dataclass(frozen=True)
-class Touch:
-    source_id: str
-    english: str
-    before: dict[str, str | None]
-    after: dict[str, str | None]
+__all__ = ["GENDERS", "run_rule", "next_rule_id"]
 
 
-@dataclass
-class RuleResult:
-    changed: list[Touch]
-    doubtful: list[Touch]  # would change, but the build has not settled the record
-    corrected: list[Touch]  # would change, but a person already corrected the record
+def next_rule_id(existing: list[str]) -> str:
+    """``r<n>``, one above the highest ``r<n>`` in use (never an id in use)."""
+    numbers = [int(m.group(1)) for i in existing if (m := re.fullmatch(r"r(\d+)", i))]
+    n = max(numbers, default=0) + 1
+    while f"r{n}" in existing:
+        n += 1
+    return f"r{n}"
 
 
-def term_pattern(find: str) -> re.Pattern:
-    """``find`` as whole words (titles are lowercased; so is the term)."""
-    term = " ".join(find.lower().split())
-    if not term:
-        raise AnnotationError("--find is empty; give the words to replace, e.g. --find 'de conta'")
-    return re.compile(rf"(?<!\w){re.escape(term)}(?!\w)")
-
-
-def apply_rule(df: pl.DataFrame, find: str, replace: str, english_word: str | None,
-               corrected: set[str]) -> RuleResult:
-    pattern, replacement = term_pattern(find), " ".join(replace.lower().split())
-    word = english_word.lower() if english_word else None
-    result = RuleResult([], [], [])
-    for row in df.iter_rows(named=True):
-        if word and word not in row["source_text"].lower().replace(",", " ").split():
-            continue
-        before = {g: row[f"title_{g}"] for g in GENDERS}
-        after = {g: (" ".join(pattern.sub(replacement, t).split()) if t is not None else None) for g, t in before.items()}
-        if after == before:
-            continue
-        touch = Touch(row["source_id"], row["source_text"], before, after)
-        if row["source_id"] in corrected:
-            result.corrected.append(touch)
-        elif doubt(row).severity in ("serious", "check") or suggested_marking(row) is None:
-            result.doubtful.append(touch)
-        else:
-            result.changed.append(touch)
-    return result
-
-
-def correction_lines(df: pl.DataFrame, lang: str, touches: list[Touch], annotator: str, when: str) -> list[dict]:
-    rows = {r["source_id"]: r for r in df.iter_rows(named=True)}
-    lines = []
-    for t in touches:
-        line = {"kind": KIND_TRANSLATION, "lang": lang, "source_id": t.source_id,
-                "record_id": record_id(lang, t.source_id),
-                **{g: (t.after[g] if t.after[g] != t.before[g] else None) for g in GENDERS},
-                "gender_marking": suggested_marking(rows[t.source_id]), "flag": None,
-                "annotators": [annotator], "submitted_at": when}
-        lines.append(validate_line(line, f"rule for {t.source_id}", lang))
-    return lines
+def _format(call, *args):
+    """A call of the rules format; its refusal is an AnnotationError (one error line)."""
+    try:
+        return call(*args)
+    except CorrectionsError as exc:
+        raise AnnotationError(str(exc)) from None
 
 
 def run_rule(df: pl.DataFrame, lang: str, corrections: Path, find: str, replace: str, english_word: str | None,
-             annotator: str | None, apply: bool) -> RuleResult:
-    old = read_corrections(corrections, lang)
-    corrected = {line["source_id"] for line in old if line["kind"] == KIND_TRANSLATION}
-    result = apply_rule(df, find, replace, english_word, corrected)
-    if not apply or not result.changed:
-        return result
-    if not annotator:
+             annotator: str | None, apply: bool) -> tuple[RuleResult, Path | None]:
+    """What the rule does to the build ``df`` (translations.parquet); with ``apply``, the rule appended to the
+    rules file beside ``corrections`` (returned; None on a dry run)."""
+    if not " ".join(find.split()):
+        raise AnnotationError("--find is empty; give the words to replace, e.g. --find 'de conta'")
+    if apply and not annotator:
         raise AnnotationError("--apply needs --annotator NAME: the person who reviewed the rule")
-    when = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-    lines = correction_lines(df, lang, result.changed, annotator, when)
-    rules_path = corrections.with_suffix(".rules.jsonl")
-    rules = read_rules(rules_path)
-    rules.append({"find": find, "replace": replace, "english_word": english_word, "annotators": [annotator],
-                  "submitted_at": when, "touched": [t.source_id for t in result.changed]})
-    write_corrections(merge(old, lines), corrections, lang)
-    write_jsonl_atomic(rules, rules_path)
-    return result
+    rules_path = corrections_format.rules_path_of(corrections)
+    old = [line for _, line in _format(corrections_format.read_rule_lines, rules_path, lang)] \
+        if rules_path.is_file() else []
+    line = {"id": next_rule_id([r["id"] for r in old]), "lang": lang, "find": find, "replace": replace,
+            "english_word": english_word, "annotators": [annotator or "(dry run)"],
+            "submitted_at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")}
+    _format(corrections_format.check_rule, line, "the rule", lang)
+    rule = corrections_format.TermRule(line["id"], find, replace, english_word, tuple(line["annotators"]))
+    corrected = {c["source_id"]: written_forms(c["masculine"], c["feminine"])
+                 for c in read_corrections(corrections, lang) if c["kind"] == KIND_TRANSLATION}
+    result = rule_result(rule, df.select(RULE_COLUMNS).iter_rows(named=True), corrected)
+    if not apply:
+        return result, None
+    same = next((r for r in old if corrections_format.TermRule(r["id"], r["find"], r["replace"], r["english_word"], ())
+                 .same_fix(rule)), None)
+    if same is not None:
+        raise AnnotationError(f"{rules_path}: rule {same['id']} already replaces '{same['find']}' with "
+                              f"'{same['replace']}'" + (f" (English word '{same['english_word']}')"
+                                                        if same["english_word"] else "") + "; nothing written")
+    _written(rules_path, old + [line], lang)
+    return result, rules_path
 
 
-def read_rules(path: Path) -> list[dict]:
-    import json
-
-    if not path.is_file():
-        return []
-    out = []
-    for lineno, text in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not text.strip():
-            continue
-        try:
-            out.append(json.loads(text))
-        except json.JSONDecodeError as exc:
-            raise AnnotationError(f"{path}:{lineno}: not valid JSON ({exc.msg}); fix or remove that line") from None
-    return out
+def _written(path: Path, lines: list[dict], lang: str) -> None:
+    try:
+        corrections_format.write_rules(path, lines, lang)
+    except CorrectionsError as exc:
+        raise AnnotationError(f"{exc}; nothing was written") from None
+    except OSError as exc:
+        raise AnnotationError(_not_written(path, exc)) from None

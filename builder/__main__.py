@@ -136,6 +136,7 @@ def cmd_postprocess(args, params) -> None:
         print(format_table(table1_rows([stats], [language])))
     print(describe(stats, Path(args.out) / args.lang))  # even with --quiet: the gender check used is always said
     print(describe_forms(stats))
+    _print_rules(stats)
 
 
 def cmd_build(args, params) -> None:
@@ -153,6 +154,17 @@ def cmd_build(args, params) -> None:
         print(format_table(table1_rows([stats], [language])))
     print(describe(stats, Path(args.out) / args.lang))
     print(describe_forms(stats))
+    _print_rules(stats)
+
+
+def _print_rules(stats: dict) -> None:
+    """The term rules' line (builder/rules.py), where the language has rules: what each changed, or that it matched
+    nothing (said, not an error: the rule waits for a title that holds its term)."""
+    from builder.rules import describe_rules
+
+    line = describe_rules(stats)
+    if line:
+        print(line)
 
 
 def cmd_defaults(args, params) -> None:
@@ -181,6 +193,7 @@ def cmd_defaults(args, params) -> None:
     for st in built:
         print(describe(st, Path(args.out) / st["lang"]))
         print(describe_forms(st))
+        _print_rules(st)
     if skipped:
         print("skipped: " + ", ".join(skipped))
     # Languages the paper released that no offline translator here can build (German): its row, for the record.
@@ -230,20 +243,27 @@ def _build_languages(src, planned: list, args, params: dict) -> list[dict]:
 
 
 def cmd_corrections(args, params) -> None:
-    """The step before postprocess (dvc.yaml `corrections@<lang>`): corrections/<lang>.jsonl checked, or created
-    empty for a language nobody has annotated yet, so postprocess@<lang> depends on that one file."""
-    from builder.corrections import prepare_corrections
+    """The step before postprocess (dvc.yaml `corrections@<lang>`): corrections/<lang>.jsonl and its term rules,
+    corrections/<lang>.rules.jsonl, checked, or created empty for a language nobody has annotated yet, so
+    postprocess@<lang> depends on those two files."""
+    from builder.corrections import prepare_corrections, rules_path_of
     from builder.params import language_for
 
     language = language_for(params, args.lang)
     path = Path(args.corrections) if args.corrections else Path("corrections") / f"{language.code}.jsonl"
     found, created = prepare_corrections(path, language.code)
-    if created:
+    if path in created:
         print(f"corrections: {path} created empty (no corrections for {language.code} yet; "
               "`python -m annotation pull` fills it)")
     else:
         print(f"corrections ok: {path}: {len(found.translations)} translation corrections, "
               f"{len(found.relevance)} relevance labels")
+    rules = rules_path_of(path)
+    if rules in created:
+        print(f"corrections: {rules} created empty (no term rules for {language.code} yet; "
+              "`python -m annotation rule --apply` adds them)")
+    else:
+        print(f"corrections ok: {rules}: {len(found.rules)} term rule(s)")
 
 
 def cmd_esco(args, params) -> None:

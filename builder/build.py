@@ -11,12 +11,13 @@ from pathlib import Path
 import polars as pl
 
 from builder.cache import TranslationCache
-from builder.corrections import check_source_ids, read_corrections
+from builder.corrections import check_source_ids, read_corrections, rules_path_of
 from builder.errors import BuildError
 from builder.forms import add_forms, forms_settings
 from builder.layers import layer_info
 from builder.params import language_for, load_params, route_for, strip_pattern_for, templates_for
 from builder.reference import ALIGNMENT_FILE, ALIGNMENT_SCHEMA
+from builder.rules import apply_rules, rules_stats, written_forms
 from builder.postprocess import (
     REVIEW_FLAGS, SELF_MATCH_POLICIES, TRANSLATIONS_COLUMNS, derive_qrels, build_items, process_translations,
 )
@@ -34,8 +35,9 @@ DEFAULT_CACHE_DIR = Path("cache")
 
 
 def default_corrections(lang: str) -> Path | None:
+    """``corrections/<lang>.jsonl`` when it or its term rules (``corrections/<lang>.rules.jsonl``) exist."""
     p = Path("corrections") / f"{lang}.jsonl"
-    return p if p.is_file() else None
+    return p if p.is_file() or rules_path_of(p).is_file() else None
 
 
 def web_settings(build: dict, libre_url: str | None = None) -> WebSettings:
@@ -149,6 +151,9 @@ def run_postprocess(source: EnglishSource, language: Language | str, out: Path, 
     check_source_ids(corrections, source.queries, source.corpus)
     processed = process_translations(raw, language, strip_pattern_for(build, language), corrections,
                                      lexicon_cache=Path(cache_dir) / "lexicon.sqlite")
+    # The term rules (builder/rules.py) on the titles the build decided: also on titles new since a rule was written.
+    processed, rule_results = apply_rules(processed, corrections.rules, {
+        sid: written_forms(c.masculine, c.feminine) for sid, c in corrections.translations.items()})
     routes = dict(sorted(raw["route"].value_counts().iter_rows())) if "route" in raw.columns else {"mt": raw.height}
     route = "reference" if "reference" in routes else "mt"
     mt_rows = raw.filter(pl.col("route") == "mt") if "route" in raw.columns else raw
@@ -208,6 +213,8 @@ def run_postprocess(source: EnglishSource, language: Language | str, out: Path, 
             "qrels_removed": qrels_info["removed_by_annotators"],
         },
     }
+    if corrections.rules:  # only with a rule: a build without rules writes what it always wrote
+        stats["corrections"]["rules"] = rules_stats(rule_results, corrections.rules_path)
     if version is not None:
         stats["version"] = version
         stats["version_from"] = VERSION_FROM

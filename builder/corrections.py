@@ -1,17 +1,21 @@
-"""Reads ``corrections/<lang>.jsonl`` (written by ``python -m annotation pull``; format in docs/FORMAT.md).
+"""Reads ``corrections/<lang>.jsonl`` (written by ``python -m annotation pull``; format in docs/FORMAT.md) and the
+term rules beside it, ``corrections/<lang>.rules.jsonl`` (written by ``python -m annotation rule --apply``).
 
-Every language in ``params.yaml`` has that file, empty until its first pull: ``prepare_corrections`` (the
-``corrections@<lang>`` stage of dvc.yaml) creates it, so ``postprocess@<lang>`` can depend on its own
-language's file alone (DVC refuses a dependency that does not exist).
+Every language in ``params.yaml`` has both files, empty until its first pull or rule: ``prepare_corrections`` (the
+``corrections@<lang>`` stage of dvc.yaml) creates them, so ``postprocess@<lang>`` can depend on its own
+language's files alone (DVC refuses a dependency that does not exist).
 
 The one reader and writer of that format: ``check_line`` and ``read_lines`` check every line as docs/FORMAT.md
 gives it, and ``write_lines`` writes only lines ``check_line`` accepts, so a file annotation writes is always one
-the builder reads (``annotation/corrections.py`` reads and writes the file through them).
+the builder reads (``annotation/corrections.py`` reads and writes the file through them). The same holds for the
+rules file: ``check_rule``, ``read_rule_lines`` and ``write_rules`` (``annotation/rules.py`` writes through them;
+builder/rules.py applies the rules in every build).
 """
 
 from __future__ import annotations
 
 import json
+import re
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -33,6 +37,45 @@ FIELDS = {
 }
 
 
+# The fields of a term rule (docs/FORMAT.md), each required; ``touched`` only in lines written before the build
+# applied the rules (the ids an older `annotation rule --apply` wrote correction lines for; not read).
+RULE_FIELDS = ("id", "lang", "find", "replace", "english_word", "annotators", "submitted_at")
+RULE_OLD_FIELDS = ("touched",)
+# A rule's id names it in the items' provenance (``rule:<id>``, joined with ``+``) and in stats.json.
+RULE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+
+
+@dataclass(frozen=True)
+class TermRule:
+    """A reviewed fix of a term: in every title of the language holding ``find`` as whole words, ``replace``
+    instead (builder/rules.py applies it)."""
+
+    id: str
+    find: str
+    replace: str
+    english_word: str | None
+    annotators: tuple[str, ...]
+    line: int = 0  # where it stands in its file
+
+    @property
+    def term(self) -> str:
+        """``find`` as the titles hold it: lowercased, single spaces."""
+        return " ".join(self.find.lower().split())
+
+    @property
+    def replacement(self) -> str:
+        return " ".join(self.replace.lower().split())
+
+    @property
+    def word(self) -> str | None:
+        """The English word as the English titles are split (lowercased, commas as spaces)."""
+        return self.english_word.lower().replace(",", " ").strip() if self.english_word is not None else None
+
+    def same_fix(self, other: "TermRule") -> bool:
+        """The same term, replacement and English word as ``other``: a second such rule is refused when written."""
+        return (self.term, self.replacement, self.word) == (other.term, other.replacement, other.word)
+
+
 @dataclass(frozen=True)
 class TranslationCorrection:
     source_id: str
@@ -50,6 +93,13 @@ class Corrections:
     path: Path | None = None
     # The line each correction came from: source_id, or (query_source_id, doc_source_id), -> line number.
     lines: dict = field(default_factory=dict)
+    rules: list[TermRule] = field(default_factory=list)  # in the order of the rules file
+    rules_path: Path | None = None  # the rules file read (None: there is none)
+
+
+def rules_path_of(corrections_path: str | Path) -> Path:
+    """The rules file beside a corrections file: ``corrections/pt.jsonl`` -> ``corrections/pt.rules.jsonl``."""
+    return Path(corrections_path).with_suffix(".rules.jsonl")
 
 
 def _text(obj: dict, key: str, where: str, *, nullable: bool = False) -> str | None:
@@ -118,13 +168,13 @@ def check_line(obj: object, where: str, lang: str | None = None) -> dict:
     return obj
 
 
-def read_lines(path: Path, lang: str | None = None) -> list[tuple[int, dict]]:
-    """``(line number, line)`` of every correction of the file ``path``, each checked by ``check_line``."""
+def _json_lines(path: Path, what: str):
+    """``(line number, object, where)`` of every non-blank line of the JSON-lines file ``path``; any line that is
+    not UTF-8 JSON a CorrectionsError naming file:line."""
     try:
         raw = path.read_bytes()
     except OSError as exc:
-        raise CorrectionsError(f"{path}: cannot read the corrections file ({exc.strerror or exc})") from None
-    out = []
+        raise CorrectionsError(f"{path}: cannot read the {what} ({exc.strerror or exc})") from None
     # Split on b"\n" only: str.splitlines would also split on a lone CR or U+2028 and shift the line numbers.
     for lineno, raw_line in enumerate(raw.split(b"\n"), 1):
         where = f"{path}:{lineno}"
@@ -132,7 +182,7 @@ def read_lines(path: Path, lang: str | None = None) -> list[tuple[int, dict]]:
             line = raw_line.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise CorrectionsError(f"{where}: not valid UTF-8 ({exc.reason} at byte {exc.start}); re-encode the file "
-                                   "as UTF-8 (python -m annotation pull writes it so)") from None
+                                   "as UTF-8 (python -m annotation writes it so)") from None
         if lineno == 1 and line.startswith("\ufeff"):
             raise CorrectionsError(f"{where}: starts with a UTF-8 byte-order mark; save the file as UTF-8 without BOM")
         if not line.strip():
@@ -143,8 +193,12 @@ def read_lines(path: Path, lang: str | None = None) -> list[tuple[int, dict]]:
             raise CorrectionsError(f"{where}: not valid JSON ({exc.msg})") from None
         except RecursionError:
             raise CorrectionsError(f"{where}: JSON nested too deep; one flat object per line expected") from None
-        out.append((lineno, check_line(obj, where, lang)))
-    return out
+        yield lineno, obj, where
+
+
+def read_lines(path: Path, lang: str | None = None) -> list[tuple[int, dict]]:
+    """``(line number, line)`` of every correction of the file ``path``, each checked by ``check_line``."""
+    return [(lineno, check_line(obj, where, lang)) for lineno, obj, where in _json_lines(path, "corrections file")]
 
 
 def write_lines(path: str | Path, lines: list[dict], lang: str | None = None) -> Path:
@@ -157,13 +211,103 @@ def write_lines(path: str | Path, lines: list[dict], lang: str | None = None) ->
     return write_file_atomically(path, "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines))
 
 
+def check_rule(obj: object, where: str, lang: str | None = None) -> dict:
+    """``obj`` when it is a term rule as docs/FORMAT.md gives it (with ``lang``, of that language), else a
+    CorrectionsError naming ``where`` and the fix: the one check of the rules format, for the builder and
+    annotation. What a rule does to a title (empty it, write the other gender's word) is the annotator's call."""
+    if not isinstance(obj, dict):
+        raise CorrectionsError(f"{where}: expected a JSON object (a term rule, docs/FORMAT.md)")
+    unknown = [k for k in obj if k not in RULE_FIELDS and k not in RULE_OLD_FIELDS]
+    if unknown:
+        raise CorrectionsError(f"{where}: unknown field(s) {unknown} in a term rule; its fields are {list(RULE_FIELDS)} "
+                               "(docs/FORMAT.md)")
+    missing = [k for k in RULE_FIELDS if k not in obj]
+    if missing:
+        example = {"id": '"id": "r1"', "lang": f'"lang": "{lang or "pt"}"'}
+        hint = f" (e.g. {', '.join(example[k] for k in missing)})" if set(missing) <= set(example) else ""
+        if "touched" in obj:
+            hint += "; a rule written before builds applied the rules: add them (the correction lines it wrote stay valid)"
+        raise CorrectionsError(f"{where}: missing field(s) {missing} for a term rule{hint} (docs/FORMAT.md)")
+    rule_id = obj["id"]
+    if not isinstance(rule_id, str) or not RULE_ID.fullmatch(rule_id):
+        raise CorrectionsError(f"{where}: id {rule_id!r}; expected letters, digits, '_', '.' or '-' (up to 64, "
+                               'starting with a letter or digit), e.g. "r1"')
+    _text(obj, "lang", where)
+    if lang is not None and obj["lang"] != lang:
+        raise CorrectionsError(f"{where}: lang {obj['lang']!r} in the rules file of {lang!r}; give the file of "
+                               "that language")
+    _text(obj, "find", where)
+    replace = obj["replace"]
+    if not isinstance(replace, str):
+        raise CorrectionsError(f"{where}: replace is {replace!r}; expected a string (\"\" removes the words)")
+    if replace.strip():  # "" (or spaces) removes the words found; any other text is checked as every text is
+        _text(obj, "replace", where)
+    word = obj["english_word"]
+    if word is not None:
+        _text(obj, "english_word", where)
+        if len(word.replace(",", " ").split()) != 1:
+            raise CorrectionsError(f"{where}: english_word {word!r} is not one word; give one word of the English "
+                                   "titles (e.g. \"account\"), or null for every title")
+    _text(obj, "submitted_at", where)
+    annotators = obj["annotators"]
+    if not isinstance(annotators, list) or not annotators:
+        raise CorrectionsError(f"{where}: annotators is {annotators!r}; expected a list of one or more names, "
+                               'e.g. ["ana"]')
+    for i, name in enumerate(annotators):
+        _text({f"annotators[{i}]": name}, f"annotators[{i}]", where)
+    touched = obj.get("touched", [])
+    if not isinstance(touched, list) or not all(isinstance(t, str) for t in touched):
+        raise CorrectionsError(f"{where}: touched is {touched!r}; expected a list of source ids (or leave it out)")
+    return obj
+
+
+def _unique_ids(lines: list[tuple[int, dict]], path: Path) -> None:
+    seen: dict[str, int] = {}
+    for lineno, obj in lines:
+        if obj["id"] in seen:
+            raise CorrectionsError(f"{path}:{lineno}: id {obj['id']!r} is already the id of line {seen[obj['id']]}; "
+                                   "give each rule its own id")
+        seen[obj["id"]] = lineno
+
+
+def read_rule_lines(path: Path, lang: str | None = None) -> list[tuple[int, dict]]:
+    """``(line number, line)`` of every term rule of the rules file ``path``, each checked by ``check_rule``, the
+    ids unique."""
+    lines = [(lineno, check_rule(obj, where, lang)) for lineno, obj, where in _json_lines(path, "rules file")]
+    _unique_ids(lines, path)
+    return lines
+
+
+def write_rules(path: str | Path, lines: list[dict], lang: str | None = None) -> Path:
+    """Replace the rules file ``path`` with ``lines``, whole or not at all, each checked by ``check_rule`` first."""
+    path = Path(path)
+    for i, line in enumerate(lines, 1):
+        check_rule(line, f"{path}: line {i} to write", lang)
+    _unique_ids(list(enumerate(lines, 1)), path)
+    return write_file_atomically(path, "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines))
+
+
+def read_rules(path: str | Path, lang: str) -> list[TermRule]:
+    """The term rules of the rules file ``path``, in its order ([] when there is no such file)."""
+    path = Path(path)
+    if not path.is_file():
+        return []
+    return [TermRule(obj["id"], obj["find"], obj["replace"], obj["english_word"], tuple(obj["annotators"]), lineno)
+            for lineno, obj in read_rule_lines(path, lang)]
+
+
 def read_corrections(path: str | Path | None, lang: str) -> Corrections:
     if path is None:
         return Corrections()
     path = Path(path)
-    if not path.is_file():
+    rules = rules_path_of(path)
+    if not path.is_file() and not rules.is_file():
         raise CorrectionsError(f"{path}: corrections file not found")
     out = Corrections(path=path)
+    if rules.is_file():
+        out.rules, out.rules_path = read_rules(rules, lang), rules
+    if not path.is_file():  # a rules file alone: `annotation rule --apply` in a folder without pulled answers
+        return out
     for lineno, obj in read_lines(path, lang):
         if obj["kind"] == KIND_TRANSLATION:
             sid = obj["source_id"]
@@ -199,14 +343,15 @@ def check_source_ids(corrections: Corrections, queries: Iterable[str], corpus: I
                                "source it was made for")
 
 
-def prepare_corrections(path: str | Path, lang: str) -> tuple[Corrections, bool]:
-    """Check the language's corrections file; create it empty (no corrections) when it does not exist yet.
-    Returns what it holds and whether it was created."""
+def prepare_corrections(path: str | Path, lang: str) -> tuple[Corrections, list[Path]]:
+    """Check the language's corrections file and its rules file; create each empty (no corrections, no rules)
+    when it does not exist yet. Returns what they hold and the files created."""
     path = Path(path)
-    if path.exists():
-        return read_corrections(path, lang), False
-    if not path.parent.is_dir():
+    created = [p for p in (path, rules_path_of(path)) if not p.exists()]
+    if created and not path.parent.is_dir():
         raise CorrectionsError(f"{path.parent}: the corrections folder does not exist; run from the repository root "
                                "(it holds corrections/) or pass --corrections")
-    path.touch()
-    return Corrections(path=path), True
+    found = read_corrections(path, lang) if len(created) < 2 else Corrections(path=path)  # checked before any is made
+    for p in created:
+        p.touch()
+    return found, created

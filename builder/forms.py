@@ -29,6 +29,7 @@ import polars as pl
 import config
 from builder.errors import BuildError
 from builder.params import FormsParams as FormsSettings
+from builder.rules import item_provenance
 from builder.verdict import PAIR_VERDICTS
 from eval.testset import DOUBLET, EXTRA_FORMS, INCLUSIVE, ITEM_SCHEMA, NEOMORPHEME
 from languages import FORM_STYLES, DoubletRules, Language, NeomorphemeRules
@@ -184,10 +185,12 @@ def form_items(processed: pl.DataFrame, items: pl.DataFrame, role: str, lang: La
             if form not in forms:
                 continue
             it = merged.setdefault((form, text), {"sources": {}, "pairs": set(), "flags": set(), "annotators": set(),
-                                                  "corrected": False})
+                                                  "corrected": False, "origins": {provenance}})
             it["sources"][row["source_id"]] = row["source_text"]
             it["pairs"].add(pair_of[row["source_id"]])
             it["flags"].update(row["flags"])
+            # the term rules that changed the pair's titles (builder/rules.py), as in the pair's own items
+            it["origins"].update(f"rule:{rule_id}" for rule_id in row.get("rules") or [])
             if row["status"] == "corrected":
                 it["corrected"] = True
                 it["annotators"].update(row["annotators"])
@@ -211,7 +214,7 @@ def form_items(processed: pl.DataFrame, items: pl.DataFrame, role: str, lang: La
             "check_ok": True,
             "flags": sorted(it["flags"]),
             "status": "corrected" if it["corrected"] else "machine",
-            "provenance": f"human:{','.join(sorted(it['annotators'])) or 'unknown'}" if it["corrected"] else provenance,
+            "provenance": item_provenance(it["corrected"], it["annotators"], it["origins"], provenance),
         })
     return pl.DataFrame(rows, schema=ITEM_SCHEMA)
 

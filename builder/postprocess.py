@@ -8,7 +8,9 @@ Per English source id, ``process_translations`` runs four steps, each its own fu
    strategy: their text replaces what they were shown, their gender marking decides;
 3. decide (builder/routes.py): the route's strategy gives the verdict (builder/verdict.py), the forms and their
    checks: the MT pair, the given translation, or no translation;
-4. item: one row of ``translations.parquet`` (``translation_row``), then ``forms_of`` names the items it gives.
+4. item: one row of ``translations.parquet`` (``translation_row``), then ``forms_of`` names the items it gives;
+5. term rules (builder/rules.py ``apply_rules``, run by builder/build.py on the processed frame): a reviewed fix
+   of a term (``corrections/<lang>.rules.jsonl``) applied to the titles of every source the build settled.
 
 Then items are deduplicated per gender by text (the union of source ids is kept), pair ids are the
 connected components of the graph linking items through shared source ids, and the qrels are derived
@@ -34,6 +36,7 @@ from builder.corrections import Corrections
 from builder.errors import BuildError
 from builder.gender import F, M, N, U
 from builder.routes import Corrected, Outcome, Route, Source, make_routes
+from builder.rules import item_provenance
 from builder.verdict import PAIR_VERDICTS, Verdict
 from eval.testset import ITEM_SCHEMA
 from languages import Language, resolve
@@ -167,7 +170,8 @@ class _Item:
     flags: set[str] = field(default_factory=set)
     annotators: set[str] = field(default_factory=set)
     corrected: bool = False
-    origins: set[str] = field(default_factory=set)  # provenance of the sources (one unless routes mix)
+    # provenance of the sources (one unless routes mix), and rule:<id> of each term rule that changed one
+    origins: set[str] = field(default_factory=set)
 
 
 def item_id(gender: str, text: str) -> str:
@@ -191,14 +195,20 @@ def build_items(processed: pl.DataFrame, role: str, provenance: str) -> pl.DataF
     by_text: dict[str, dict[str, _Item]] = defaultdict(dict)  # text -> gender -> item
     texts_of: dict[str, str] = {}
     by_row = "provenance" in processed.columns  # each source's own route (builder/build.py); else one for all
+    by_rules = "rules" in processed.columns  # the term rules that changed each source (builder/rules.py)
     # Only the columns read here: rows as dicts cost by the column.
-    for row in processed.filter(pl.col(flag_col)).select(ROW_COLUMNS + ["provenance"] * by_row).iter_rows(named=True):
+    for row in processed.filter(pl.col(flag_col)).select(ROW_COLUMNS + ["provenance"] * by_row + ["rules"] * by_rules
+                                                         ).iter_rows(named=True):
         for gender, text, cg, cm in forms_of(row):
+            if not text:  # a term rule emptied the title (builder/rules.py): that form gives no item
+                continue
             item = by_text[text].get(gender)
             if item is None:
                 item = by_text[text][gender] = _Item(gender, text, cg, cm)
             item.source_ids.append(row["source_id"])
             item.origins.add(row["provenance"] if by_row else provenance)
+            if by_rules:
+                item.origins.update(f"rule:{rule_id}" for rule_id in row["rules"])
             texts_of[row["source_id"]] = row["source_text"]
             if gender == M:
                 item.flags.update([x for x in row["flags"] if not x.startswith("feminine:")])
@@ -243,8 +253,7 @@ def build_items(processed: pl.DataFrame, role: str, provenance: str) -> pl.DataF
             "check_ok": check_ok,
             "flags": sorted(it.flags),
             "status": "corrected" if it.corrected else "machine",
-            "provenance": f"human:{','.join(sorted(it.annotators)) or 'unknown'}" if it.corrected
-            else "+".join(sorted(it.origins)) or provenance,
+            "provenance": item_provenance(it.corrected, it.annotators, it.origins, provenance),
         })
     df = pl.DataFrame({c: string_lists([r[c] for r in rows]) if ITEM_SCHEMA[c] == pl.List(pl.String)
                        else pl.Series(c, [r[c] for r in rows], dtype=ITEM_SCHEMA[c]) for c in ITEM_SCHEMA})

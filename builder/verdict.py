@@ -65,3 +65,41 @@ NEEDS_REVIEW = frozenset({Verdict.UNINFLECTED_FEMININE, Verdict.MASCULINE_IS_FEM
                           Verdict.NOT_A_PERSON, Verdict.UNALIGNED})
 # Two items, a masculine and a feminine.
 PAIR_VERDICTS = (Verdict.GENDERED, Verdict.REINFLECTED, Verdict.INFLECTED)
+
+
+# --- how doubtful a source is (annotation orders its review records by it, annotation/doubt.py; the term rules of
+# builder/rules.py change only sources that are neither serious nor check) ------------------------------------------
+SEVERITIES = ("serious", "check", "routine", "none")  # worst first
+SERIOUS_FLAGS = frozenset({"untranslated", "unknown_word", "not_a_person_noun", "unknown_head", "masculine:echo",
+                           "feminine:echo", "template_not_stripped", "unaligned", "different_words",
+                           "head_not_a_noun", "verb_form"})
+# The verdicts as read back from translations.parquet: a member equals its word.
+SERIOUS_VERDICTS = frozenset({Verdict.FAILED, Verdict.ONE_FORM_FAILED, Verdict.NOT_A_PERSON, Verdict.UNALIGNED,
+                              Verdict.WRONG_GENDER_FORM, Verdict.MASCULINE_IS_FEMININE})
+CHECK_VERDICTS = frozenset({Verdict.UNVERIFIED, Verdict.UNINFLECTED_FEMININE, Verdict.UNVERIFIED_IDENTICAL})
+# unknown_modifier: a word after the head that no lexicon or word list knows: a loanword (helpdesk, voip) or
+# a misspelling (mecanico, saude publica); a person tells them apart.
+CHECK_FLAGS = frozenset({"no_feminine_form", "no_masculine_form", "unknown_modifier"})
+# A form the lexicon re-made or read off the other output; the verdict says when that failed.
+ROUTINE_FLAGS = frozenset({"reinflected_feminine", "reinflected_masculine", "masculine_is_feminine",
+                           "from_feminine_output", "feminine_output_read", "agreement_made"})
+ROUTINE_VERDICTS = frozenset({Verdict.REINFLECTED, Verdict.INFLECTED})
+# Where a form came from, not a doubt (builder/reference.py, builder/german.py).
+INFORMATIVE_FLAGS = frozenset({"masculine_base", "feminine_base", "inclusive_base", "loanword", "english_loan",
+                               "common_head", "declared_single_form"})
+
+
+def severity(verdict: str, flags: list[str], has_masculine: bool, has_feminine: bool) -> str:
+    """``serious`` (the title is likely wrong), ``check`` (the build could not vouch for it), ``routine`` (the
+    lexicon made a form) or ``none``: the table in annotation/doubt.py."""
+    flags = set(flags)
+    if flags & SERIOUS_FLAGS or verdict in SERIOUS_VERDICTS:
+        return "serious"
+    # A flag this table does not know is a doubt to look at, never silently routine.
+    unknown = flags - INFORMATIVE_FLAGS - ROUTINE_FLAGS - CHECK_FLAGS
+    if verdict in CHECK_VERDICTS or flags & CHECK_FLAGS or unknown or not (has_masculine and has_feminine) and verdict not in (
+            Verdict.MASCULINE_ONLY, Verdict.FEMININE_ONLY):
+        return "check"
+    if flags & ROUTINE_FLAGS or verdict in ROUTINE_VERDICTS:
+        return "routine"
+    return "none"

@@ -145,6 +145,11 @@ def _language_section(ts: TestSet, pack: Language, agreement: list[dict] | None 
     if isinstance(corrections, dict):
         lines.append(f"- Corrections file applied: {corrections.get('translations', 0)} translation corrections, "
                      f"{corrections.get('relevance', 0)} relevance labels by annotators.")
+        rules = corrections.get("rules")  # term rules (docs/FORMAT.md): only in a set built with at least one
+        if isinstance(rules, dict):
+            lines.append(f"- Term rules applied: {len(rules.get('rules') or [])} rule(s) reviewed by annotators changed the "
+                         f"titles of {rules.get('sources_changed', 0)} English sources; those items keep `status = "
+                         "machine` and name the rule in `provenance` (`…+rule:<id>`).")
     lines += _agreement_line(agreement)
     layer = s.get("gender_layer")
     if isinstance(layer, dict) and layer.get("method") == "lexicon":

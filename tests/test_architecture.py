@@ -215,8 +215,9 @@ def test_yaml_is_parsed_only_by_config():
 # What each package may import (docs/architecture.md, "What each package imports"): its own modules and the shared
 # ground (config/, languages/, the format), plus what it borrows by name. builder borrows eval's model records and
 # embedding cache (builder/reference.py aligns the source's translations with a model) and eval's two exact
-# primitives, the score grid and exp (builder/align.py: an alignment the same bits on every machine); annotation borrows the
-# builder's reader of the corrections format (the one definition of it), eval's one public ranking entry point
+# primitives, the score grid and exp (builder/align.py: an alignment the same bits on every machine); annotation
+# borrows the builder's reader of the corrections format (the one definition of it) and its term-rules step (so
+# `annotation rule` lists what the build will change), eval's one public ranking entry point
 # and its one entry point for vectors (with EvalError, what they raise): annotation ranks and embeds what eval
 # does, through eval's cache and memory budget.
 EVAL_RANKING_API = "eval.evaluate.rank_testset"
@@ -226,7 +227,8 @@ EVAL_EXACT_EXP = "eval.exact_use.exp_nonpositive"
 SHARED = ("config", "languages", FORMAT)
 PACKAGE_IMPORTS = {
     "builder": ("builder", *SHARED, "eval.models", EVAL_SCORE_GRID, EVAL_EXACT_EXP),
-    "annotation": ("annotation", *SHARED, "builder.corrections", "builder.errors", "builder.verdict", "eval.errors", EVAL_RANKING_API,
+    "annotation": ("annotation", *SHARED, "builder.corrections", "builder.errors", "builder.rules", "builder.verdict", "eval.errors",
+                   EVAL_RANKING_API,
                    EVAL_VECTORS_API),
     "releases": ("releases", *SHARED),
     "eval": ("eval", "config", "languages"),

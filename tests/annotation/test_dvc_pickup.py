@@ -59,6 +59,14 @@ def test_postprocess_stage_reruns_when_the_pulled_corrections_file_changes(tmp_p
                                   "submitted_at": "2026-11-29T15:00:00Z"}) + "\n", encoding="utf-8")
     status = json.loads(dvc(repo, "status", "--json", "postprocess@pt"))
     assert {"changed deps": {"corrections/pt.jsonl": "modified"}} in status["postprocess@pt"], status
+    # a term rule (what `python -m annotation rule --apply` writes beside it) reruns the stage too
+    dvc(repo, "commit", "-f", "-q", "postprocess@pt")
+    rules = pulled.with_suffix(".rules.jsonl")
+    rules.write_text(json.dumps({"id": "r1", "lang": "pt", "find": "de conta", "replace": "de contas",
+                                 "english_word": None, "annotators": ["ana"],
+                                 "submitted_at": "2026-12-01T10:00:00Z"}) + "\n", encoding="utf-8")
+    status = json.loads(dvc(repo, "status", "--json", "postprocess@pt"))
+    assert {"changed deps": {"corrections/pt.rules.jsonl": "modified"}} in status["postprocess@pt"], status
 
     # and the builder, run by that stage, reads exactly that file
     assert f"--corrections {pulled.relative_to(repo).as_posix()}" in stage.cmd, stage.cmd

@@ -374,3 +374,17 @@ def test_card_shows_the_annotators_agreement_beside_the_corrections(tmp_path):
     path.write_text(json.dumps(figures[0]) + "\n" + json.dumps({"kind": "relevance", "records": "many"}) + "\n")
     with pytest.raises(ReleaseError, match=r"pt\.agreement\.jsonl:2: expected an object with exactly"):
         read_agreement(tmp_path, pt)
+
+
+def test_card_names_the_term_rules_a_set_was_built_with():
+    """Items a term rule changed keep status machine; the card says a rule reviewed by annotators changed them."""
+    pt = small_testset("pt")
+    plain = dataclasses.replace(pt, stats={**pt.stats, "corrections": {"file": "corrections/pt.jsonl", "translations": 0,
+                                                                         "relevance": 0}})
+    assert "Term rules" not in render_card("0.1.0", "testset@v0.1.0", [plain], "0.1.0", {"pt": load("pt")})
+    rules = {"file": "corrections/pt.rules.jsonl", "sources_changed": 16, "matching_nothing": [],
+             "rules": [{"id": "r1"}, {"id": "r2"}]}
+    ruled = dataclasses.replace(pt, stats={**plain.stats, "corrections": {**plain.stats["corrections"], "rules": rules}})
+    card = render_card("0.1.0", "testset@v0.1.0", [ruled], "0.1.0", {"pt": load("pt")})
+    assert ("Term rules applied: 2 rule(s) reviewed by annotators changed the titles of 16 English sources; those items "
+            "keep `status = machine` and name the rule in `provenance` (`…+rule:<id>`).") in card
