@@ -21,13 +21,15 @@ REPO = Path(__file__).resolve().parents[2]
 
 # English id: (English title, the translator's two outputs). The build's verdicts (checked in
 # test_the_fixture_verdicts): Clerk a pair, Manager and Agent neutral, Lawyer reinflected (all settled), Executive
-# unverified (the layer reads "executivo de conta" as a title in the English word order: doubtful).
+# unverified (the layer reads "responsável executivo de conta" as an adjective before another word, not a person
+# noun first: head_not_a_noun, doubtful).
 TITLES = {
     "Account_Clerk": ("Account Clerk", "Ele é um escriturário de conta.", "Ela é uma escriturária de conta."),
     "Account_Manager": ("Account Manager", "Ele é um gerente de conta.", "Ela é uma gerente de conta."),
     "Account_Agent": ("Account Agent", "Ele é um agente de conta.", "Ela é uma agente de conta."),
     "Account_Lawyer": ("Account Lawyer", "Ele é um advogado de conta.", "Ela é uma advogado de conta."),
-    "Account_Executive": ("Account Executive", "Ele é um executivo de conta.", "Ela é uma executiva de conta."),
+    "Account_Executive": ("Account Executive", "Ele é um responsável executivo de conta.",
+                          "Ela é uma responsável executiva de conta."),
     "Lawyer": ("Lawyer", "Ele é um advogado.", "Ela é uma advogada."),
     "Accountant": ("Accountant", "Ele é um contador.", "Ela é uma contadora."),
 }
@@ -138,7 +140,7 @@ def test_a_persons_correction_wins_and_a_doubtful_record_is_listed_not_changed(t
     assert set(clerk.filter(pl.col("form").is_in(["masculine", "feminine"]))["text"]) == {
         "escriturário de contas", "escriturária de contas"}
     assert set(clerk["provenance"]) == {"human:eva+rule:r1"} and set(clerk["status"]) == {"corrected"}
-    assert rows["Account_Executive"]["title_masculine"] == "executivo de conta"  # doubtful: left to a person
+    assert rows["Account_Executive"]["title_masculine"] == "responsável executivo de conta"  # doubtful: to a person
     assert rows["Account_Executive"]["status"] == "machine"
     stats = read_testset(out, "pt").stats["corrections"]["rules"]
     [r1] = stats["rules"]
