@@ -4,6 +4,7 @@ and no language-code table is left in the code outside languages/."""
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import re
@@ -41,25 +42,31 @@ def _pack(tmp_path: Path, code: str, text: str) -> Path:
     return folder
 
 
+PT = yaml.safe_load((REPO / "languages" / "packs" / "pt.yaml").read_text(encoding="utf-8"))
+NEXT_SUFFIX = len(PT["gender_rules"]["suffixes"])  # the index of a suffix appended to pt's list
+
+
 @pytest.mark.parametrize("edit,key", [
-    (lambda d: d.pop("strip"), "strip is missing"),
+    (lambda d: d.pop("strip"), "strip is missing; expected a regular expression with a named group (?P<title>...)"),
     (lambda d: d["gender_rules"].pop("suffixes"), "gender_rules.suffixes is missing"),
-    (lambda d: d["gender_rules"]["suffixes"].append(["o", "x"]), "gender_rules.suffixes has ['o', 'x']"),
+    (lambda d: d["gender_rules"]["suffixes"].append(["o", "x"]),
+     f"gender_rules.suffixes[{NEXT_SUFFIX}][1] is 'x'; expected one of m, f, n"),
     (lambda d: d["lexicon"].update(irregular=["a"]), "lexicon.irregular is ['a']; expected a mapping"),
-    (lambda d: d.update(stirp="x"), "stirp is not a pack key"),
+    (lambda d: d.update(stirp="x"), "unknown key(s) stirp; known: code, "),
     (lambda d: d.update(strip="(?P<name>.+)"), "strip is '(?P<name>.+)'; expected a pattern with a named group (?P<title>...)"),
-    (lambda d: d.update(paper_table1=[1, 2]), "paper_table1 is [1, 2]; expected six integers or null"),
-    (lambda d: d["mitigation"].update(min_stem="2"), "mitigation.min_stem is '2'"),
-    (lambda d: d["forms"]["doublet"].update(style="dash"), "forms.doublet.style has 'dash'; expected one of slash"),
-    (lambda d: d["forms"]["doublet"].update(variants=["star", "tilde"]), "forms.doublet.variants has 'tilde'"),
+    (lambda d: d.update(paper_table1=[1, 2]), "paper_table1 is [1, 2]; expected a list of 6 items (an integer each) or null"),
+    (lambda d: d["mitigation"].update(min_stem="2"), "mitigation.min_stem is '2'; expected an integer >= 0"),
+    (lambda d: d["forms"]["doublet"].update(style="dash"), "forms.doublet.style is 'dash'; expected one of slash"),
+    (lambda d: d["forms"]["doublet"].update(variants=["star", "tilde"]), "forms.doublet.variants[1] is 'tilde'"),
     (lambda d: d["forms"]["doublet"].update(irregular="guess"), "forms.doublet.irregular is 'guess'"),
-    (lambda d: d["forms"]["doublet"].update(endings=[["o", "o"]]), "forms.doublet.endings is [['o', 'o']]"),
+    (lambda d: d["forms"]["doublet"].update(endings=[["o", "o"]]), "forms.doublet.endings[0] is ['o', 'o']; expected "
+                                                                   "[masculine ending, feminine ending], two different"),
     (lambda d: d["forms"]["doublet"].pop("endings"), "forms.doublet.endings is missing"),
-    (lambda d: d["forms"]["neomorpheme"].update(endings=[["o", "a", ""]]), "forms.neomorpheme.endings is"),
-    (lambda d: d["forms"].update(schwa={}), "forms.schwa is not a pack key"),
+    (lambda d: d["forms"]["neomorpheme"].update(endings=[["o", "a", ""]]), "forms.neomorpheme.endings[0][2] is ''"),
+    (lambda d: d["forms"].update(schwa={}), "unknown key(s) forms.schwa; known: doublet, neomorpheme"),
 ])
 def test_a_bad_or_missing_key_names_the_file_and_the_key(tmp_path, edit, key):
-    data = yaml.safe_load((REPO / "languages" / "packs" / "pt.yaml").read_text(encoding="utf-8"))
+    data = copy.deepcopy(PT)
     data["code"] = "zz"
     edit(data)
     folder = _pack(tmp_path, "zz", yaml.safe_dump(data, allow_unicode=True))
