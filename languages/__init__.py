@@ -4,7 +4,9 @@ A pack (``languages/packs/<code>.yaml``, keys in docs/new-language.md) holds eve
 name, default translator, templates per translator, the strip pattern, the ending-rule gender tables, the
 lexicon gender layer's resources and rules, the mitigation's normalisation rules, web-translator codes and
 the paper's Table-1 row. ``load(code)`` returns it as a frozen ``Language``; a missing or malformed key is a
-``LanguageError`` naming the file and the key.
+``LanguageError`` naming the file and the key. The shape of a pack is declared here as dataclasses and checked by
+config's typed reader (``config.read_typed``, the one that reads params.yaml); this module then only reshapes what
+was read and checks what joins keys (``_language``).
 
 Folders searched, first match wins: ``extra_dirs`` given by the caller (params.yaml ``language_packs``), then
 ``$GJT_LANGUAGE_PACKS`` (``os.pathsep``-separated), then the built-in ``languages/packs``. So a user adds a
@@ -104,7 +106,7 @@ GenderLetter = Literal[tuple(GENDERS)]  # m | f | n, read as masculine | feminin
 # [ending, replacement]: an ending rule (the replacement may be '' for none)
 EndingPair = tuple[NonEmptyStr, str]
 Regex = Annotated[NonEmptyStr, Check(_is_regex, "a regular expression")]
-StripPattern = Annotated[str, Check(lambda p: compile_strip(p), "a regular expression with a named group (?P<title>...)")]
+StripPattern = Annotated[str, Check(compile_strip, "a regular expression with a named group (?P<title>...)")]
 TemplateText = Annotated[str, Check(lambda t: "{title}" in t, "a string containing {title}")]
 Sha256 = Annotated[str, Check(lambda s: re.fullmatch(r"[0-9a-f]{64}", s), "64 lowercase hexadecimal digits")]
 PositiveInt = Annotated[int, Check(lambda n: n >= 1, "a positive integer")]
