@@ -1,9 +1,10 @@
-"""params.yaml, read in one place.
+"""params.yaml, read in one place, and the one typed reader of the project's YAML.
 
 Each package declares its sections of params.yaml as frozen dataclasses, with the defaults only there
 (``builder.params``, ``releases.params``, ``eval.params``, ``annotation.params``), and reads them with
 :func:`section`. A key the dataclass does not declare, a value of the wrong type or a value its
 ``__post_init__`` refuses stops the run before any work, with the file and the dotted key in the message.
+The language packs are declared the same way (``languages``) and read by the same engine, :func:`read_typed`.
 
 Imports nothing of builder, annotation, releases or eval: every package may import it.
 """
@@ -11,6 +12,7 @@ Imports nothing of builder, annotation, releases or eval: every package may impo
 from __future__ import annotations
 
 import dataclasses
+import functools
 import types
 import typing
 from collections.abc import Mapping
@@ -127,6 +129,20 @@ _T = typing.TypeVar("_T")
 
 
 @dataclasses.dataclass(frozen=True)
+class Check:
+    """A condition on a value beyond its type, declared with the type: ``Annotated[int, Check(lambda n: n >= 0,
+    "an integer >= 0")]``. ``test`` gets the value as converted and returns whether it passes (else the error reads
+    ``<key> is <value>; expected <expected>``) or raises ValueError, whose text then follows the key
+    (``languages.compile_strip`` words its own refusals). ``expected`` also describes the type in every message."""
+
+    test: typing.Callable[[typing.Any], object]
+    expected: str
+
+
+NonEmptyStr = typing.Annotated[str, Check(bool, "a non-empty string")]
+
+
+@dataclasses.dataclass(frozen=True)
 class Pipeline:
     """The top-level keys every stage shares: the languages built, released and scored, and extra folders of
     language packs (searched before $GJT_LANGUAGE_PACKS and languages/packs)."""
@@ -139,7 +155,7 @@ def pipeline(params: Mapping, *, where: str | Path = "params.yaml") -> Pipeline:
     """The top-level ``languages`` and ``language_packs`` of ``params`` (absent or null: none)."""
     top = {f.name: params[f.name] for f in dataclasses.fields(Pipeline)
            if isinstance(params, Mapping) and params.get(f.name) is not None}
-    return _build(Pipeline, top, "", str(where))
+    return read_typed(Pipeline, top, where=where)
 
 
 def section(cls: type[_T], params: Mapping, name: str, *, where: str | Path = "params.yaml") -> _T:
@@ -148,24 +164,63 @@ def section(cls: type[_T], params: Mapping, name: str, *, where: str | Path = "p
     value: object = params
     for part in name.split("."):
         value = value.get(part) if isinstance(value, Mapping) else None
-    return _build(cls, value if value is not None else {}, name, str(where))
+    return read_typed(cls, value if value is not None else {}, where=where, key=name)
+
+
+def read_typed(cls: type[_T], value, *, where: str | Path, key: str = "", error: type[Exception] = ConfigError) -> _T:
+    """``value`` (what a YAML file holds at ``key``; "" for the whole file) checked against the dataclass ``cls``
+    and built as one: the one typed reader of the project (params.yaml's sections, the language packs).
+
+    What ``cls`` declares is what the file may hold: its fields are the keys (one it does not declare is refused,
+    one without a default must be given), their types the values: ``str``, ``int``, ``float``, ``bool``, a
+    ``Literal`` (one of its values), ``X | None`` (null allowed), ``tuple[X, ...]`` / ``list[X]`` /
+    ``frozenset[X]`` (a list), ``tuple[X, Y]`` (a list of exactly those), ``dict[K, V]`` (a mapping), a nested
+    dataclass (a mapping), ``Annotated[X, Check(...)]`` (a further condition) and ``Any``. Every failure is one
+    ``error`` naming ``where`` and the dotted key (``build.web.retries``, ``gender_rules.suffixes[3][1]``), long
+    values cut to one short line; the dataclass's own ``__post_init__`` checks name their key themselves."""
+    try:
+        return _build(cls, value, key, str(where))
+    except ConfigError as exc:
+        if error is ConfigError:
+            raise
+        raise error(str(exc)) from None
+
+
+class _Mismatch(ConfigError):
+    """A value not of its declared type (or failing its check) at ``key``: a union or an ``Annotated`` around it
+    describes the expected value again in its own words."""
+
+    def __init__(self, message: str, key: str):
+        super().__init__(message)
+        self.key = key
+
+
+def _short(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit] + "…"  # one short line, whatever the value holds
 
 
 def _fail(where: str, key: str, value, expected: str) -> typing.NoReturn:
-    shown = repr(value)
-    shown = shown if len(shown) <= 200 else shown[:200] + "…"  # one short line, whatever the value holds
-    raise ConfigError(f"{where}: {key} is {shown}; expected {expected}")
+    raise _Mismatch(f"{where}: {key or 'the whole file'} is {_short(repr(value), 200)}; expected {expected}", key)
+
+
+@functools.cache
+def _hints(cls) -> dict:
+    return typing.get_type_hints(cls, include_extras=True)
 
 
 def _build(cls, value, key: str, where: str):
     if not isinstance(value, Mapping):
         _fail(where, key, value, "a mapping")
-    hints = typing.get_type_hints(cls)
+    hints = _hints(cls)
     fields = {f.name: f for f in dataclasses.fields(cls) if f.init}
-    unknown = sorted(set(value) - set(fields))
+    unknown = sorted(set(value) - set(fields), key=str)
     if unknown:
-        raise ConfigError(f"{where}: unknown key(s) {', '.join(_join(key, k) for k in unknown)}; "
-                          f"known: {', '.join(sorted(fields))}")
+        shown = ", ".join(_join(key, k) for k in unknown[:5]) + (f" and {len(unknown) - 5} more" if len(unknown) > 5 else "")
+        raise ConfigError(f"{where}: unknown key(s) {shown}; known: {', '.join(sorted(fields))}")
+    missing = [name for name, f in fields.items() if name not in value
+               and f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING]
+    if missing:
+        raise ConfigError(f"{where}: {_join(key, missing[0])} is missing; expected {_describe(hints[missing[0]])}")
     kwargs = {k: _convert(hints[k], v, _join(key, k), where) for k, v in value.items()}
     try:
         return cls(**kwargs)
@@ -176,43 +231,74 @@ def _build(cls, value, key: str, where: str):
 
 
 def _join(key: str, name) -> str:
-    return f"{key}.{name}" if key else str(name)
+    text = str(name)
+    if len(text) > 80 or not text.isprintable():  # a key of junk still makes one short line
+        text = _short(repr(text), 80)
+    return f"{key}.{text}" if key else text
 
 
 def _convert(hint, value, key: str, where: str):
     origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin is typing.Annotated:
+        try:
+            converted = _convert(args[0], value, key, where)
+        except _Mismatch as exc:
+            if exc.key != key:
+                raise
+            _fail(where, key, value, _describe(hint))
+        for check in hint.__metadata__:
+            if not isinstance(check, Check):
+                continue
+            try:
+                passed = check.test(converted)
+            except ValueError as exc:
+                raise ConfigError(f"{where}: {key} {_short(str(exc), 300)}") from None
+            if not passed:
+                _fail(where, key, value, check.expected)
+        return converted
     if origin in (typing.Union, types.UnionType):
         if value is None and type(None) in args:
             return None
-        options = [a for a in args if a is not type(None)]
-        errors = []
-        for option in options:
+        inside = []  # failures inside the value: it has the shape of that option, something in it is wrong
+        for option in (a for a in args if a is not type(None)):
             try:
                 return _convert(option, value, key, where)
-            except ConfigError as exc:
-                errors.append(exc)
-        if len(options) == 1:
-            raise errors[0]
-        _fail(where, key, value, " or ".join(_describe(a) for a in args))
+            except _Mismatch as exc:
+                if exc.key != key:
+                    inside.append(exc)
+        if len(inside) == 1:
+            raise inside[0]
+        _fail(where, key, value, _describe(hint))
     if hint is typing.Any:
         return value
     if origin is typing.Literal:
-        if value not in args:
-            _fail(where, key, value, "one of " + ", ".join(map(str, args)))
+        if isinstance(value, (dict, list)) or value not in args:
+            _fail(where, key, value, _describe(hint))
         return value
     if dataclasses.is_dataclass(hint):
         return _build(hint, value, key, where)
-    if origin in (tuple, list):
+    if origin in (tuple, list, frozenset):
         if not isinstance(value, (list, tuple)):
-            _fail(where, key, value, f"a list ({_describe(hint)})")
+            _fail(where, key, value, _describe(hint))
+        if origin is tuple and args and args[-1] is not Ellipsis:  # tuple[X, Y]: exactly these
+            if len(value) != len(args):
+                _fail(where, key, value, _describe(hint))
+            return tuple(_convert(a, v, f"{key}[{i}]", where) for i, (a, v) in enumerate(zip(args, value)))
         item = args[0] if args else typing.Any
-        items = [_convert(item, v, f"{key}[{i}]", where) for i, v in enumerate(value)]
-        return tuple(items) if origin is tuple else items
+        return origin(_convert(item, v, f"{key}[{i}]", where) for i, v in enumerate(value))
     if origin is dict or hint is dict:
         if not isinstance(value, Mapping):
             _fail(where, key, value, "a mapping")
-        item = args[1] if len(args) == 2 else typing.Any
-        return {k: _convert(item, v, f"{key}.{k}", where) for k, v in value.items()}
+        key_hint, item = args if len(args) == 2 else (typing.Any, typing.Any)
+        out = {}
+        for k, v in value.items():
+            try:
+                _convert(key_hint, k, _join(key, k), where)
+            except _Mismatch:
+                raise ConfigError(f"{where}: {key or 'the whole file'} has the key {_short(repr(k), 80)}; "
+                                  f"expected every key to be {_describe(key_hint)}") from None
+            out[k] = _convert(item, v, _join(key, k), where)
+        return out
     if hint is bool:
         if not isinstance(value, bool):
             _fail(where, key, value, "true or false")
@@ -236,6 +322,19 @@ def _describe(hint) -> str:
     if hint is type(None):
         return "null"
     origin, args = typing.get_origin(hint), typing.get_args(hint)
-    if origin in (tuple, list):
-        return f"a list of {_describe(args[0]) if args else 'values'}"
+    if origin is typing.Annotated:
+        checks = [m.expected for m in hint.__metadata__ if isinstance(m, Check)]
+        return checks[0] if checks else _describe(args[0])
+    if origin in (typing.Union, types.UnionType):
+        return " or ".join(_describe(a) for a in args)
+    if origin is typing.Literal:
+        return "one of " + ", ".join(map(str, args))
+    if origin is tuple and args and args[-1] is not Ellipsis:
+        if len(set(args)) == 1:
+            return f"a list of {len(args)} items ({_describe(args[0])} each)"
+        return f"a list [{', '.join(_describe(a) for a in args)}]"
+    if origin in (tuple, list, frozenset):
+        return f"a list ({_describe(args[0])} each)" if args else "a list"
+    if origin is dict or hint is dict or dataclasses.is_dataclass(hint):
+        return "a mapping"
     return {bool: "true or false", int: "an integer", float: "a number", str: "a string"}.get(hint, str(hint))

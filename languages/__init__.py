@@ -4,7 +4,9 @@ A pack (``languages/packs/<code>.yaml``, keys in docs/new-language.md) holds eve
 name, default translator, templates per translator, the strip pattern, the ending-rule gender tables, the
 lexicon gender layer's resources and rules, the mitigation's normalisation rules, web-translator codes and
 the paper's Table-1 row. ``load(code)`` returns it as a frozen ``Language``; a missing or malformed key is a
-``LanguageError`` naming the file and the key.
+``LanguageError`` naming the file and the key. The shape of a pack is declared here as dataclasses and checked by
+config's typed reader (``config.read_typed``, the one that reads params.yaml); this module then only reshapes what
+was read and checks what joins keys (``_language``).
 
 Folders searched, first match wins: ``extra_dirs`` given by the caller (params.yaml ``language_packs``), then
 ``$GJT_LANGUAGE_PACKS`` (``os.pathsep``-separated), then the built-in ``languages/packs``. So a user adds a
@@ -15,16 +17,19 @@ This package imports nothing from builder/ or eval/: both read it. It reads YAML
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
 import re
+import typing
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Annotated, Literal
 
 import yaml
 
 from config import load_yaml as _load_yaml  # the one YAML reader (caps, libyaml, exact error lines)
-from config import yaml_error_where
+from config import Check, NonEmptyStr, read_typed, yaml_error_where  # the one typed reader (params.yaml's too)
 
 BUILTIN_DIR = Path(__file__).resolve().parent / "packs"
 PACKS_ENV = "GJT_LANGUAGE_PACKS"
@@ -80,10 +85,38 @@ def languages_under(root, list_languages) -> list[str]:
     return found
 
 
+# --- the shape of a pack ----------------------------------------------------------------------------------------
+# A pack is declared by the dataclasses below and read by config's typed reader (config.read_typed), the one engine
+# that also reads params.yaml: the field names are the keys a pack may hold, the types what each value must be,
+# the defaults what an absent key means. Where the toolkit keeps a value as the pack writes it, the public
+# dataclass is the declaration (LexiconRules, MitigationRules, FormsRules, ...); where it reshapes what it reads
+# (gender letters to names, sections that may be null, the reference files), a private one (_Pack, _GenderRules,
+# ...) declares the file and ``_language`` builds the public objects from it, with the checks across keys.
+
+
+def _is_regex(pattern: str) -> bool:
+    try:
+        re.compile(pattern)
+    except re.error as exc:
+        raise ValueError(f"is not a valid regular expression ({exc}); fix the pattern") from None
+    return True
+
+
+GenderLetter = Literal[tuple(GENDERS)]  # m | f | n, read as masculine | feminine | neutral
+# [ending, replacement]: an ending rule (the replacement may be '' for none)
+EndingPair = tuple[NonEmptyStr, str]
+Regex = Annotated[NonEmptyStr, Check(_is_regex, "a regular expression")]
+StripPattern = Annotated[str, Check(compile_strip, "a regular expression with a named group (?P<title>...)")]
+TemplateText = Annotated[str, Check(lambda t: "{title}" in t, "a string containing {title}")]
+Sha256 = Annotated[str, Check(lambda s: re.fullmatch(r"[0-9a-f]{64}", s), "64 lowercase hexadecimal digits")]
+PositiveInt = Annotated[int, Check(lambda n: n >= 1, "a positive integer")]
+CountFrom0 = Annotated[int, Check(lambda n: n >= 0, "an integer >= 0")]
+
+
 @dataclass(frozen=True)
 class SpacyPipeline:
-    name: str
-    install: str  # the command that installs it, shown when it is missing
+    name: NonEmptyStr
+    install: NonEmptyStr  # the command that installs it, shown when it is missing
 
 
 @dataclass(frozen=True)
@@ -103,36 +136,36 @@ class GenderRules:
 class LexiconRules:
     """The lexicon gender layer (builder/inflection.py): which Debian files and which documented rules."""
 
-    package: str  # the Apertium package holding both dictionaries
-    analyser: str  # file under /usr/share/apertium/<package>/
-    generator: str
-    hunspell_package: str
-    hunspell_dicts: tuple[str, ...]
-    phrase_end: frozenset[str]
-    noun_rules: tuple[tuple[str, str], ...]  # (masculine ending, feminine ending), longest first
-    adjective_rules: tuple[tuple[str, str], ...]
-    common_endings: tuple[str, ...]
-    irregular: dict[str, str]  # masculine -> feminine no ending rule makes
-    loanwords: frozenset[str]
-    common_nouns: frozenset[str]
+    package: NonEmptyStr  # the Apertium package holding both dictionaries
+    analyser: NonEmptyStr  # file under /usr/share/apertium/<package>/
+    generator: NonEmptyStr
+    hunspell_package: NonEmptyStr
+    hunspell_dicts: tuple[NonEmptyStr, ...]
+    phrase_end: frozenset[NonEmptyStr]
+    noun_rules: tuple[EndingPair, ...]  # (masculine ending, feminine ending), longest first
+    adjective_rules: tuple[EndingPair, ...]
+    common_endings: tuple[NonEmptyStr, ...] = ()
+    irregular: dict[str, str] = field(default_factory=dict)  # masculine -> feminine no ending rule makes
+    loanwords: frozenset[NonEmptyStr] = frozenset()
+    common_nouns: frozenset[NonEmptyStr] = frozenset()
     # "and" words inside the head's phrase: the words after one agree with the head as the words before it do
     # (ingeniera eléctrica y electrónica, chefe jurídica e secretária)
-    coordinating: frozenset[str] = frozenset()
+    coordinating: frozenset[NonEmptyStr] = frozenset()
     # masculine -> feminine of adjectives the lexicon reads otherwise (es adjunto: only a verb form of adjuntar)
     adjectives: dict[str, str] = field(default_factory=dict)
     # adjectives that in a job title qualify the person, wherever they stand (ingénieure en logiciel distinguée,
     # not a distinguished software): past a complement they agree with the head, whatever the complement's gender
-    person_adjectives: frozenset[str] = frozenset()
+    person_adjectives: frozenset[NonEmptyStr] = frozenset()
     # the prepositions for "of": an infinitive after one is a calque of English -ing (director de xestionar)
-    genitive: frozenset[str] = frozenset()
+    genitive: frozenset[NonEmptyStr] = frozenset()
 
 
 @dataclass(frozen=True)
 class AdjectiveBeforeHead:
     """Head-last languages: an adjective before a changed head takes the masculine ending (leitende -> leitender)."""
 
-    ending: str
-    append: str
+    ending: NonEmptyStr
+    append: NonEmptyStr
     min_length: int
 
 
@@ -140,16 +173,16 @@ class AdjectiveBeforeHead:
 class MitigationRules:
     """The normalisation of feminine titles to a canonical form (eval/mitigation.py, docs/audit.md)."""
 
-    suffixes: tuple[tuple[str, str], ...]  # (feminine suffix, canonical suffix)
-    lexicon: dict[str, str]
-    keep_words: frozenset[str]
-    keep_suffixes: tuple[str, ...]
-    stop_words: frozenset[str]
-    feminine_nouns: frozenset[str]
-    feminine_noun_suffixes: tuple[str, ...]
-    min_stem: int
-    remove_pattern: str | None  # removed before the rules (German inclusive spellings: ingenieur*in)
-    adjective_before_changed_head: AdjectiveBeforeHead | None
+    suffixes: tuple[EndingPair, ...]  # (feminine suffix, canonical suffix)
+    lexicon: dict[str, str] = field(default_factory=dict)
+    keep_words: frozenset[NonEmptyStr] = frozenset()
+    keep_suffixes: tuple[NonEmptyStr, ...] = ()
+    stop_words: frozenset[NonEmptyStr] = frozenset()
+    feminine_nouns: frozenset[NonEmptyStr] = frozenset()
+    feminine_noun_suffixes: tuple[NonEmptyStr, ...] = ()
+    min_stem: CountFrom0 = 2
+    remove_pattern: Regex | None = None  # removed before the rules (German inclusive spellings: ingenieur*in)
+    adjective_before_changed_head: AdjectiveBeforeHead | None = None
 
 
 # How a doublet writes the feminine ending beside the masculine word (builder/forms.py, docs/forms.md):
@@ -157,30 +190,40 @@ class MitigationRules:
 FORM_STYLES = {"slash": ("/", ""), "parenthesis": ("(", ")"), "middot": ("·", ""), "colon": (":", ""), "star": ("*", ""),
                "slash_hyphen": ("/-", "")}  # German Ingenieur/-in
 IRREGULAR_POLICIES = ("full_word", "none")
+FormStyle = Literal[tuple(FORM_STYLES)]
+DoubletEnding = Annotated[tuple[str, str], Check(lambda e: e[0] != e[1], "[masculine ending, feminine ending], two "
+                                                 "different strings ('' for none)")]
+NeomorphemeEnding = tuple[str, str, NonEmptyStr]  # masculine, feminine, neutral ending (the neutral one not empty)
 
 
 @dataclass(frozen=True)
 class DoubletRules:
     """The doublet job ads write (ingeniero/a mecánico/a): made from a confirmed masculine/feminine pair."""
 
-    style: str  # the canonical style, the one the test set's doublet items use (a FORM_STYLES key)
-    variants: tuple[str, ...]  # other styles in use, made on request (builder.forms.doublet(style=...))
-    endings: tuple[tuple[str, str], ...]  # (masculine ending, feminine ending) written short; first match wins
-    irregular: str  # a word pair no ending makes (actor/actriz): full_word (written m/f) | none (no doublet)
+    style: FormStyle  # the canonical style, the one the test set's doublet items use (a FORM_STYLES key)
+    # other styles in use, made on request (builder.forms.doublet(style=...)); keyword-only: the only default
+    variants: tuple[FormStyle, ...] = field(default=(), kw_only=True)
+    # (masculine ending, feminine ending) written short; first match wins
+    endings: Annotated[tuple[DoubletEnding, ...], Check(bool, "a non-empty list of [masculine ending, feminine "
+                                                              "ending] pairs")]
+    # a word pair no ending makes (actor/actriz): full_word (written m/f) | none (no doublet)
+    irregular: Literal[IRREGULAR_POLICIES]
 
 
 @dataclass(frozen=True)
 class NeomorphemeRules:
     """The neutral neomorpheme form (es/pt -e, it -ə): a proposal in use, never the standard language."""
 
-    endings: tuple[tuple[str, str, str], ...]  # (masculine ending, feminine ending, neutral ending); first match wins
-    respell: tuple[tuple[str, str], ...]  # spelling kept before the new ending (es medic+e -> médique: [ce, que])
+    # (masculine ending, feminine ending, neutral ending); first match wins
+    endings: Annotated[tuple[NeomorphemeEnding, ...], Check(bool, "a non-empty list of [masculine ending, feminine "
+                                                                  "ending, neutral ending] triples")]
+    respell: tuple[EndingPair, ...] = ()  # spelling kept before the new ending (es medic+e -> médique: [ce, que])
 
 
 @dataclass(frozen=True)
 class FormsRules:
-    doublet: DoubletRules | None
-    neomorpheme: NeomorphemeRules | None
+    doublet: DoubletRules | None = None
+    neomorpheme: NeomorphemeRules | None = None
 
 
 @dataclass(frozen=True)
@@ -275,307 +318,129 @@ def _load_file(path: Path) -> Language:
         raise LanguageError(f"{path}{line}: not a readable YAML file ({problem}); fix the pack") from None
     except OSError as exc:
         raise LanguageError(f"{path}: not a readable YAML file ({exc})") from None
-    return _Reader(path).language(data)
+    return _language(path, read_typed(_Pack, data, where=path, error=LanguageError))
 
 
-class _Reader:
-    """Typed reading of one pack; every failure names the file and the dotted key."""
+# The pack file where the toolkit keeps something else than what it reads (see "the shape of a pack" above).
+@dataclass(frozen=True)
+class _GenderRules:
+    """``gender_rules:`` as written: genders as the letters m, f, n (GenderRules holds their names)."""
 
-    def __init__(self, path: Path):
-        self.path = path
+    head_last: bool
+    suffixes: tuple[tuple[NonEmptyStr, GenderLetter], ...]
+    articles: dict[str, GenderLetter]
+    phrase_end: frozenset[NonEmptyStr]
+    weak: frozenset[NonEmptyStr] = frozenset()
+    agreement: tuple[tuple[NonEmptyStr, GenderLetter], ...] = ()
+    spacy_pipeline: SpacyPipeline | None = None
 
-    def fail(self, key: str, what: str):
-        what = what if len(what) <= 300 else what[:300] + "…"  # one short line, whatever the value holds
-        raise LanguageError(f"{self.path}: {key} {what}")
 
-    def mapping(self, data, key: str, optional: bool = False) -> dict | None:
-        if data is None and optional:
-            return None
-        if not isinstance(data, dict):
-            self.fail(key, f"is {data!r}; expected a mapping")
-        return data
+@dataclass(frozen=True)
+class _Template:
+    """One entry of ``templates:``; Language.templates keeps it as the mapping given (``lowercase`` only if given)."""
 
-    def get(self, data: dict, key: str, prefix: str, default=...):
-        if key not in data:
-            if default is ...:
-                self.fail(f"{prefix}{key}", "is missing")
-            return default
-        return data[key]
+    masculine: TemplateText
+    feminine: TemplateText
+    lowercase: bool | None = None
 
-    def string(self, value, key: str, optional: bool = False) -> str | None:
-        if value is None and optional:
-            return None
-        if not isinstance(value, str) or not value:
-            self.fail(key, f"is {value!r}; expected a non-empty string")
-        return value
 
-    def words(self, value, key: str, allow_empty_items: bool = False) -> tuple[str, ...]:
-        if not isinstance(value, list) or any(not isinstance(w, str) or (not w and not allow_empty_items) for w in value):
-            self.fail(key, f"is {value!r}; expected a list of strings")
-        return tuple(value)
+@dataclass(frozen=True)
+class _Quality:
+    """``quality:``; Language.quality keeps the keys given, as a mapping of strings."""
 
-    def pairs(self, value, key: str, second: set[str] | None = None) -> tuple[tuple[str, str], ...]:
-        ok = isinstance(value, list) and all(isinstance(p, list) and len(p) == 2 and all(isinstance(x, str) for x in p)
-                                            and p[0] for p in value)
-        if not ok:
-            self.fail(key, f"is {value!r}; expected a list of [string, string] pairs")
-        if second is not None:
-            bad = [p for p in value if p[1] not in second]
-            if bad:
-                self.fail(key, f"has {bad[0]!r}; the second item must be one of {', '.join(sorted(second))}")
-            return tuple((a, GENDERS[b]) for a, b in value)
-        return tuple((a, b) for a, b in value)
+    status: Literal["stable", "experimental"] | None = None
+    sample: str | None = None
+    errors: str | None = None
 
-    def str_map(self, value, key: str) -> dict[str, str]:
-        value = self.mapping(value, key)
-        if any(not isinstance(k, str) or not isinstance(v, str) for k, v in value.items()):
-            self.fail(key, "expected a mapping of strings to strings")
-        return dict(value)
 
-    def unknown(self, data: dict, allowed: set[str], prefix: str) -> None:
-        extra = sorted(set(data) - allowed)
-        if extra:
-            self.fail(f"{prefix}{extra[0]}", f"is not a pack key (known: {', '.join(sorted(allowed))})")
+@dataclass(frozen=True)
+class _ReferenceFile:
+    sha256: Sha256
+    rows: PositiveInt
 
-    def language(self, data) -> Language:
-        d = self.mapping(data, "the pack")
-        top = {"code", "name", "notes", "translator", "web_codes", "templates", "strip", "paper_table1",
-               "paper_table2_ao", "paper_table4_map", "gender_rules", "lexicon", "mitigation", "quality", "forms",
-               "route", "gender_layer", "reference"}
-        self.unknown(d, top, "")
-        code = self.string(self.get(d, "code", ""), "code")
-        if code != self.path.stem:
-            self.fail("code", f"is {code!r} but the file is {self.path.name}; name the file <code>.yaml")
-        strip = self.string(self.get(d, "strip", ""), "strip")
-        try:
-            compile_strip(strip)
-        except ValueError as exc:
-            self.fail("strip", str(exc))
-        templates = {}
-        for name, t in self.mapping(self.get(d, "templates", "", {}) or {}, "templates").items():
-            key = f"templates.{name}"
-            t = self.mapping(t, key)
-            self.unknown(t, {"masculine", "feminine", "lowercase"}, f"{key}.")
-            for g in ("masculine", "feminine"):
-                if "{title}" not in (self.string(self.get(t, g, f"{key}."), f"{key}.{g}")):
-                    self.fail(f"{key}.{g}", "needs {title}")
-            if not isinstance(t.get("lowercase", False), bool):
-                self.fail(f"{key}.lowercase", "expected true or false")
-            templates[str(name)] = dict(t)
-        row = self.get(d, "paper_table1", "", None)
-        if row is not None and (not isinstance(row, list) or len(row) != 6 or any(
-                not isinstance(n, int) or isinstance(n, bool) for n in row)):
-            self.fail("paper_table1", f"is {row!r}; expected six integers or null")
-        route = self.get(d, "route", "", "mt")
-        if route not in ROUTES:
-            self.fail("route", f"is {route!r}; expected one of {', '.join(ROUTES)}")
-        reference = self.reference(self.mapping(self.get(d, "reference", "", None), "reference", optional=True))
-        if route == "reference" and reference is None:
-            self.fail("route", "is 'reference' but the pack has no reference: section (the translated files' checksums)")
-        lexicon = self.lexicon(self.mapping(self.get(d, "lexicon", "", None), "lexicon", optional=True))
-        layer = self.get(d, "gender_layer", "", "lexicon" if lexicon else "rules")
-        if layer not in GENDER_LAYERS:
-            self.fail("gender_layer", f"is {layer!r}; expected one of {', '.join(GENDER_LAYERS)}")
-        if layer == "lexicon" and lexicon is None:
-            self.fail("gender_layer", "is 'lexicon' but the pack has no lexicon: section")
-        return Language(
-            code=code,
-            name=self.string(self.get(d, "name", ""), "name"),
-            notes=self.string(self.get(d, "notes", "", ""), "notes", optional=True) or "",
-            translator=self.string(self.get(d, "translator", "", None), "translator", optional=True),
-            web_codes=self.str_map(self.get(d, "web_codes", "", {}) or {}, "web_codes"),
-            templates=templates,
-            strip=strip,
-            paper_table1=tuple(row) if row is not None else None,
-            paper_table2_ao=self.figures(self.get(d, "paper_table2_ao", "", {}) or {}, "paper_table2_ao", 1),
-            paper_table4_map=self.figures(self.get(d, "paper_table4_map", "", {}) or {}, "paper_table4_map", 2),
-            gender_rules=self.gender_rules(self.mapping(self.get(d, "gender_rules", ""), "gender_rules")),
-            lexicon=lexicon,
-            mitigation=self.mitigation(self.mapping(self.get(d, "mitigation", "", None), "mitigation", optional=True)),
-            quality=self.quality(self.get(d, "quality", "", {}) or {}),
-            path=self.path,
-            forms=self.forms(self.mapping(self.get(d, "forms", "", None), "forms", optional=True)),
-            route=route,
-            gender_layer=layer,
-            reference=reference,
-        )
 
-    def reference(self, d: dict | None) -> ReferenceRules | None:
-        if d is None:
-            return None
-        p = "reference."
-        self.unknown(d, {"translated_by", "files"}, p)
-        by = self.get(d, "translated_by", p)
-        if by not in ("people", "machine"):
-            self.fail(p + "translated_by", f"is {by!r}; expected people or machine")
-        files = self.mapping(self.get(d, "files", p), p + "files")
-        wanted = {"queries.tsv", "corpus_documents.tsv", "annotations.tsv"}
-        if set(files) != wanted:
-            self.fail(p + "files", f"names {sorted(files)}; expected {sorted(wanted)}")
-        out = {}
-        for name, entry in files.items():
-            key = f"{p}files.{name}"
-            entry = self.mapping(entry, key)
-            self.unknown(entry, {"sha256", "rows"}, key + ".")
-            sha, rows = entry.get("sha256"), entry.get("rows")
-            if not isinstance(sha, str) or not re.fullmatch(r"[0-9a-f]{64}", sha):
-                self.fail(key + ".sha256", "expected 64 lowercase hexadecimal digits")
-            if not isinstance(rows, int) or isinstance(rows, bool) or rows < 1:
-                self.fail(key + ".rows", "expected a positive integer")
-            out[name] = (sha, rows)
-        return ReferenceRules(translated_by=by, files=out)
+@dataclass(frozen=True)
+class _Reference:
+    """``reference:``; ReferenceRules keeps each file as (sha256, rows)."""
 
-    def forms(self, d: dict | None) -> FormsRules | None:
-        if d is None:
-            return None
-        self.unknown(d, {"doublet", "neomorpheme"}, "forms.")
-        doublet = self.mapping(self.get(d, "doublet", "forms.", None), "forms.doublet", optional=True)
-        if doublet is not None:
-            p = "forms.doublet."
-            self.unknown(doublet, {"style", "variants", "endings", "irregular"}, p)
-            styles = [self.string(self.get(doublet, "style", p), p + "style")]
-            styles += self.words(self.get(doublet, "variants", p, []), p + "variants")
-            bad = [x for x in styles if x not in FORM_STYLES]
-            if bad:
-                self.fail(p + ("style" if bad[0] == styles[0] else "variants"),
-                          f"has {bad[0]!r}; expected one of {', '.join(FORM_STYLES)}")
-            irregular = self.string(self.get(doublet, "irregular", p), p + "irregular")
-            if irregular not in IRREGULAR_POLICIES:
-                self.fail(p + "irregular", f"is {irregular!r}; expected one of {', '.join(IRREGULAR_POLICIES)}")
-            endings = self.get(doublet, "endings", p)
-            if not isinstance(endings, list) or not endings or any(
-                    not isinstance(e, list) or len(e) != 2 or not all(isinstance(x, str) for x in e) or e[0] == e[1]
-                    for e in endings):
-                self.fail(p + "endings", f"is {endings!r}; expected a list of [masculine ending, feminine ending] "
-                          "pairs of two different strings ('' for none)")
-            doublet = DoubletRules(styles[0], tuple(styles[1:]), tuple((a, b) for a, b in endings), irregular)
-        neo = self.mapping(self.get(d, "neomorpheme", "forms.", None), "forms.neomorpheme", optional=True)
-        if neo is not None:
-            p = "forms.neomorpheme."
-            self.unknown(neo, {"endings", "respell"}, p)
-            endings = self.get(neo, "endings", p)
-            if not isinstance(endings, list) or not endings or any(
-                    not isinstance(e, list) or len(e) != 3 or not all(isinstance(x, str) for x in e) or not e[2]
-                    for e in endings):
-                self.fail(p + "endings", f"is {endings!r}; expected a list of [masculine ending, feminine ending, "
-                          "neutral ending] triples (the neutral ending not empty)")
-            neo = NeomorphemeRules(tuple((a, b, c) for a, b, c in endings),
-                                   self.pairs(self.get(neo, "respell", p, []), p + "respell"))
-        return FormsRules(doublet, neo)
+    translated_by: Literal["people", "machine"]
+    files: dict[str, _ReferenceFile]
 
-    def quality(self, value) -> dict[str, str]:
-        q = self.str_map(value, "quality")
-        self.unknown(q, {"status", "sample", "errors"}, "quality.")
-        if q.get("status", "stable") not in ("stable", "experimental"):
-            self.fail("quality.status", f"is {q['status']!r}; expected stable or experimental")
-        return q
 
-    def figures(self, value, key: str, width: int) -> dict:
-        """model -> a number (width 1) or a list of ``width`` numbers."""
-        value = self.mapping(value, key)
+REFERENCE_FILES = ("queries.tsv", "corpus_documents.tsv", "annotations.tsv")
 
-        def number(x) -> bool:
-            return isinstance(x, (int, float)) and not isinstance(x, bool)
 
-        out = {}
-        for model, v in value.items():
-            ok = number(v) if width == 1 else isinstance(v, list) and len(v) == width and all(map(number, v))
-            if not isinstance(model, str) or not ok:
-                self.fail(f"{key}.{model}", f"is {v!r}; expected {'a number' if width == 1 else f'{width} numbers'}")
-            out[model] = float(v) if width == 1 else tuple(float(x) for x in v)
-        return out
+@dataclass(frozen=True)
+class _Pack:
+    """A whole pack file (the keys: docs/new-language.md); a section that may be null is None here."""
 
-    def gender_rules(self, d: dict) -> GenderRules:
-        p = "gender_rules."
-        self.unknown(d, {"head_last", "suffixes", "weak", "articles", "agreement", "phrase_end", "spacy_pipeline"}, p)
-        head_last = self.get(d, "head_last", p)
-        if not isinstance(head_last, bool):
-            self.fail(p + "head_last", "expected true or false")
-        articles = self.str_map(self.get(d, "articles", p), p + "articles")
-        bad = [a for a, g in articles.items() if g not in GENDERS]
-        if bad:
-            self.fail(f"{p}articles.{bad[0]}", f"must be one of {', '.join(GENDERS)}")
-        spacy = self.mapping(self.get(d, "spacy_pipeline", p, None), p + "spacy_pipeline", optional=True)
-        if spacy is not None:
-            self.unknown(spacy, {"name", "install"}, p + "spacy_pipeline.")
-            spacy = SpacyPipeline(self.string(self.get(spacy, "name", p + "spacy_pipeline."), p + "spacy_pipeline.name"),
-                                  self.string(self.get(spacy, "install", p + "spacy_pipeline."), p + "spacy_pipeline.install"))
-        return GenderRules(
-            head_last=head_last,
-            suffixes=self.pairs(self.get(d, "suffixes", p), p + "suffixes", set(GENDERS)),
-            weak=frozenset(self.words(self.get(d, "weak", p, []), p + "weak")),
-            articles={a: GENDERS[g] for a, g in articles.items()},
-            agreement=self.pairs(self.get(d, "agreement", p, []), p + "agreement", set(GENDERS)),
-            phrase_end=frozenset(self.words(self.get(d, "phrase_end", p), p + "phrase_end")),
-            spacy_pipeline=spacy,
-        )
+    code: NonEmptyStr
+    name: NonEmptyStr
+    strip: StripPattern
+    gender_rules: _GenderRules
+    notes: NonEmptyStr | None = None
+    translator: NonEmptyStr | None = None
+    web_codes: dict[str, str] | None = None
+    templates: dict[str, _Template] | None = None
+    paper_table1: tuple[int, int, int, int, int, int] | None = None
+    paper_table2_ao: dict[str, float] | None = None  # model -> AO
+    paper_table4_map: dict[str, tuple[float, float]] | None = None  # model -> MAP (feminine, masculine queries)
+    lexicon: LexiconRules | None = None
+    mitigation: MitigationRules | None = None
+    quality: _Quality | None = None
+    forms: FormsRules | None = None
+    route: Literal[ROUTES] = "mt"
+    gender_layer: Literal[GENDER_LAYERS] | None = None  # None: lexicon with a lexicon: section, else rules
+    reference: _Reference | None = None
 
-    def lexicon(self, d: dict | None) -> LexiconRules | None:
-        if d is None:
-            return None
-        p = "lexicon."
-        keys = ("package", "analyser", "generator", "hunspell_package", "hunspell_dicts", "phrase_end", "noun_rules",
-                "adjective_rules", "common_endings", "irregular", "loanwords", "common_nouns", "coordinating", "adjectives",
-                "person_adjectives", "genitive")
-        self.unknown(d, set(keys), p)
-        return LexiconRules(
-            package=self.string(self.get(d, "package", p), p + "package"),
-            analyser=self.string(self.get(d, "analyser", p), p + "analyser"),
-            generator=self.string(self.get(d, "generator", p), p + "generator"),
-            hunspell_package=self.string(self.get(d, "hunspell_package", p), p + "hunspell_package"),
-            hunspell_dicts=self.words(self.get(d, "hunspell_dicts", p), p + "hunspell_dicts"),
-            phrase_end=frozenset(self.words(self.get(d, "phrase_end", p), p + "phrase_end")),
-            noun_rules=self.pairs(self.get(d, "noun_rules", p), p + "noun_rules"),
-            adjective_rules=self.pairs(self.get(d, "adjective_rules", p), p + "adjective_rules"),
-            common_endings=self.words(self.get(d, "common_endings", p, []), p + "common_endings"),
-            irregular=self.str_map(self.get(d, "irregular", p, {}) or {}, p + "irregular"),
-            loanwords=frozenset(self.words(self.get(d, "loanwords", p, []), p + "loanwords")),
-            common_nouns=frozenset(self.words(self.get(d, "common_nouns", p, []), p + "common_nouns")),
-            coordinating=frozenset(self.words(self.get(d, "coordinating", p, []), p + "coordinating")),
-            adjectives=self.str_map(self.get(d, "adjectives", p, {}) or {}, p + "adjectives"),
-            person_adjectives=frozenset(self.words(self.get(d, "person_adjectives", p, []), p + "person_adjectives")),
-            genitive=frozenset(self.words(self.get(d, "genitive", p, []), p + "genitive")),
-        )
 
-    def mitigation(self, d: dict | None) -> MitigationRules | None:
-        if d is None:
-            return None
-        p = "mitigation."
-        keys = ("suffixes", "lexicon", "keep_words", "keep_suffixes", "stop_words", "feminine_nouns",
-                "feminine_noun_suffixes", "min_stem", "remove_pattern", "adjective_before_changed_head")
-        self.unknown(d, set(keys), p)
-        suffixes = self.get(d, "suffixes", p)
-        if not isinstance(suffixes, list) or any(not isinstance(s, list) or len(s) != 2 or not all(isinstance(x, str) for x in s)
-                                                 or not s[0] for s in suffixes):
-            self.fail(p + "suffixes", f"is {suffixes!r}; expected a list of [feminine suffix, canonical suffix] pairs")
-        min_stem = self.get(d, "min_stem", p, 2)
-        if not isinstance(min_stem, int) or isinstance(min_stem, bool) or min_stem < 0:
-            self.fail(p + "min_stem", f"is {min_stem!r}; expected an integer >= 0")
-        remove = self.string(self.get(d, "remove_pattern", p, None), p + "remove_pattern", optional=True)
-        if remove is not None:
-            try:
-                re.compile(remove)
-            except re.error as exc:
-                self.fail(p + "remove_pattern", f"is not a valid regular expression ({exc})")
-        adj = self.mapping(self.get(d, "adjective_before_changed_head", p, None), p + "adjective_before_changed_head",
-                           optional=True)
-        if adj is not None:
-            q = p + "adjective_before_changed_head."
-            self.unknown(adj, {"ending", "append", "min_length"}, q)
-            n = self.get(adj, "min_length", q)
-            if not isinstance(n, int) or isinstance(n, bool):
-                self.fail(q + "min_length", "expected an integer")
-            adj = AdjectiveBeforeHead(self.string(self.get(adj, "ending", q), q + "ending"),
-                                      self.string(self.get(adj, "append", q), q + "append"), n)
-        return MitigationRules(
-            suffixes=tuple((a, b) for a, b in suffixes),
-            lexicon=self.str_map(self.get(d, "lexicon", p, {}) or {}, p + "lexicon"),
-            keep_words=frozenset(self.words(self.get(d, "keep_words", p, []), p + "keep_words")),
-            keep_suffixes=self.words(self.get(d, "keep_suffixes", p, []), p + "keep_suffixes"),
-            stop_words=frozenset(self.words(self.get(d, "stop_words", p, []), p + "stop_words")),
-            feminine_nouns=frozenset(self.words(self.get(d, "feminine_nouns", p, []), p + "feminine_nouns")),
-            feminine_noun_suffixes=self.words(self.get(d, "feminine_noun_suffixes", p, []), p + "feminine_noun_suffixes"),
-            min_stem=min_stem,
-            remove_pattern=remove,
-            adjective_before_changed_head=adj,
-        )
+def _language(path: Path, pack: _Pack) -> Language:
+    """The pack as the toolkit holds it, after the checks that join keys (and the file's name)."""
+
+    def fail(key: str, what: str) -> typing.NoReturn:
+        raise LanguageError(f"{path}: {key} {what if len(what) <= 300 else what[:300] + '…'}")
+
+    if pack.code != path.stem:
+        fail("code", f"is {pack.code!r} but the file is {path.name}; name the file <code>.yaml")
+    if pack.route == "reference" and pack.reference is None:
+        fail("route", "is 'reference' but the pack has no reference: section (the translated files' checksums)")
+    layer = pack.gender_layer or ("lexicon" if pack.lexicon is not None else "rules")
+    if layer == "lexicon" and pack.lexicon is None:
+        fail("gender_layer", "is 'lexicon' but the pack has no lexicon: section")
+    reference = None
+    if pack.reference is not None:
+        files = pack.reference.files
+        if set(files) != set(REFERENCE_FILES):
+            fail("reference.files", f"names {sorted(files, key=str)}; expected {sorted(REFERENCE_FILES)}")
+        reference = ReferenceRules(pack.reference.translated_by, {n: (f.sha256, f.rows) for n, f in files.items()})
+    rules = pack.gender_rules
+    given = lambda section: {k: v for k, v in dataclasses.asdict(section).items() if v is not None}  # noqa: E731
+    return Language(
+        code=pack.code,
+        name=pack.name,
+        notes=pack.notes or "",
+        translator=pack.translator,
+        web_codes=pack.web_codes or {},
+        templates={name: given(t) for name, t in (pack.templates or {}).items()},
+        strip=pack.strip,
+        paper_table1=pack.paper_table1,
+        paper_table2_ao=pack.paper_table2_ao or {},
+        paper_table4_map=pack.paper_table4_map or {},
+        gender_rules=GenderRules(
+            head_last=rules.head_last,
+            suffixes=tuple((ending, GENDERS[g]) for ending, g in rules.suffixes),
+            weak=rules.weak,
+            articles={article: GENDERS[g] for article, g in rules.articles.items()},
+            agreement=tuple((ending, GENDERS[g]) for ending, g in rules.agreement),
+            phrase_end=rules.phrase_end,
+            spacy_pipeline=rules.spacy_pipeline,
+        ),
+        lexicon=pack.lexicon,
+        mitigation=pack.mitigation,
+        quality=given(pack.quality) if pack.quality is not None else {},
+        path=path,
+        forms=pack.forms,
+        route=pack.route,
+        gender_layer=layer,
+        reference=reference,
+    )

@@ -283,3 +283,40 @@ def test_the_package_rule_refuses_what_annotation_must_not_import():
     assert package_violations("builder", PACKAGE_IMPORTS["builder"],
                               {"builder.build": [("annotation.corrections", 1, True), ("eval.ranking", 2, True)]}) == [
         "builder.build:1 imports annotation.corrections", "builder.build:2 imports eval.ranking"]
+
+
+# One validation engine (docs/architecture.md, "one validation engine"): typed YAML is checked by config.read_typed
+# against declared dataclasses, params.yaml and the language packs alike. The pack reader declares a pack's shape
+# and keeps only the reshaping and the checks across keys; a test of a YAML value's type in languages/ would be a
+# second type checker growing back (the hand-written reader it replaced tested dict, list, bool, int, str).
+YAML_VALUE_TYPES = {"dict", "list", "tuple", "int", "float", "bool", "Mapping", "Sequence"}
+
+
+def _type_tests(path: Path) -> list[tuple[int, str]]:
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "isinstance" and len(node.args) == 2:
+            kinds = node.args[1].elts if isinstance(node.args[1], ast.Tuple) else [node.args[1]]
+            names = {ast.unparse(k).rsplit(".", 1)[-1] for k in kinds}
+            if names & YAML_VALUE_TYPES:
+                found.append((node.lineno, ast.unparse(node)))
+    return found
+
+
+def test_language_packs_are_type_checked_only_by_config():
+    bad = [f"{module_name(path)}:{line} {call}" for path in sorted((REPO / "languages").rglob("*.py"))
+           for line, call in _type_tests(path)]
+    assert bad == [], ("declare a pack's keys as dataclasses (languages/__init__.py) and let config.read_typed check "
+                       "them, not a type test of its own:\n" + "\n".join(bad))
+
+
+def test_the_type_test_rule_sees_a_hand_written_reader(tmp_path):
+    """The rule must be able to fail: the checks of the former pack reader are caught, a code check is not."""
+    source = tmp_path / "reader.py"
+    source.write_text("def a(d): return isinstance(d, dict)\n"
+                      "def b(v): return not isinstance(v, list) or any(not isinstance(w, str) for w in v)\n"
+                      "def c(n): return isinstance(n, int) and not isinstance(n, bool)\n"
+                      "def d(m): return isinstance(m, collections.abc.Mapping)\n"
+                      "def e(t): return isinstance(t, str)\n", encoding="utf-8")
+    assert sorted(line for line, _ in _type_tests(source)) == [1, 2, 3, 3, 4]

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Annotated, Literal
 
 import pytest
 
-from config import ConfigError, read_params, section
+from config import Check, ConfigError, NonEmptyStr, read_params, read_typed, section
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,72 @@ def test_every_error_names_the_file_and_key(doc, key):
     with pytest.raises(ConfigError) as exc:
         section(Outer, {"outer": doc}, "outer", where="p.yaml")
     assert str(exc.value).startswith("p.yaml: ") and key in str(exc.value)
+
+
+# --- the engine's declarations beyond params.yaml's (the language packs use them) -------------------------------
+POSITIVE = Check(lambda n: n > 0, "a positive integer")
+
+
+def _must_be_lowercase(text: str) -> bool:
+    if text != text.lower():
+        raise ValueError(f"is {text!r}: write it in lowercase ({text.lower()!r})")
+    return True
+
+
+def _refusal(check, value) -> str:
+    with pytest.raises(ValueError) as exc:
+        check(value)
+    return str(exc.value)
+
+
+@dataclass(frozen=True)
+class Entry:
+    name: NonEmptyStr
+    count: Annotated[int, POSITIVE]
+    pair: tuple[str, Literal["m", "f"]] = ("a", "m")
+    words: frozenset[NonEmptyStr] = frozenset()
+    table: dict[str, int] = field(default_factory=dict)
+    slug: Annotated[str, Check(_must_be_lowercase, "a lowercase string")] | None = None
+
+
+class PackError(Exception):
+    pass
+
+
+def test_the_engine_builds_every_declared_kind():
+    got = read_typed(Entry, {"name": "n", "count": 2, "pair": ["b", "f"], "words": ["x", "y", "x"], "table": {"k": 1},
+                             "slug": "ok"}, where="f.yaml")
+    assert got == Entry("n", 2, ("b", "f"), frozenset({"x", "y"}), {"k": 1}, "ok")
+    assert isinstance(got.pair, tuple) and isinstance(got.words, frozenset)
+
+
+@pytest.mark.parametrize("doc, key, expected", [
+    ({"count": 1}, "name", "is missing; expected " + NonEmptyStr.__metadata__[0].expected),
+    ({"name": "", "count": 1}, "name", "is ''; expected " + NonEmptyStr.__metadata__[0].expected),
+    ({"name": 3, "count": 1}, "name", "is 3; expected " + NonEmptyStr.__metadata__[0].expected),
+    ({"name": "n", "count": 0}, "count", "is 0; expected " + POSITIVE.expected),
+    ({"name": "n", "count": 1, "pair": ["a"]}, "pair", "is ['a']; expected a list [a string, one of m, f]"),
+    ({"name": "n", "count": 1, "pair": ["a", "x"]}, "pair[1]", "is 'x'; expected one of m, f"),
+    ({"name": "n", "count": 1, "words": ["a", ""]}, "words[1]", "is ''; expected " + NonEmptyStr.__metadata__[0].expected),
+    ({"name": "n", "count": 1, "table": {"k": "one"}}, "table.k", "is 'one'; expected an integer"),
+    ({"name": "n", "count": 1, "slug": "Big"}, "slug", _refusal(_must_be_lowercase, "Big")),
+    ({"name": "n", "count": 1, "slug": 5}, "slug", "is 5; expected a lowercase string or null"),
+])
+def test_every_declared_kind_refuses_with_the_key_and_the_callers_error(doc, key, expected):
+    with pytest.raises(PackError) as exc:
+        read_typed(Entry, {"outer": doc}["outer"], where="pack.yaml", error=PackError)
+    assert str(exc.value) == f"pack.yaml: {key} {expected}"
+
+
+def test_a_mapping_key_of_the_wrong_type_and_junk_keys_are_one_short_line():
+    with pytest.raises(ConfigError, match=r"^f.yaml: table has the key 3; expected every key to be a string$"):
+        read_typed(Entry, {"name": "n", "count": 1, "table": {3: 1}}, where="f.yaml")
+    junk = {"name": "n", "count": 1, **{f"k{i}\n" + "x" * 1000: i for i in range(50)}}
+    with pytest.raises(ConfigError) as exc:
+        read_typed(Entry, junk, where="f.yaml")
+    assert "\n" not in str(exc.value) and len(str(exc.value)) < 600 and "and 45 more" in str(exc.value)
+    with pytest.raises(ConfigError, match=r"^f.yaml: the whole file is \[1\]; expected a mapping$"):
+        read_typed(Entry, [1], where="f.yaml")
 
 
 def test_read_params_names_a_missing_or_broken_file(tmp_path):

@@ -4,6 +4,9 @@ and no language-code table is left in the code outside languages/."""
 
 from __future__ import annotations
 
+import copy
+import datetime
+import functools
 import json
 import os
 import re
@@ -41,25 +44,31 @@ def _pack(tmp_path: Path, code: str, text: str) -> Path:
     return folder
 
 
+PT = yaml.safe_load((REPO / "languages" / "packs" / "pt.yaml").read_text(encoding="utf-8"))
+NEXT_SUFFIX = len(PT["gender_rules"]["suffixes"])  # the index of a suffix appended to pt's list
+
+
 @pytest.mark.parametrize("edit,key", [
-    (lambda d: d.pop("strip"), "strip is missing"),
+    (lambda d: d.pop("strip"), "strip is missing; expected a regular expression with a named group (?P<title>...)"),
     (lambda d: d["gender_rules"].pop("suffixes"), "gender_rules.suffixes is missing"),
-    (lambda d: d["gender_rules"]["suffixes"].append(["o", "x"]), "gender_rules.suffixes has ['o', 'x']"),
+    (lambda d: d["gender_rules"]["suffixes"].append(["o", "x"]),
+     f"gender_rules.suffixes[{NEXT_SUFFIX}][1] is 'x'; expected one of m, f, n"),
     (lambda d: d["lexicon"].update(irregular=["a"]), "lexicon.irregular is ['a']; expected a mapping"),
-    (lambda d: d.update(stirp="x"), "stirp is not a pack key"),
+    (lambda d: d.update(stirp="x"), "unknown key(s) stirp; known: code, "),
     (lambda d: d.update(strip="(?P<name>.+)"), "strip is '(?P<name>.+)'; expected a pattern with a named group (?P<title>...)"),
-    (lambda d: d.update(paper_table1=[1, 2]), "paper_table1 is [1, 2]; expected six integers or null"),
-    (lambda d: d["mitigation"].update(min_stem="2"), "mitigation.min_stem is '2'"),
-    (lambda d: d["forms"]["doublet"].update(style="dash"), "forms.doublet.style has 'dash'; expected one of slash"),
-    (lambda d: d["forms"]["doublet"].update(variants=["star", "tilde"]), "forms.doublet.variants has 'tilde'"),
+    (lambda d: d.update(paper_table1=[1, 2]), "paper_table1 is [1, 2]; expected a list of 6 items (an integer each) or null"),
+    (lambda d: d["mitigation"].update(min_stem="2"), "mitigation.min_stem is '2'; expected an integer >= 0"),
+    (lambda d: d["forms"]["doublet"].update(style="dash"), "forms.doublet.style is 'dash'; expected one of slash"),
+    (lambda d: d["forms"]["doublet"].update(variants=["star", "tilde"]), "forms.doublet.variants[1] is 'tilde'"),
     (lambda d: d["forms"]["doublet"].update(irregular="guess"), "forms.doublet.irregular is 'guess'"),
-    (lambda d: d["forms"]["doublet"].update(endings=[["o", "o"]]), "forms.doublet.endings is [['o', 'o']]"),
+    (lambda d: d["forms"]["doublet"].update(endings=[["o", "o"]]), "forms.doublet.endings[0] is ['o', 'o']; expected "
+                                                                   "[masculine ending, feminine ending], two different"),
     (lambda d: d["forms"]["doublet"].pop("endings"), "forms.doublet.endings is missing"),
-    (lambda d: d["forms"]["neomorpheme"].update(endings=[["o", "a", ""]]), "forms.neomorpheme.endings is"),
-    (lambda d: d["forms"].update(schwa={}), "forms.schwa is not a pack key"),
+    (lambda d: d["forms"]["neomorpheme"].update(endings=[["o", "a", ""]]), "forms.neomorpheme.endings[0][2] is ''"),
+    (lambda d: d["forms"].update(schwa={}), "unknown key(s) forms.schwa; known: doublet, neomorpheme"),
 ])
 def test_a_bad_or_missing_key_names_the_file_and_the_key(tmp_path, edit, key):
-    data = yaml.safe_load((REPO / "languages" / "packs" / "pt.yaml").read_text(encoding="utf-8"))
+    data = copy.deepcopy(PT)
     data["code"] = "zz"
     edit(data)
     folder = _pack(tmp_path, "zz", yaml.safe_dump(data, allow_unicode=True))
@@ -228,3 +237,74 @@ def test_the_grep_finds_a_table():
     samples = ['WEAK = {"pt": {"o", "a"}}', 'if lang == "de":', 'pairs = ("pt",)', 'LANGUAGE_NAMES = {}',
                'x = {"es": "es-ES"}']
     assert all(any(p.search(s) for p in TABLE_PATTERNS) for s in samples)
+
+
+# --- one engine: the pack's declaration is checked by config's typed reader --------------------------------------
+def _positions(value, key: str = "", steps: tuple = ()):
+    """(dotted key, steps to it) of every value in a pack as read from YAML, the key in the notation errors use:
+    ``a.b`` for a mapping's key, ``a[3]`` for a list's item. Of a list, and of a mapping longer than any section (a
+    word table: lexicon.irregular), the first and last entries: the rest are alike."""
+    if isinstance(value, dict):
+        names = list(value)
+        for k in names if len(names) <= 20 else [names[0], names[-1]]:
+            yield from _positions(value[k], f"{key}.{k}" if key else str(k), (*steps, k))
+    elif isinstance(value, list) and value:
+        for i in sorted({0, len(value) - 1}):
+            yield from _positions(value[i], f"{key}[{i}]", (*steps, i))
+    if key:
+        yield key, steps
+
+
+@pytest.mark.parametrize("code", ["pt", "de", "es", "nl"])
+def test_a_wrong_type_anywhere_in_a_pack_is_one_line_naming_the_file_and_that_key(tmp_path, code):
+    """Every key of a shipped pack, given a value of the wrong kind (a mapping of nested junk where a value or list
+    belongs, a list where a mapping belongs, a date where null was), is refused by the one typed reader: a
+    LanguageError of one short line that names the pack file and exactly that key, whatever the key's depth."""
+    original = yaml.safe_load((REPO / "languages" / "packs" / f"{code}.yaml").read_text(encoding="utf-8"))
+    original["code"] = "zz"
+    folder = tmp_path / "packs"
+    folder.mkdir()
+    path = folder / "zz.yaml"
+    positions = [(key, steps) for key, steps in _positions(original) if key != "code"]
+    assert any("[" in key and "." in key.split("[", 1)[0] for key, _ in positions)  # nested keys and list items
+    for key, steps in positions:
+        data = copy.deepcopy(original)
+        parent = functools.reduce(lambda value, step: value[step], steps[:-1], data)
+        current = parent[steps[-1]]
+        if isinstance(current, dict):
+            parent[steps[-1]] = [["junk"]]
+        elif current is None:  # a section or value left null: a YAML date, which no key of a pack takes
+            parent[steps[-1]] = datetime.date(2020, 1, 1)
+        else:
+            parent[steps[-1]] = {"junk": [1, {"deeper": None}], "x" * 500: "y" * 5000}
+        path.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
+        languages._load_file.cache_clear()
+        with pytest.raises(LanguageError) as err:
+            load("zz", [folder])
+        message = str(err.value)
+        assert message.startswith(f"{path}: {key} is "), (key, message)
+        assert "\n" not in message and len(message) < len(str(path)) + len(key) + 400, (key, message)
+
+
+def test_a_malformed_pack_is_one_error_line_from_the_cli(tmp_path):
+    """Through a command line: nested junk at a nested key is one ``error:`` line naming the file and the key."""
+    data = copy.deepcopy(PT)
+    data["code"] = "zz"
+    data["mitigation"]["adjective_before_changed_head"] = {"ending": "e", "append": "r", "min_length": {"a": [1]}}
+    folder = _pack(tmp_path, "zz", yaml.safe_dump(data, allow_unicode=True))
+    done = subprocess.run([sys.executable, "-m", "builder", "postprocess", "--lang", "zz", "--out", str(tmp_path / "out")],
+                          cwd=REPO, capture_output=True, text=True, env={**os.environ, languages.PACKS_ENV: str(folder)})
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr[-2000:]
+    assert done.stderr.startswith(f"error: {folder / 'zz.yaml'}: mitigation.adjective_before_changed_head.min_length is ")
+    assert len(done.stderr.strip().splitlines()) == 1 and not (tmp_path / "out").exists()
+
+
+def test_the_documented_pack_keys_are_the_declared_ones():
+    """docs/new-language.md's table of keys and the declaration config's reader checks a pack against agree."""
+    import dataclasses
+
+    table = (REPO / "docs" / "new-language.md").read_text(encoding="utf-8").split("| key | what it is |", 1)[1]
+    documented = set()
+    for row in table.split("\n\n", 1)[0].splitlines()[2:]:
+        documented |= set(re.findall(r"`([a-z_0-9]+)`", row.split("|")[1]))
+    assert documented == {f.name for f in dataclasses.fields(languages._Pack)}
