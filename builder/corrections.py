@@ -124,6 +124,16 @@ def _text(obj: dict, key: str, where: str, *, nullable: bool = False) -> str | N
     return value
 
 
+def _annotators(obj: dict, where: str) -> None:
+    """``annotators``: a list of one or more names (a correction's and a term rule's)."""
+    annotators = obj["annotators"]
+    if not isinstance(annotators, list) or not annotators:
+        raise CorrectionsError(f"{where}: annotators is {annotators!r}; expected a list of one or more names, "
+                               'e.g. ["ana"]')
+    for i, name in enumerate(annotators):
+        _text({f"annotators[{i}]": name}, f"annotators[{i}]", where)
+
+
 def check_line(obj: object, where: str, lang: str | None = None) -> dict:
     """``obj`` when it is a correction line as docs/FORMAT.md gives it (with ``lang``, of that language), else a
     CorrectionsError naming ``where``: the one check of the corrections format, for the builder and annotation."""
@@ -146,12 +156,7 @@ def check_line(obj: object, where: str, lang: str | None = None) -> dict:
                                "that language")
     for key in ("record_id", "submitted_at"):
         _text(obj, key, where)
-    annotators = obj["annotators"]
-    if not isinstance(annotators, list) or not annotators:
-        raise CorrectionsError(f"{where}: annotators is {annotators!r}; expected a list of one or more names, "
-                               'e.g. ["ana"]')
-    for i, name in enumerate(annotators):
-        _text({f"annotators[{i}]": name}, f"annotators[{i}]", where)
+    _annotators(obj, where)
     if kind == KIND_TRANSLATION:
         _text(obj, "source_id", where)
         _text(obj, "masculine", where, nullable=True)
@@ -249,12 +254,7 @@ def check_rule(obj: object, where: str, lang: str | None = None) -> dict:
             raise CorrectionsError(f"{where}: english_word {word!r} is not one word; give one word of the English "
                                    "titles (e.g. \"account\"), or null for every title")
     _text(obj, "submitted_at", where)
-    annotators = obj["annotators"]
-    if not isinstance(annotators, list) or not annotators:
-        raise CorrectionsError(f"{where}: annotators is {annotators!r}; expected a list of one or more names, "
-                               'e.g. ["ana"]')
-    for i, name in enumerate(annotators):
-        _text({f"annotators[{i}]": name}, f"annotators[{i}]", where)
+    _annotators(obj, where)
     touched = obj.get("touched", [])
     if not isinstance(touched, list) or not all(isinstance(t, str) for t in touched):
         raise CorrectionsError(f"{where}: touched is {touched!r}; expected a list of source ids (or leave it out)")
