@@ -60,8 +60,19 @@ def merge(old: list[dict], new: list[dict]) -> list[dict]:
 def write_corrections(lines: list[dict], path: str | Path, lang: str | None = None) -> None:
     """The corrections file ``path``, written by the format's one writer (``builder.corrections.write_lines``:
     every line checked by the reader's own check first, the file replaced whole or not at all)."""
+    _through_format(corrections_format.write_lines, lines, path, lang)
+
+
+def write_rules(lines: list[dict], path: str | Path, lang: str) -> None:
+    """The term-rules file ``path`` (``corrections/<lang>.rules.jsonl``), written by the format's one writer of it
+    (``builder.corrections.write_rules``), as ``write_corrections`` writes the corrections."""
+    _through_format(corrections_format.write_rules, lines, path, lang)
+
+
+def _through_format(write, lines: list[dict], path: str | Path, lang: str | None) -> None:
+    # the format's refusal and the filesystem's, each one error line; the file is replaced whole or not at all
     try:
-        corrections_format.write_lines(path, lines, lang)
+        write(path, lines, lang)
     except CorrectionsError as exc:
         raise AnnotationError(f"{exc}; nothing was written") from None
     except OSError as exc:
@@ -69,7 +80,7 @@ def write_corrections(lines: list[dict], path: str | Path, lang: str | None = No
 
 
 def write_jsonl_atomic(lines: list[dict], path: str | Path) -> None:
-    """A side file of a pull or a rule (ties, agreement, rules: not the corrections format), one JSON object a
+    """A side file of a pull (ties, agreement: not the corrections format), one JSON object a
     line, replaced whole or not at all (``config.files.write_file_atomically``)."""
     try:
         write_file_atomically(path, "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines))

@@ -18,7 +18,7 @@ from pathlib import Path
 import polars as pl
 
 from annotation import AnnotationError
-from annotation.corrections import KIND_TRANSLATION, _not_written, read_corrections
+from annotation.corrections import KIND_TRANSLATION, read_corrections, write_rules
 from builder import corrections as corrections_format
 from builder.errors import CorrectionsError
 from builder.rules import GENDERS, RULE_COLUMNS, RuleResult, rule_result, written_forms
@@ -70,14 +70,6 @@ def run_rule(df: pl.DataFrame, lang: str, corrections: Path, find: str, replace:
         raise AnnotationError(f"{rules_path}: rule {same['id']} already replaces '{same['find']}' with "
                               f"'{same['replace']}'" + (f" (English word '{same['english_word']}')"
                                                         if same["english_word"] else "") + "; nothing written")
-    _written(rules_path, old + [line], lang)
+    write_rules(old + [line], rules_path, lang)
     return result, rules_path
 
-
-def _written(path: Path, lines: list[dict], lang: str) -> None:
-    try:
-        corrections_format.write_rules(path, lines, lang)
-    except CorrectionsError as exc:
-        raise AnnotationError(f"{exc}; nothing was written") from None
-    except OSError as exc:
-        raise AnnotationError(_not_written(path, exc)) from None

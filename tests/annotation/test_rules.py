@@ -14,6 +14,7 @@ from builder.corrections import read_rule_lines, read_rules
 from eval.testset import read_testset
 from tests.annotation.conftest import write_tiny_testset
 from tests.builder.test_rules import TITLES, write_stage
+from tests.read_only import read_only
 
 
 def with_titles(root: Path, titles: dict[str, tuple[str | None, str | None]]) -> None:
@@ -95,6 +96,19 @@ def test_a_bad_rules_file_is_one_error_line_and_nothing_is_written(data, tmp_pat
     rules_file.unlink()
     rc, out, err = rule(tmp_path, capsys, "--find", "de conta", "--replace", "x", "--english", "two words")
     assert rc == 2 and "english_word 'two words' is not one word" in err
+
+
+def test_an_unwritable_rules_folder_is_one_error_line_and_the_file_stays(data, tmp_path, capsys):
+    rc, out, err = rule(tmp_path, capsys, "--find", "de conta", "--replace", "de contas", "--apply", "--annotator", "ana")
+    assert rc == 0, err
+    rules_file = tmp_path / "c" / "pt.rules.jsonl"
+    before = rules_file.read_bytes()
+    with read_only(tmp_path / "c"):
+        rc, out, err = rule(tmp_path, capsys, "--find", "astronauta", "--replace", "cosmonauta", "--apply",
+                            "--annotator", "ana")
+        assert rules_file.read_bytes() == before
+    assert rc == 2 and err.startswith(f"error: {rules_file}: cannot write") and "Traceback" not in err, err
+    assert len(err.splitlines()) == 1
 
 
 def test_the_next_build_applies_the_rule_also_to_titles_new_since(tmp_path, capsys):

@@ -6,16 +6,13 @@ sibling, and an OSError naming the output path, which every command prints as on
 
 from __future__ import annotations
 
-import contextlib
 import os
 import random
 import re
-import shutil
 import signal
 import subprocess
 import sys
 import time
-import uuid
 from pathlib import Path
 
 import pytest
@@ -23,6 +20,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from config.files import OutputPathError, slug, write_file_atomically, write_folder_atomically
+from tests.read_only import read_only
 
 REPO = Path(__file__).resolve().parents[2]
 SIZE = 1 << 20  # each version of the file: 1 MiB of one letter, written in 64 pieces
@@ -173,33 +171,6 @@ def test_a_failing_writer_leaves_the_old_file_and_no_sibling(tmp_path):
     with pytest.raises(ValueError):
         write_folder_atomically(tmp_path / "set", lambda tmp: (_ for _ in ()).throw(ValueError("no")))
     assert sorted(p.name for p in tmp_path.iterdir()) == ["r.json"]
-
-
-@contextlib.contextmanager
-def read_only(folder: Path):
-    """``folder`` made read-only for this process: a read-only tmpfs remount as root (a mode does not stop root),
-    else mode 0555. What the folder holds is copied in first."""
-    if os.geteuid() != 0:
-        folder.chmod(0o555)
-        try:
-            yield folder
-        finally:
-            folder.chmod(0o755)
-        return
-    if shutil.which("mount") is None:
-        pytest.skip("no mount command to make a read-only filesystem")
-    saved = folder.with_name(folder.name + ".saved")
-    shutil.copytree(folder, saved)
-    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", f"ro-{uuid.uuid4().hex[:8]}", str(folder)],
-                      capture_output=True).returncode != 0:
-        pytest.skip("cannot mount a tmpfs here")
-    try:
-        shutil.copytree(saved, folder, dirs_exist_ok=True)
-        subprocess.run(["mount", "-o", "remount,ro", str(folder)], check=True)
-        yield folder
-    finally:
-        subprocess.run(["umount", "-l", str(folder)], capture_output=True)
-        shutil.rmtree(saved)
 
 
 def test_a_read_only_folder_keeps_the_old_file_and_names_the_output(tmp_path):
