@@ -575,9 +575,8 @@ class GenderLayer:
                                 reason=f"the alternative {p!r} gives no pair ({d.verdict}: {d.reason}); "
                                        f"a title is never half-inflected")
         pairs = list(dict.fromkeys((d.neutral or d.masculine, d.neutral or d.feminine) for d in decisions))
-        kept = [d for d in decisions if (d.neutral or d.masculine, d.neutral or d.feminine) in pairs]
-        if len(pairs) == 1:
-            return kept[0]
+        if len(pairs) == 1:  # the same pair given twice (infirmier / infirmière)
+            return decisions[0]
         if all(d.verdict == Verdict.NEUTRAL for d in decisions):
             return Decision(Verdict.NEUTRAL, neutral=ALTERNATIVE.join(m for m, _ in pairs), method=method, flags=flags,
                             reason="every alternative is common gender")
