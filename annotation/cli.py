@@ -65,13 +65,19 @@ def corrections_path(params: AnnotationParams, lang: str) -> Path:
     return Path(params.corrections_dir) / f"{lang}.jsonl"
 
 
-def pull(lang: str, params: AnnotationParams, out: str | Path | None = None) -> dict:
-    """Write decided responses to the corrections file (merged with what it held); return a summary."""
+def pull(lang: str, params: AnnotationParams, out: str | Path | None = None, review: str | None = None) -> dict:
+    """Write decided responses to the corrections file (merged with what it held); return a summary. ``review``:
+    the answers are the maintainers' review round of that name (docs/review.md), not a person's corrections."""
     out = Path(out or corrections_path(params, lang))
     old = read_corrections(out, lang)  # fail on a broken file (or another language's) before any work
+    if review is not None:
+        validate_line({"kind": "translation", "lang": lang, "source_id": "x", "record_id": "x", "masculine": None,
+                       "feminine": None, "gender_marking": "gendered", "flag": None, "annotators": ["x"],
+                       "submitted_at": "x", "review": review}, "--review", lang)
     server = connect()
     workspace = ensure_workspace(server, params.workspace)
     decided_lines, ties, agreements, wrong = [], [], {}, []
+    skipped = {"drafts": 0, "discarded": 0}
     kinds = (
         ("translation", translations.dataset_name(lang, params.dataset_version), translation_answers, translation_line),
         ("relevance", relevance.dataset_name(lang, params.dataset_version), relevance_answers, relevance_line),
@@ -80,7 +86,10 @@ def pull(lang: str, params: AnnotationParams, out: str | Path | None = None) -> 
         dataset = find_dataset(server, name, workspace)
         if dataset is None:
             continue
-        records = fetch_submitted(server, dataset)
+        fetched = fetch_submitted(server, dataset)
+        records = fetched.records
+        skipped["drafts"] += fetched.drafts
+        skipped["discarded"] += fetched.discarded
         agreements[kind] = agreement(records, answers)
         if kind == "relevance":
             wrong = translation_wrong_reports(records)
@@ -90,7 +99,7 @@ def pull(lang: str, params: AnnotationParams, out: str | Path | None = None) -> 
                 ties.append({"kind": kind, "record_id": record.record_id, "questions": tied,
                              "votes": {v.annotator: answers(v) for v in record.votes}})
             else:
-                line = to_line(record, lang, decided)
+                line = to_line(record, lang, decided, review) if kind == "translation" else to_line(record, lang, decided)
                 try:  # the builder's reader, before anything is written: a malformed answer never reaches the file
                     validate_line(line, f"Argilla dataset {name}, record {record.record_id}", lang)
                 except AnnotationError as exc:
@@ -98,7 +107,7 @@ def pull(lang: str, params: AnnotationParams, out: str | Path | None = None) -> 
                                           f"(nothing was written to {out})") from None
                 decided_lines.append(line)
     merged = merge(old, decided_lines)
-    write_corrections(merged, out, lang)
+    write_corrections(merged.lines, out, lang)
     # Only questions that two annotators answered on some record: the rest have no figure to keep.
     figures = [{"kind": kind, "question": a.question, "records": a.units, "alpha": _figure(a.alpha),
                 "kappa": _figure(a.kappa)} for kind, rows in agreements.items() for a in rows if a.units]
@@ -110,8 +119,9 @@ def pull(lang: str, params: AnnotationParams, out: str | Path | None = None) -> 
             write_jsonl_atomic(entries, side_path)
         else:
             side_path.unlink(missing_ok=True)
-    return {"out": out, "decided": len(decided_lines), "ties": ties, "total": len(merged), "agreement": agreements,
-            "translation_wrong": wrong}
+    return {"out": out, "decided": len(decided_lines), "ties": ties, "total": len(merged.lines), "agreement": agreements,
+            "translation_wrong": wrong, "new": merged.new, "changed": merged.changed, "kept": merged.kept,
+            "older": merged.older, **skipped}
 
 
 def _figure(value: float | None) -> float | str | None:
@@ -129,7 +139,13 @@ def _agreement_value(value: float | None) -> str:
 
 
 def _print_pull(summary: dict) -> None:
-    print(f"{summary['out']}: {summary['decided']} decided record(s) pulled, {summary['total']} line(s) in the file")
+    print(f"{summary['out']}: {summary['decided']} decided record(s) pulled: {summary['new']} new, "
+          f"{summary['changed']} changed, {summary['kept']} kept as pulled before (the same answers)"
+          + (f", {summary['older']} older than the file's line (the file's kept)" if summary["older"] else "")
+          + f"; {summary['total']} line(s) in the file")
+    if summary["drafts"] or summary["discarded"]:
+        print(f"skipped: {summary['drafts']} draft and {summary['discarded']} discarded response(s) (only submitted "
+              "answers are pulled: submit a draft to have it pulled)")
     for kind, rows in summary["agreement"].items():
         for a in rows:
             alpha, kappa = (_agreement_value(v) for v in (a.alpha, a.kappa))
@@ -156,10 +172,11 @@ def _print_rule(outcome, args) -> None:
     verb = "will change in the next build" if written else "would change"
     print(f"rule '{args.find}' → '{args.replace}'" + (f" (English word '{args.english}')" if args.english else "")
           + f": {len(result.changed)} record(s) of this build {verb}")
+    review_items = {t.source_id for t in result.review_items}
     for t in result.changed:
-        print(show(t))
-    for label, touches in (("doubtful: a person decides them first in Argilla, not changed", result.doubtful),
-                           ("already corrected by a person, not changed", result.corrected)):
+        print(show(t) + ("  (still a review item: a person decides it in Argilla, shown the fixed title)"
+                         if t.source_id in review_items else ""))
+    for label, touches in (("already corrected by a person, not changed", result.corrected),):
         if touches:
             print(f"{len(touches)} record(s) {label}:")
             for t in touches:
@@ -199,7 +216,7 @@ def cmd_push_relevance(args: argparse.Namespace) -> None:
 
 
 def cmd_pull(args: argparse.Namespace) -> None:
-    _print_pull(pull(args.lang, _params(args), args.out))
+    _print_pull(pull(args.lang, _params(args), args.out, args.review))
 
 
 def cmd_rule(args: argparse.Namespace) -> None:
@@ -244,6 +261,8 @@ def build_parser() -> argparse.ArgumentParser:
     params_option(pl, before_subcommand=True, help=PARAMS_HELP)
     pl.add_argument("--lang", required=True)
     pl.add_argument("--out", help="corrections file (default: <corrections_dir>/<lang>.jsonl)")
+    pl.add_argument("--review", metavar="ROUND", help="the answers are the maintainers' review round ROUND "
+                    "(docs/review.md): its lines carry review: ROUND, its items status reviewed")
     pl.set_defaults(func=cmd_pull)
     ru = sub.add_parser("rule", help="fix a term in every title holding it (dry run; --apply writes the rule to "
                                      "corrections/<lang>.rules.jsonl, which every build applies)")

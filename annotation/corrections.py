@@ -4,6 +4,7 @@ format's one reader and writer, builder/corrections.py)."""
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 
 from annotation import AnnotationError
@@ -46,15 +47,44 @@ def read_corrections(path: str | Path, lang: str | None = None) -> list[dict]:
         raise AnnotationError(str(exc)) from None
 
 
-def merge(old: list[dict], new: list[dict]) -> list[dict]:
-    """Newly decided lines replace old ones with the same key unless older; keys only in ``old`` stay,
-    so a pull that sees less (a deleted dataset, a partial server) never loses what was pulled before."""
+@dataclass
+class Merged:
+    """The lines a pull writes, and what it did with the lines it decided."""
+
+    lines: list[dict]
+    new: int = 0  # keys the file did not hold
+    changed: int = 0  # newer answers replacing a line
+    kept: int = 0  # the same answers as the line already pulled (the line kept as it was)
+    older: int = 0  # answers older than the line in the file (the file's kept: a newer review or correction)
+
+
+def _same_answers(a: dict, b: dict) -> bool:
+    """The same people's answers at the same time: the line already pulled."""
+    return a["submitted_at"] == b["submitted_at"] and a["annotators"] == b["annotators"]
+
+
+def merge(old: list[dict], new: list[dict]) -> Merged:
+    """Newly decided lines replace old ones with the same key when their answers are newer. A line decided from
+    the same answers as the one already in the file keeps that one: a re-pushed record shows the person's own
+    correction as its proposal, and comparing their unchanged answer with it again would turn their text into
+    null (issue 35). Keys only in ``old`` stay, so a pull that sees less (a deleted dataset, a partial server)
+    never loses what was pulled before."""
     merged = {key_of(line): line for line in old}
+    out = Merged([])
     for line in new:
         k = key_of(line)
-        if k not in merged or line["submitted_at"] >= merged[k]["submitted_at"]:
+        if k not in merged:
             merged[k] = line
-    return [merged[k] for k in sorted(merged)]
+            out.new += 1
+        elif _same_answers(line, merged[k]):
+            out.kept += 1
+        elif line["submitted_at"] >= merged[k]["submitted_at"]:
+            merged[k] = line
+            out.changed += 1
+        else:
+            out.older += 1
+    out.lines = [merged[k] for k in sorted(merged)]
+    return out
 
 
 def write_corrections(lines: list[dict], path: str | Path, lang: str | None = None) -> None:

@@ -14,6 +14,7 @@ from annotation.agreement import cohen_kappa, krippendorff_alpha_nominal
 from annotation.corrections import KIND_RELEVANCE, KIND_TRANSLATION
 from annotation.relevance import RELEVANT_LABELS, TRANSLATION_WRONG_LABELS
 from annotation.server import Server, server_errors
+from annotation.translations import NO_TITLE
 
 PAGE = 1000  # the largest page argilla-server lists
 
@@ -33,6 +34,15 @@ class PulledRecord:
     votes: list[Vote] = field(default_factory=list)
 
 
+@dataclass
+class Fetched:
+    """A dataset's records with submitted responses, and the responses a pull does not take (drafts, discarded)."""
+
+    records: list[PulledRecord]
+    drafts: int = 0
+    discarded: int = 0
+
+
 def _iso_utc(stamp: str) -> str:
     when = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
     if when.tzinfo is None:  # argilla-server stores naive UTC
@@ -40,12 +50,14 @@ def _iso_utc(stamp: str) -> str:
     return when.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def fetch_submitted(server: Server, dataset) -> list[PulledRecord]:
-    """Every record with at least one submitted response, through the REST API (it carries the times)."""
+def fetch_submitted(server: Server, dataset) -> Fetched:
+    """Every record with at least one submitted response, through the REST API (it carries the times), and the
+    count of draft and discarded responses (not pulled: only a submitted answer is one)."""
     http = server.client.api.http_client
     with server_errors(server.url):
         users = {str(u.id): u.username for u in server.client.users}
         pulled = []
+        drafts = discarded = 0
         offset = 0
         while True:
             resp = http.get(f"/api/v1/datasets/{dataset.id}/records",
@@ -53,6 +65,9 @@ def fetch_submitted(server: Server, dataset) -> list[PulledRecord]:
             resp.raise_for_status()
             items = resp.json()["items"]
             for item in items:
+                statuses = [r["status"] for r in item.get("responses") or []]
+                drafts += statuses.count("draft")
+                discarded += statuses.count("discarded")
                 votes = [
                     Vote(
                         annotator=users.get(str(r["user_id"]), str(r["user_id"])),
@@ -65,7 +80,7 @@ def fetch_submitted(server: Server, dataset) -> list[PulledRecord]:
                 if votes:
                     pulled.append(PulledRecord(item["external_id"], item["fields"], item.get("metadata") or {}, votes))
             if len(items) < PAGE:
-                return pulled
+                return Fetched(pulled, drafts, discarded)
             offset += PAGE
 
 
@@ -84,12 +99,20 @@ def _norm_title(value: object) -> str | None:
 
 
 def translation_answers(vote: Vote) -> dict[str, object]:
+    """The answers majority decides (the free-text reason is carried along, not voted on: ``reasons``)."""
     return {
         "masculine": _norm_title(vote.values.get("masculine")),
         "feminine": _norm_title(vote.values.get("feminine")),
         "gender_marking": vote.values.get("gender_marking"),
         "flag": vote.values.get("flag"),
     }
+
+
+def reasons(record: PulledRecord, decided: dict, answers) -> str | None:
+    """The reasons the annotators who gave the decided answers wrote, joined; None when nobody wrote one."""
+    said = [" ".join(str(v.values["reason"]).split()) for v in record.votes
+            if answers(v) == decided and v.values.get("reason") and str(v.values["reason"]).strip()]
+    return "; ".join(dict.fromkeys(said)) or None
 
 
 def relevance_answers(vote: Vote) -> dict[str, object]:
@@ -129,22 +152,40 @@ def _submitted_at(record: PulledRecord) -> str:
     return max(v.submitted_at for v in record.votes)
 
 
-def translation_line(record: PulledRecord, lang: str, decided: dict) -> dict:
-    # A title equal to the proposed one is no correction, and an empty box keeps it: null keeps the build's
-    # text and its status. Datasets of the first layout (v1) held the proposed title in the field machine_<gender>.
+def translation_line(record: PulledRecord, lang: str, decided: dict, review: str | None = None) -> dict:
+    """The correction line of a decided record. A title equal to the proposal (the build's, never an earlier
+    correction: metadata ``proposed_<gender>``) is no correction, and an empty box keeps it: null keeps the build's
+    text. An answer without a gender marking takes the one pre-selected (metadata ``suggested_marking``); a record
+    that drops its source needs none. ``review``: the maintainers' review round the answers belong to
+    (docs/review.md). Datasets of the first layout (v1) held the proposed title in the field machine_<gender>."""
     titles = {}
     for gender in ("masculine", "feminine"):
         if "template_sentences" in record.fields:
             proposed = _norm_title(record.fields.get(f"machine_{gender}"))
         else:
             proposed = _norm_title(record.metadata.get(f"proposed_{gender}"))
-        titles[gender] = None if decided[gender] == proposed else decided[gender]
-    return {
+        # With a flag, the titles the person left are theirs: a flag on a title kept as proposed (null) would drop
+        # the source (builder/corrections.py FLAG_MEANINGS), and they said the title is the right one.
+        keep = decided[gender] == proposed and decided["flag"] is None
+        titles[gender] = None if keep else decided[gender]
+    marking = decided["gender_marking"]
+    drops = decided["flag"] is not None and titles["masculine"] is None and titles["feminine"] is None
+    if marking is None and not drops:
+        marking = record.metadata.get("suggested_marking")
+    if marking == NO_TITLE:  # the answer that confirms a drop: null in the file (refused there without a flag)
+        marking = None
+    line = {
         "kind": KIND_TRANSLATION, "lang": lang, "source_id": record.metadata["source_id"],
         "record_id": record.record_id, "masculine": titles["masculine"], "feminine": titles["feminine"],
-        "gender_marking": decided["gender_marking"], "flag": decided["flag"],
+        "gender_marking": marking, "flag": decided["flag"],
         "annotators": _annotators(record), "submitted_at": _submitted_at(record),
     }
+    if review is not None:
+        line["review"] = review
+    why = reasons(record, decided, translation_answers)
+    if why is not None:
+        line["reason"] = why
+    return line
 
 
 def relevance_line(record: PulledRecord, lang: str, decided: dict) -> dict:

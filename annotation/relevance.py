@@ -139,7 +139,9 @@ def _display(ts_items: pl.DataFrame) -> dict[str, str]:
             continue
         for s in sources:
             forms.setdefault(s, []).append(f"{text} ({gender})")
-    return {s: " · ".join(sorted(v)) for s, v in forms.items()}
+    order = {"masculine": 0, "feminine": 1, "neutral": 2}  # the masculine first, as every form of the toolkit
+    return {s: " · ".join(sorted(v, key=lambda x: (order.get(x.rsplit(" (", 1)[-1].rstrip(")"), 3), x)))
+            for s, v in forms.items()}
 
 
 def settings(min_submitted: int = 2):

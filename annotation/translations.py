@@ -12,6 +12,7 @@ from annotation import AnnotationError
 from annotation.doubt import SEVERITIES, doubt, route_of
 from annotation.push import RecordSpec, Suggested, hash_property
 from annotation.server import _rg
+from builder.corrections import FLAG_MEANINGS
 from builder.verdict import Verdict
 
 REQUIRED_COLUMNS = (
@@ -27,12 +28,15 @@ FLAG_LABELS = {
     "untranslatable": "untranslatable",
 }
 # A pair of forms, one form for both, or a title that exists in one gender only (the other box is then
-# ignored). The keys are what corrections/<lang>.jsonl carries.
+# ignored). The keys are what corrections/<lang>.jsonl carries, but for NO_TITLE (null there).
+NO_TITLE = "no_title"
 GENDER_MARKING_LABELS = {
     "gendered": "masculine / feminine (the two forms differ)",
     "neutral": "neutral (one form for both)",
     "masculine_only": "masculine only (no feminine form in use)",
     "feminine_only": "feminine only (no masculine form in use)",
+    # not a marking of the corrections format: the answer that confirms a drop (a flag, no title), written as null
+    NO_TITLE: "no title (the record is dropped: choose a flag)",
 }
 # The build's flags in the annotator's words (docs/FORMAT.md, the items' flags).
 FLAG_WORDS = {
@@ -105,12 +109,30 @@ def read_translations(data: str | Path, lang: str) -> pl.DataFrame:
             if lacking:
                 raise AnnotationError(f"{raw_path}: has a route column but not {lacking}; rebuild the language")
             df = df.join(raw.select("source_id", *ROUTE_COLUMNS), on="source_id", how="left")
+    alignment = path.with_name("alignment.parquet")
+    if alignment.is_file():  # the alignment's best candidate, shown for an unaligned record
+        cand = pl.read_parquet(alignment).select("source_id", pl.col("reference_text").alias("candidate_text"))
+        df = df.join(cand.unique("source_id", keep="first"), on="source_id", how="left")
+    else:
+        df = df.with_columns(candidate_text=pl.lit(None, dtype=pl.String))
     return df
+
+
+def flag_help() -> str:
+    """The flags' meanings as the question help shows them (builder/corrections.py FLAG_MEANINGS, the one definition)."""
+    return " ".join(f"{FLAG_LABELS[k].capitalize()}: {v}." for k, v in FLAG_MEANINGS.items())
+
+
+def guidelines_text() -> str:
+    """The guidelines, with the flags' meanings from their one definition."""
+    text = resources.files(__package__).joinpath("guidelines_translations.md").read_text(encoding="utf-8")
+    flags = "\n".join(f"   - *{FLAG_LABELS[k]}*: {v}." for k, v in FLAG_MEANINGS.items())
+    return text.replace("{flag_meanings}", flags)
 
 
 def settings(min_submitted: int = 1):
     rg = _rg()
-    guidelines = resources.files(__package__).joinpath("guidelines_translations.md").read_text(encoding="utf-8")
+    guidelines = guidelines_text()
     return rg.Settings(
         guidelines=guidelines,
         distribution=rg.TaskDistribution(min_submitted=min_submitted),
@@ -128,14 +150,18 @@ def settings(min_submitted: int = 1):
                             description="Pre-filled with the proposed title. Fix it, or leave it; an empty box "
                                         "keeps the proposed title. Ignored when the title is masculine only."),
             rg.LabelQuestion(name="gender_marking", title="Gender marking", labels=GENDER_MARKING_LABELS,
-                             description="Pre-selected from the automatic check. Your answer overrides it."),
+                             description="Pre-selected from the automatic check. Your answer overrides it. To drop "
+                                         "the record, choose 'no title' and a flag."),
             rg.LabelQuestion(name="flag", title="Flag (optional)", labels=FLAG_LABELS, required=False,
-                             description="Not a job title / wrong sense / untranslatable. A flag without a "
-                                         "corrected title removes the title from the language."),
+                             description=flag_help()),
+            rg.TextQuestion(name="reason", title="Why (optional)", required=False,
+                            description="One line: why you changed or dropped the title."),
         ],
         metadata=[
             rg.TermsMetadataProperty(name="severity", title="severity (serious first)", options=list(SEVERITIES)),
-            rg.FloatMetadataProperty(name="doubt", title="doubt (sort descending: worst first)", min=0.0, max=1.0),
+            # Argilla's UI sorts ascending first: the least confident record then comes first.
+            rg.FloatMetadataProperty(name="confidence", title="confidence (sort ascending: worst first)", min=0.0,
+                                     max=1.0),
             rg.TermsMetadataProperty(name="flags", title="build flags"),
             rg.TermsMetadataProperty(name="verdict", title="check verdict"),
             rg.TermsMetadataProperty(name="needs_review", title="needs review"),
@@ -147,6 +173,8 @@ def settings(min_submitted: int = 1):
             # What pull compares an answer with: the same text is no correction.
             rg.TermsMetadataProperty(name="proposed_masculine", title="proposed masculine", visible_for_annotators=False),
             rg.TermsMetadataProperty(name="proposed_feminine", title="proposed feminine", visible_for_annotators=False),
+            # What pull takes for an answer without a gender marking: the one pre-selected.
+            rg.TermsMetadataProperty(name="suggested_marking", title="suggested marking", visible_for_annotators=False),
             hash_property(),
         ],
     )
@@ -155,6 +183,8 @@ def settings(min_submitted: int = 1):
 def suggested_marking(row: dict) -> str | None:
     """The gender marking the verdict and the proposed titles say; None when there is no title at all."""
     m, f = row["title_masculine"], row["title_feminine"]
+    if row["verdict"] in (Verdict.DROPPED_BY_ANNOTATOR, Verdict.NOT_A_PERSON):
+        return NO_TITLE  # the build (or a person) found no title to keep: confirming it is one click
     if row["verdict"] in (Verdict.NEUTRAL, Verdict.MASCULINE_ONLY, Verdict.FEMININE_ONLY):
         return row["verdict"]  # the marking of the same name
     if m is None and f is None:
@@ -170,6 +200,11 @@ def _source_text(row: dict) -> str:
     """Where the titles came from: the dataset's own translation, or the MT route's two template sentences."""
     if route_of(row) == "reference":
         return f"The dataset's own translation (given title): {row['output_masculine']}"
+    if route_of(row) == "none":
+        candidate = row.get("candidate_text")
+        return ("No confident alignment to the dataset's own translation and no machine translation for this "
+                "language. " + (f"The alignment's best candidate, unsure (it may name another occupation): {candidate}"
+                                if candidate else "The alignment found no candidate.") + " Write the titles.")
     return (f"Machine translation ({row['translator']}) of two template sentences:\n"
             f"{row['sentence_masculine']} → {row['output_masculine']}\n"
             f"{row['sentence_feminine']} → {row['output_feminine']}")
@@ -180,16 +215,40 @@ def _none(title: str | None) -> str:
 
 
 def _titles(row: dict) -> str:
-    proposed = f"Proposed: {_none(row['title_masculine'])} (masculine) · {_none(row['title_feminine'])} (feminine)"
+    proposed = (f"Proposed: {_none(row['proposal_masculine'])} (masculine) · {_none(row['proposal_feminine'])} "
+                "(feminine)")
+    who = _corrector(row)
+    if who and _written(row):
+        proposed += (f"\nCorrected by {who}: {_none(row['title_masculine'])} (masculine) · "
+                     f"{_none(row['title_feminine'])} (feminine)")
+    if route_of(row) == "none":
+        return proposed
     if route_of(row) == "reference":
         return f"{proposed}\nThe translation's own: {row['mt_masculine']} (the given title)"
     mt = [row[f"mt_{g}"] if row[f"mt_{g}"] is not None else "(template not removed)" for g in ("masculine", "feminine")]
     return f"{proposed}\nThe translation's own: {mt[0]} (masculine) · {mt[1]} (feminine)"
 
 
+def _corrector(row: dict) -> str | None:
+    """Who corrected the source in an earlier round: the maintainers' review round, or the persons; None: nobody."""
+    if row.get("status") == "reviewed":
+        return f"the maintainers' review {row.get('review') or ''}".strip()
+    if row.get("status") == "corrected":
+        return "person " + ",".join(row.get("annotators") or []) if row.get("annotators") else "a person"
+    return None
+
+
+def _written(row: dict) -> bool:
+    """The corrected titles are not the build's proposal: somebody wrote them."""
+    return any(row[f"title_{g}"] != row[f"proposal_{g}"] for g in ("masculine", "feminine"))
+
+
 def _form_agent(row: dict, gender: str) -> str:
-    """Who made the proposed form of ``gender``: the translation itself when it is the translation's own
-    title, else the gender layer's parts that decided (check_method)."""
+    """Who made the form of ``gender`` the record suggests: the person or review who wrote it, the translation
+    itself when it is the translation's own title, else the gender layer's parts that decided (check_method)."""
+    who = _corrector(row)
+    if who and row[f"title_{gender}"] != row[f"proposal_{gender}"]:
+        return re.sub(r"[^\w\s:./-]", "", who)  # argilla-server's agent alphabet
     if row[f"title_{gender}"] is not None and row[f"title_{gender}"] == row[f"mt_{gender}"]:
         return "given translation" if route_of(row) == "reference" else "MT"
     return _layer_agents(row)
@@ -244,8 +303,21 @@ def english_head(text: str) -> str:
     return words[-1] if words else ""
 
 
+def with_review_columns(df: pl.DataFrame) -> pl.DataFrame:
+    """``df`` with the columns of builds since the proposal was kept apart: for an earlier build the titles were
+    the proposal, and nobody's names or review round are known."""
+    for g in ("masculine", "feminine"):
+        if f"proposal_{g}" not in df.columns:
+            df = df.with_columns(pl.col(f"title_{g}").alias(f"proposal_{g}"))
+    for col, dtype in (("annotators", pl.List(pl.String)), ("review", pl.String), ("candidate_text", pl.String)):
+        if col not in df.columns:
+            df = df.with_columns(pl.lit(None, dtype=dtype).alias(col))
+    return df
+
+
 def record_specs(df: pl.DataFrame, lang: str) -> list[RecordSpec]:
     """One record per source title, in doubt order (worst first), then by source id."""
+    df = with_review_columns(df)
     rows = [(doubt(r), r) for r in df.iter_rows(named=True)]
     rows.sort(key=lambda dr: (-dr[0].score, dr[1]["source_id"]))
     specs = []
@@ -255,7 +327,7 @@ def record_specs(df: pl.DataFrame, lang: str) -> list[RecordSpec]:
         metadata = {
             "source_id": row["source_id"],
             "severity": d.severity,
-            "doubt": d.score,
+            "confidence": confidence,
             "verdict": row["verdict"],
             "needs_review": "yes" if d.severity in ("serious", "check") else "no",
             "route": route_of(row),
@@ -265,10 +337,12 @@ def record_specs(df: pl.DataFrame, lang: str) -> list[RecordSpec]:
         }
         if row["flags"]:
             metadata["flags"] = sorted(row["flags"])
-        for g in ("masculine", "feminine"):
-            if row[f"title_{g}"] is not None:
-                metadata[f"proposed_{g}"] = row[f"title_{g}"]
+        for g in ("masculine", "feminine"):  # the build's proposal, never a person's text (pull compares with it)
+            if row[f"proposal_{g}"] is not None:
+                metadata[f"proposed_{g}"] = row[f"proposal_{g}"]
         marking = suggested_marking(row)
+        if marking is not None:
+            metadata["suggested_marking"] = marking
         specs.append(RecordSpec(
             id=record_id(lang, row["source_id"]),
             fields={

@@ -215,6 +215,8 @@ def run_postprocess(source: EnglishSource, language: Language | str, out: Path, 
     }
     if corrections.rules:  # only with a rule: a build without rules writes what it always wrote
         stats["corrections"]["rules"] = rules_stats(rule_results, corrections.rules_path)
+    if any(c.review for c in corrections.translations.values()):  # the maintainers' review (docs/review.md)
+        stats["corrections"]["review"] = review_stats(processed)
     if version is not None:
         stats["version"] = version
         stats["version_from"] = VERSION_FROM
@@ -226,6 +228,19 @@ def run_postprocess(source: EnglishSource, language: Language | str, out: Path, 
 
     write_testset(TestSet(lang=lang, queries=queries, corpus=corpus, qrels=qrels, stats=stats), out, working_files)
     return stats
+
+
+def review_stats(processed: pl.DataFrame) -> dict:
+    """stats.json ``corrections.review``: the review rounds and, of the sources they read, how many the review
+    corrected (a title that is not the build's proposal), confirmed as built, or dropped."""
+    reviewed = processed.filter(pl.col("status") == "reviewed")
+    dropped = reviewed.filter(pl.col("verdict") == Verdict.DROPPED_BY_ANNOTATOR.value)
+    kept_rows = reviewed.filter(pl.col("verdict") != Verdict.DROPPED_BY_ANNOTATOR.value)
+    same = ((pl.col("title_masculine").eq_missing(pl.col("proposal_masculine")))
+            & (pl.col("title_feminine").eq_missing(pl.col("proposal_feminine"))))
+    kept = kept_rows.filter(same).height
+    return {"rounds": sorted(set(reviewed["review"].drop_nulls().to_list())), "sources": reviewed.height,
+            "changed": kept_rows.height - kept, "kept": kept, "dropped": dropped.height}
 
 
 def _alignment_summary(folder: Path) -> dict | None:

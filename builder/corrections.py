@@ -24,7 +24,19 @@ from pathlib import Path
 from builder.errors import CorrectionsError
 from config.files import write_file_atomically
 
-FLAGS = (None, "not_a_job_title", "wrong_sense", "untranslatable")
+# What each flag of a translation correction does: the one definition, shown in the annotation UI's question help,
+# its guidelines and docs/FORMAT.md (a test checks they say the same).
+FLAG_MEANINGS = {
+    "not_a_job_title": "the English title is not a person's job title: the source is dropped from the language "
+                       "unless a corrected title is given",
+    "wrong_sense": "the translation names another thing or occupation: give the corrected title; without one the "
+                   "source is dropped from the language",
+    "untranslatable": "no title in the language names it: the source is dropped from the language unless a "
+                      "corrected title is given",
+}
+FLAGS = (None, *FLAG_MEANINGS)
+# Flags that drop a source when the line gives no title (every flag: a flagged title is a wrong one).
+DROPPING_FLAGS = tuple(FLAG_MEANINGS)
 MARKINGS = ("gendered", "neutral", "masculine_only", "feminine_only")
 KIND_TRANSLATION = "translation"
 KIND_RELEVANCE = "relevance"
@@ -35,12 +47,21 @@ FIELDS = {
     KIND_RELEVANCE: ("lang", "query_source_id", "doc_source_id", "record_id", "relevant", "annotators",
                      "submitted_at"),
 }
+# Fields a translation line may carry: ``review``, the round of the maintainers' review the line belongs to
+# (docs/review.md; the items it gives are ``reviewed``, not a person's ``corrected``), and ``reason``, one line
+# saying why the title was changed or dropped. Lines written before they existed lack them and stay valid.
+OPTIONAL_FIELDS = {KIND_TRANSLATION: ("review", "reason"), KIND_RELEVANCE: ()}
+# A review round's name names it in the items' provenance (``review:<round>``).
+ROUND_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 
 
 # The fields of a term rule (docs/FORMAT.md), each required; ``touched`` only in lines written before the build
 # applied the rules (the ids an older `annotation rule --apply` wrote correction lines for; not read).
 RULE_FIELDS = ("id", "lang", "find", "replace", "english_word", "annotators", "submitted_at")
 RULE_OLD_FIELDS = ("touched",)
+# Optional fields of a rule: ``part_of_word`` (true: ``find`` also matches inside a word, the German compound
+# *bohrtechniker*; default false: whole words only), ``reason`` (why), ``review`` (the review round that wrote it).
+RULE_OPTIONAL_FIELDS = ("part_of_word", "reason", "review")
 # A rule's id names it in the items' provenance (``rule:<id>``, joined with ``+``) and in stats.json.
 RULE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 
@@ -56,6 +77,7 @@ class TermRule:
     english_word: str | None
     annotators: tuple[str, ...]
     line: int = 0  # where it stands in its file
+    part_of_word: bool = False  # match inside words too (German compounds), not only whole words
 
     @property
     def term(self) -> str:
@@ -73,7 +95,8 @@ class TermRule:
 
     def same_fix(self, other: "TermRule") -> bool:
         """The same term, replacement and English word as ``other``: a second such rule is refused when written."""
-        return (self.term, self.replacement, self.word) == (other.term, other.replacement, other.word)
+        return (self.term, self.replacement, self.word, self.part_of_word) == (
+            other.term, other.replacement, other.word, other.part_of_word)
 
 
 @dataclass(frozen=True)
@@ -81,9 +104,16 @@ class TranslationCorrection:
     source_id: str
     masculine: str | None
     feminine: str | None
-    gender_marking: str
+    gender_marking: str | None
     flag: str | None
     annotators: tuple[str, ...]
+    review: str | None = None  # the maintainers' review round (docs/review.md); None: a person's Argilla answer
+    reason: str | None = None
+
+    @property
+    def drops(self) -> bool:
+        """The line drops its source: a flag and no title (docs/FORMAT.md, FLAG_MEANINGS)."""
+        return self.flag in DROPPING_FLAGS and not (self.masculine or self.feminine)
 
 
 @dataclass
@@ -143,7 +173,7 @@ def check_line(obj: object, where: str, lang: str | None = None) -> dict:
     if not isinstance(kind, str) or kind not in FIELDS:  # a list or a mapping there is refused too, not a TypeError
         raise CorrectionsError(f"{where}: kind {kind!r}; expected {KIND_TRANSLATION!r} or {KIND_RELEVANCE!r}")
     fields = FIELDS[kind]
-    unknown = [k for k in obj if k != "kind" and k not in fields]
+    unknown = [k for k in obj if k != "kind" and k not in fields and k not in OPTIONAL_FIELDS[kind]]
     if unknown:
         raise CorrectionsError(f"{where}: unknown field(s) {unknown} in a {kind} correction; its fields are "
                                f"{['kind', *fields]} (docs/FORMAT.md)")
@@ -161,10 +191,18 @@ def check_line(obj: object, where: str, lang: str | None = None) -> dict:
         _text(obj, "source_id", where)
         _text(obj, "masculine", where, nullable=True)
         _text(obj, "feminine", where, nullable=True)
-        if obj["gender_marking"] not in MARKINGS:
-            raise CorrectionsError(f"{where}: gender_marking {obj['gender_marking']!r} not one of {MARKINGS}")
         if obj["flag"] not in FLAGS:
             raise CorrectionsError(f"{where}: flag {obj['flag']!r} not one of {FLAGS}")
+        dropping = obj["flag"] in DROPPING_FLAGS and obj["masculine"] is None and obj["feminine"] is None
+        if obj["gender_marking"] not in MARKINGS and not (dropping and obj["gender_marking"] is None):
+            raise CorrectionsError(f"{where}: gender_marking {obj['gender_marking']!r} not one of {MARKINGS} (null only "
+                                   "on a line that drops its source: a flag and no title)")
+        review = obj.get("review")
+        if review is not None and (not isinstance(review, str) or not ROUND_ID.fullmatch(review)):
+            raise CorrectionsError(f"{where}: review {review!r}; expected the round's name (letters, digits, '_', '.', "
+                                   "'-'), e.g. \"0.5.0-r1\", or leave the field out")
+        if obj.get("reason") is not None:
+            _text(obj, "reason", where)
     else:
         _text(obj, "query_source_id", where)
         _text(obj, "doc_source_id", where)
@@ -222,7 +260,7 @@ def check_rule(obj: object, where: str, lang: str | None = None) -> dict:
     annotation. What a rule does to a title (empty it, write the other gender's word) is the annotator's call."""
     if not isinstance(obj, dict):
         raise CorrectionsError(f"{where}: expected a JSON object (a term rule, docs/FORMAT.md)")
-    unknown = [k for k in obj if k not in RULE_FIELDS and k not in RULE_OLD_FIELDS]
+    unknown = [k for k in obj if k not in RULE_FIELDS and k not in RULE_OLD_FIELDS and k not in RULE_OPTIONAL_FIELDS]
     if unknown:
         raise CorrectionsError(f"{where}: unknown field(s) {unknown} in a term rule; its fields are {list(RULE_FIELDS)} "
                                "(docs/FORMAT.md)")
@@ -255,6 +293,12 @@ def check_rule(obj: object, where: str, lang: str | None = None) -> dict:
                                    "titles (e.g. \"account\"), or null for every title")
     _text(obj, "submitted_at", where)
     _annotators(obj, where)
+    if not isinstance(obj.get("part_of_word", False), bool):
+        raise CorrectionsError(f"{where}: part_of_word is {obj['part_of_word']!r}; expected true or false (or leave it "
+                               "out: whole words only)")
+    for key in ("reason", "review"):
+        if obj.get(key) is not None:
+            _text(obj, key, where)
     touched = obj.get("touched", [])
     if not isinstance(touched, list) or not all(isinstance(t, str) for t in touched):
         raise CorrectionsError(f"{where}: touched is {touched!r}; expected a list of source ids (or leave it out)")
@@ -292,7 +336,8 @@ def read_rules(path: str | Path, lang: str) -> list[TermRule]:
     path = Path(path)
     if not path.is_file():
         return []
-    return [TermRule(obj["id"], obj["find"], obj["replace"], obj["english_word"], tuple(obj["annotators"]), lineno)
+    return [TermRule(obj["id"], obj["find"], obj["replace"], obj["english_word"], tuple(obj["annotators"]), lineno,
+                     bool(obj.get("part_of_word", False)))
             for lineno, obj in read_rule_lines(path, lang)]
 
 
@@ -314,6 +359,7 @@ def read_corrections(path: str | Path | None, lang: str) -> Corrections:
             out.translations[sid] = TranslationCorrection(
                 source_id=sid, masculine=obj["masculine"], feminine=obj["feminine"],
                 gender_marking=obj["gender_marking"], flag=obj["flag"], annotators=tuple(obj["annotators"]),
+                review=obj.get("review"), reason=obj.get("reason"),
             )
             out.lines[sid] = lineno
         else:

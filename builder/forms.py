@@ -29,7 +29,7 @@ import polars as pl
 import config
 from builder.errors import BuildError
 from builder.params import FormsParams as FormsSettings
-from builder.rules import item_provenance
+from builder.provenance import ItemSources
 from builder.verdict import PAIR_VERDICTS
 from eval.testset import DOUBLET, EXTRA_FORMS, INCLUSIVE, ITEM_SCHEMA, NEOMORPHEME
 from languages import FORM_STYLES, DoubletRules, Language, NeomorphemeRules
@@ -184,16 +184,13 @@ def form_items(processed: pl.DataFrame, items: pl.DataFrame, role: str, lang: La
         for form, text in forms_of_pair(m, f, lang).items():
             if form not in forms:
                 continue
-            it = merged.setdefault((form, text), {"sources": {}, "pairs": set(), "flags": set(), "annotators": set(),
-                                                  "corrected": False, "origins": {provenance}})
+            it = merged.setdefault((form, text), {"sources": {}, "pairs": set(), "flags": set(),
+                                                  "origin": ItemSources()})
             it["sources"][row["source_id"]] = row["source_text"]
             it["pairs"].add(pair_of[row["source_id"]])
             it["flags"].update(row["flags"])
-            # the term rules that changed the pair's titles (builder/rules.py), as in the pair's own items
-            it["origins"].update(f"rule:{rule_id}" for rule_id in row.get("rules") or [])
-            if row["status"] == "corrected":
-                it["corrected"] = True
-                it["annotators"].update(row["annotators"])
+            # status and provenance as the pair's own items have them (builder/provenance.py)
+            it["origin"].add(row, None, row.get("provenance") or provenance)
     rows = []
     for (form, text), it in sorted(merged.items()):
         if len(it["pairs"]) > 1:
@@ -213,8 +210,8 @@ def form_items(processed: pl.DataFrame, items: pl.DataFrame, role: str, lang: La
             "check_method": rule_name(lang, form),
             "check_ok": True,
             "flags": sorted(it["flags"]),
-            "status": "corrected" if it["corrected"] else "machine",
-            "provenance": item_provenance(it["corrected"], it["annotators"], it["origins"], provenance),
+            "status": it["origin"].status,
+            "provenance": it["origin"].provenance(provenance),
         })
     return pl.DataFrame(rows, schema=ITEM_SCHEMA)
 

@@ -36,7 +36,8 @@ from builder.corrections import Corrections
 from builder.errors import BuildError
 from builder.gender import F, M, N, U
 from builder.routes import Corrected, Outcome, Route, Source, make_routes
-from builder.rules import item_provenance
+from builder.rules import rewrite_inputs
+from builder.provenance import ItemSources
 from builder.verdict import PAIR_VERDICTS, Verdict
 from eval.testset import ITEM_SCHEMA
 from languages import Language, resolve
@@ -61,13 +62,44 @@ def process_translations(raw: pl.DataFrame, lang: Language | str, pattern: str, 
     route_of = raw["route"].to_list() if "route" in raw.columns else ["mt"] * raw.height
     routes = make_routes(list(dict.fromkeys(route_of)), lang, pattern, lexicon_cache)  # in order of first use
     sources = [strip_source(routes[name], row, corrections) for row, name in zip(raw.to_dicts(), route_of)]
+    input_rules = rewrite_inputs(sources, corrections.rules)  # the term rules on the inputs (builder/rules.py)
     for name, route in routes.items():
         route.prepare([s for s, n in zip(sources, route_of) if n == name])
     corrected = {name: Corrected(route) for name, route in routes.items()}
-    rows = [translation_row(s, decide_source(routes[name], corrected[name], s)) for s, name in zip(sources, route_of)]
+    outcomes = [decide_source(routes[name], corrected[name], s) for s, name in zip(sources, route_of)]
+    check_corrections_possible(sources, outcomes, corrections)
+    rows = [translation_row(s, outcome) for s, outcome in zip(sources, outcomes)]
     # The raw columns as they are, the new ones column by column (a frame made from one dict per row took twice
     # as long), each of its declared type whatever its values (an all-empty list column is List(String) too).
-    return raw.hstack(pl.DataFrame({name: [row[name] for row in rows] for name in ROW_SCHEMA}, schema=ROW_SCHEMA))
+    return raw.hstack(pl.DataFrame({name: [row[name] for row in rows] for name in ROW_SCHEMA}, schema=ROW_SCHEMA)
+                      ).with_columns(**input_columns([s.row["source_id"] for s in sources], input_rules)
+                      ).with_columns(  # the translation's own titles as it gave them, before the rules
+        mt_masculine=pl.coalesce("input_before_masculine", "mt_masculine"),
+        mt_feminine=pl.coalesce("input_before_feminine", "mt_feminine"))
+
+
+def input_columns(ids: list[str], changes: dict) -> dict[str, pl.Series]:
+    """The term rules' changes of the inputs (builder/rules.py ``rewrite_inputs``), as columns the rules step reads:
+    ``input_rules`` (the rules' ids) and ``input_before_<gender>`` (the titles before them)."""
+    got = [changes.get(sid) for sid in ids]
+    return {"input_rules": pl.Series([c.rules if c else [] for c in got], dtype=pl.List(pl.String)),
+            "input_before_masculine": pl.Series([c.before[0] if c else None for c in got], dtype=pl.String),
+            "input_before_feminine": pl.Series([c.before[1] if c else None for c in got], dtype=pl.String)}
+
+
+def check_corrections_possible(sources: list[Source], outcomes: list[Outcome], corrections: Corrections) -> None:
+    """A BuildError naming file:line for the first correction that keeps a proposal where there is none: both titles
+    null (keep the proposed ones), no flag, and the build proposes no title for the source (an unaligned or failed
+    one). Such a line certifies nothing; a person or the review must write the titles, or flag the source."""
+    for source, outcome in zip(sources, outcomes):
+        c = source.correction
+        if c is None or c.drops or c.masculine or c.feminine or outcome.proposal is None:
+            continue
+        if outcome.proposal == (None, None):
+            line = corrections.lines.get(c.source_id, 0)
+            raise BuildError(f"{corrections.path}:{line}: source_id {c.source_id!r}: the build proposes no title for it "
+                             "and the line writes none (masculine and feminine null, no flag); write the titles, or a "
+                             "flag to drop the source")
 
 
 def strip_source(route: Route, row: dict, corrections: Corrections) -> Source:
@@ -89,7 +121,11 @@ ROW_SCHEMA = {"mt_masculine": pl.String, "mt_feminine": pl.String, "title_mascul
               "title_feminine": pl.String, "article_masculine": pl.String, "article_feminine": pl.String,
               "check_masculine": pl.String, "check_feminine": pl.String, "check_method_masculine": pl.String,
               "check_method_feminine": pl.String, "check_method": pl.String, "verdict": pl.String, "reason": pl.String,
-              "flags": pl.List(pl.String), "status": pl.String, "annotators": pl.List(pl.String)}
+              "flags": pl.List(pl.String), "status": pl.String, "annotators": pl.List(pl.String),
+              "review": pl.String, "proposal_masculine": pl.String, "proposal_feminine": pl.String}
+# translations.parquet status of a source: the build's own text, a person's Argilla correction, the maintainers'
+# review (docs/review.md); builder/rules.py adds ``rule`` (a term rule changed the build's text).
+STATUS_MACHINE, STATUS_CORRECTED, STATUS_REVIEWED = "machine", "corrected", "reviewed"
 
 
 def translation_row(source: Source, outcome: Outcome) -> dict:
@@ -111,8 +147,12 @@ def translation_row(source: Source, outcome: Outcome) -> dict:
         "verdict": outcome.verdict.value,
         "reason": outcome.reason,
         "flags": outcome.flags,
-        "status": "machine" if c is None else "corrected",
+        "status": STATUS_MACHINE if c is None else STATUS_REVIEWED if c.review else STATUS_CORRECTED,
         "annotators": list(c.annotators) if c else [],
+        "review": c.review if c else None,
+        # what annotation shows as the proposal and compares answers with: the route's, never the person's text
+        "proposal_masculine": (outcome.proposal or (outcome.masculine, outcome.feminine))[0],
+        "proposal_feminine": (outcome.proposal or (outcome.masculine, outcome.feminine))[1],
     }
 
 
@@ -120,7 +160,7 @@ TRANSLATIONS_COLUMNS = [
     "source_id", "source_text", "in_queries", "in_corpus", "sentence_masculine", "sentence_feminine",
     "output_masculine", "output_feminine", "mt_masculine", "mt_feminine", "title_masculine", "title_feminine",
     "check_masculine", "check_feminine", "check_method", "verdict", "reason", "flags", "translator",
-    "translator_version", "status",
+    "translator_version", "status", "annotators", "review", "proposal_masculine", "proposal_feminine",
 ]
 
 
@@ -132,8 +172,9 @@ def forms_of(row: dict) -> list[tuple[str, str, str, str]]:
     f = (F, row["title_feminine"], row["check_feminine"], row["check_method_feminine"])
     if v in PAIR_VERDICTS:
         return [m, f]
+    human = row["status"] in (STATUS_CORRECTED, STATUS_REVIEWED)  # a person's or the review's marking decided
     if v == Verdict.NEUTRAL:
-        if row["status"] == "corrected":
+        if human:
             return [(N, row["title_masculine"], row["check_masculine"], "human")]
         return [(N, row["title_masculine"], row["check_masculine"], row["check_method_masculine"])]
     if v in (Verdict.UNINFLECTED_FEMININE, Verdict.UNVERIFIED_IDENTICAL):
@@ -142,7 +183,6 @@ def forms_of(row: dict) -> list[tuple[str, str, str, str]]:
         return []
     if v == Verdict.MASCULINE_IS_FEMININE:
         return [f]
-    human = row["status"] == "corrected"
     if v == Verdict.MASCULINE_ONLY:
         return [(M, row["title_masculine"], M, "human")] if human else [m]
     if v == Verdict.FEMININE_ONLY:
@@ -156,8 +196,11 @@ def forms_of(row: dict) -> list[tuple[str, str, str, str]]:
 
 
 # The columns forms_of and build_items read of a processed source.
-ROW_COLUMNS = ["source_id", "source_text", "verdict", "status", "flags", "annotators", "title_masculine", "title_feminine",
-               "check_masculine", "check_feminine", "check_method_masculine", "check_method_feminine"]
+ROW_COLUMNS = ["source_id", "source_text", "verdict", "status", "flags", "annotators", "title_masculine",
+               "title_feminine", "check_masculine", "check_feminine", "check_method_masculine", "check_method_feminine"]
+# Read where present (a frame made before the review existed has none): builder/provenance.py tells a review's
+# own text from the proposal it kept by them.
+REVIEW_COLUMNS = ["review", "proposal_masculine", "proposal_feminine"]
 
 
 @dataclass
@@ -168,10 +211,8 @@ class _Item:
     check_method: str
     source_ids: list[str] = field(default_factory=list)
     flags: set[str] = field(default_factory=set)
-    annotators: set[str] = field(default_factory=set)
-    corrected: bool = False
-    # provenance of the sources (one unless routes mix), and rule:<id> of each term rule that changed one
-    origins: set[str] = field(default_factory=set)
+    # status and provenance of the sources (builder/provenance.py)
+    sources: ItemSources = field(default_factory=ItemSources)
 
 
 def item_id(gender: str, text: str) -> str:
@@ -197,7 +238,8 @@ def build_items(processed: pl.DataFrame, role: str, provenance: str) -> pl.DataF
     by_row = "provenance" in processed.columns  # each source's own route (builder/build.py); else one for all
     by_rules = "rules" in processed.columns  # the term rules that changed each source (builder/rules.py)
     # Only the columns read here: rows as dicts cost by the column.
-    for row in processed.filter(pl.col(flag_col)).select(ROW_COLUMNS + ["provenance"] * by_row + ["rules"] * by_rules
+    review = [c for c in REVIEW_COLUMNS if c in processed.columns]
+    for row in processed.filter(pl.col(flag_col)).select(ROW_COLUMNS + review + ["provenance"] * by_row + ["rules"] * by_rules
                                                          ).iter_rows(named=True):
         for gender, text, cg, cm in forms_of(row):
             if not text:  # a term rule emptied the title (builder/rules.py): that form gives no item
@@ -206,9 +248,7 @@ def build_items(processed: pl.DataFrame, role: str, provenance: str) -> pl.DataF
             if item is None:
                 item = by_text[text][gender] = _Item(gender, text, cg, cm)
             item.source_ids.append(row["source_id"])
-            item.origins.add(row["provenance"] if by_row else provenance)
-            if by_rules:
-                item.origins.update(f"rule:{rule_id}" for rule_id in row["rules"])
+            item.sources.add(row, None if gender == N else gender, row["provenance"] if by_row else provenance)
             texts_of[row["source_id"]] = row["source_text"]
             if gender == M:
                 item.flags.update([x for x in row["flags"] if not x.startswith("feminine:")])
@@ -216,9 +256,6 @@ def build_items(processed: pl.DataFrame, role: str, provenance: str) -> pl.DataF
                 item.flags.update([x for x in row["flags"] if not x.startswith("masculine:")])
             else:
                 item.flags.update(row["flags"])
-            if row["status"] == "corrected":
-                item.corrected = True
-                item.annotators.update(row["annotators"])
     items: list[_Item] = []
     for text, per_gender in by_text.items():
         if len(per_gender) == 1:
@@ -231,9 +268,7 @@ def build_items(processed: pl.DataFrame, role: str, provenance: str) -> pl.DataF
             if it is not merged:
                 merged.source_ids += it.source_ids
                 merged.flags |= it.flags
-                merged.annotators |= it.annotators
-                merged.corrected |= it.corrected
-                merged.origins |= it.origins
+                merged.sources.merge(it.sources)
         items.append(merged)
     pair_of = _pair_ids(items)
     rows = []
@@ -252,8 +287,8 @@ def build_items(processed: pl.DataFrame, role: str, provenance: str) -> pl.DataF
             "check_method": it.check_method,
             "check_ok": check_ok,
             "flags": sorted(it.flags),
-            "status": "corrected" if it.corrected else "machine",
-            "provenance": item_provenance(it.corrected, it.annotators, it.origins, provenance),
+            "status": it.sources.status,
+            "provenance": it.sources.provenance(provenance),
         })
     df = pl.DataFrame({c: string_lists([r[c] for r in rows]) if ITEM_SCHEMA[c] == pl.List(pl.String)
                        else pl.Series(c, [r[c] for r in rows], dtype=ITEM_SCHEMA[c]) for c in ITEM_SCHEMA})

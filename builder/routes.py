@@ -66,6 +66,9 @@ class Outcome:
     method_feminine: str = "none"
     reason: str = ""
     flags: list[str] = field(default_factory=list)
+    # What the route proposed before a person's or the review's correction (the titles annotation shows as the
+    # proposal, and compares their answers with); None: the outcome is the route's own, its titles are the proposal.
+    proposal: tuple[str | None, str | None] | None = None
 
 
 class Strategy(Protocol):
@@ -176,8 +179,7 @@ def corrected_texts(c: TranslationCorrection | None, masculine: str | None,
 def corrected_verdict(c: TranslationCorrection, m_title: str | None, f_title: str | None, mc: str,
                       fc: str) -> tuple[Verdict, str | None, str | None]:
     """The verdict a person's correction gives (their gender marking decides), with the titles it keeps."""
-    has_text = bool(c.masculine or c.feminine)
-    if c.flag in ("not_a_job_title", "untranslatable") and not has_text:
+    if c.drops:  # a flag and no title: every flag says the title is wrong (builder/corrections.py FLAG_MEANINGS)
         return Verdict.DROPPED_BY_ANNOTATOR, m_title, f_title
     # The gender markings are the correction format's words (builder/corrections.py MARKINGS).
     if c.gender_marking == "neutral":
@@ -208,7 +210,7 @@ class Corrected:
         verdict, masculine, feminine = corrected_verdict(c, masculine, feminine, shown.check_masculine,
                                                          shown.check_feminine)
         return replace(shown, verdict=verdict, masculine=masculine, feminine=feminine,
-                       flags=shown.flags + ([c.flag] if c.flag else []))
+                       flags=shown.flags + ([c.flag] if c.flag else []), proposal=(shown.masculine, shown.feminine))
 
 
 class _MTPair:

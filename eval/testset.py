@@ -49,7 +49,14 @@ ITEM_GENDERS = GENDERS + (INCLUSIVE,)
 
 STATUS_MACHINE = "machine"
 STATUS_CORRECTED = "corrected"
-STATUSES = (STATUS_MACHINE, STATUS_CORRECTED)
+# a term rule changed the build's text (docs/FORMAT.md "Term rules"); the maintainers' review read it (docs/review.md)
+STATUS_RULE = "rule"
+STATUS_REVIEWED = "reviewed"
+STATUSES = (STATUS_MACHINE, STATUS_CORRECTED, STATUS_RULE, STATUS_REVIEWED)
+# Where an item's text comes from, one kind per item (``item_origins``): the given translation as it is, a form
+# the gender layer made from it or from the MT output, the MT output as it is, an ESCO label, a term rule, a
+# person's Argilla correction, the maintainers' review.
+ORIGINS = ("given", "gender_layer", "machine_translation", "esco", "term_rule", "person", "review")
 
 ITEM_SCHEMA: dict[str, pl.DataType] = {
     # Stable item id: no whitespace, unique within its file, the same for the same gender and text.
@@ -72,7 +79,8 @@ ITEM_SCHEMA: dict[str, pl.DataType] = {
     "check_ok": pl.Boolean,
     # Problems found while building (e.g. "echo", "template_not_stripped", "uninflected_feminine").
     "flags": pl.List(pl.String),
-    # machine | corrected (a person fixed the text in Argilla).
+    # machine | rule (a term rule changed it) | corrected (a person's Argilla correction) | reviewed (the
+    # maintainers' review, docs/review.md).
     "status": pl.String,
     # Provenance of the text: translator name and version, or "human:<annotator>".
     "provenance": pl.String,
@@ -541,7 +549,29 @@ def table1_counts(items: pl.DataFrame) -> dict:
         "check_ok": int(items["check_ok"].sum()),
         "check_methods": dict(sorted(items.group_by("check_method").len().iter_rows())),
         "forms": forms,
+        "origins": item_origins(items),
     }
+
+
+def item_origins(items: pl.DataFrame) -> dict[str, int]:
+    """Items per origin of their text (``ORIGINS``), each counted once, decided by its status, provenance and flags:
+    a person's correction, the review, a term rule by their status; otherwise an ESCO label (provenance ``esco:``),
+    the given translation (``reference:``) or the MT output, unless the gender layer made this form from the other
+    one (flags ``reinflected_<gender>``, or the given title was the other gender's: ``masculine_base`` on a
+    feminine item, ``feminine_base`` on a masculine one)."""
+    made = (((pl.col("gender") == FEMININE)
+             & (pl.col("flags").list.contains("reinflected_feminine") | pl.col("flags").list.contains("masculine_base")))
+            | ((pl.col("gender") == MASCULINE)
+               & (pl.col("flags").list.contains("reinflected_masculine") | pl.col("flags").list.contains("feminine_base"))))
+    kind = (pl.when(pl.col("status") == STATUS_CORRECTED).then(pl.lit("person"))
+            .when(pl.col("status") == STATUS_REVIEWED).then(pl.lit("review"))
+            .when(pl.col("status") == STATUS_RULE).then(pl.lit("term_rule"))
+            .when(pl.col("provenance").str.starts_with("esco:")).then(pl.lit("esco"))
+            .when(made).then(pl.lit("gender_layer"))
+            .when(pl.col("provenance").str.contains("reference:")).then(pl.lit("given"))
+            .otherwise(pl.lit("machine_translation")))
+    counts = dict(items.select(kind.alias("k")).group_by("k").len().iter_rows()) if items.height else {}
+    return {k: int(counts.get(k, 0)) for k in ORIGINS}
 
 
 def testset_source(stats: dict) -> dict | None:

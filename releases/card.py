@@ -8,7 +8,8 @@ import json
 import polars as pl
 import yaml
 
-from eval.testset import FEMININE, MASCULINE, NEUTRAL, STATUS_CORRECTED, TestSet
+from eval.testset import (FEMININE, MASCULINE, NEUTRAL, ORIGINS, STATUS_CORRECTED, STATUS_REVIEWED, TestSet,
+                          item_origins)
 from languages import Language
 
 SOURCE_DATASET = {
@@ -106,10 +107,45 @@ def _agreement_line(figures: list[dict] | None) -> list[str]:
     return [f"- Annotator agreement (records with two or more annotators): {'; '.join(parts)}."]
 
 
+# What each origin of item_origins means in the card (given: who translated the dataset's own titles).
+ORIGIN_WORDS = {
+    "given": "the dataset's own translation as given",
+    "gender_layer": "made by the gender layer from the other form",
+    "machine_translation": "machine translation as output",
+    "esco": "ESCO's labels as published",
+    "term_rule": "changed by a reviewed term rule",
+    "person": "corrected by a person in Argilla",
+    "review": "read and corrected or confirmed by the maintainers' review",
+}
+
+
+def origins_line(items: pl.DataFrame, translated_by: str | None) -> str:
+    """Where the items' texts come from, each item counted once (eval.testset.item_origins)."""
+    counts = item_origins(items)
+    words = dict(ORIGIN_WORDS)
+    if translated_by:
+        words["given"] = f"the dataset's own translation (by {translated_by}) as given"
+    parts = [f"{words[k]} {counts[k]}" for k in ORIGINS if counts[k]]
+    return f"- Where the {items.height} items' texts come from: " + "; ".join(parts) + "."
+
+
+def _review_line(s: dict) -> list[str]:
+    """The maintainers' review of the language (docs/review.md of the toolkit), from stats.json ``corrections``."""
+    review = (s.get("corrections") or {}).get("review")
+    if not review:
+        return []
+    return [f"- **Reviewed by the project's maintainers** (round {', '.join(review['rounds'])}): "
+            f"{review['sources']} English ids read against the English title under a written rubric (docs/review.md of "
+            f"the toolkit): {review['changed']} corrected, {review['kept']} confirmed as built, {review['dropped']} "
+            "dropped as no person's job title. The maintainers are not native speakers (they are AI language-model "
+            "agents working as reviewers); a native speaker's correction in Argilla replaces a review line."]
+
+
 def _language_section(ts: TestSet, pack: Language, agreement: list[dict] | None = None) -> str:
     s = ts.stats
     items = pl.concat([ts.queries, ts.corpus])
     corrected = items.filter(pl.col("status") == STATUS_CORRECTED).height
+    reviewed = items.filter(pl.col("status") == STATUS_REVIEWED).height
     check_failed = items.filter(~pl.col("check_ok").fill_null(False)).height
     methods = ", ".join(f"`{m}` ({n})" for m, n in items.group_by("check_method").len().sort("check_method").iter_rows())
     templates = s.get("templates")
@@ -131,11 +167,10 @@ def _language_section(ts: TestSet, pack: Language, agreement: list[dict] | None 
         *([f"- {q}" for q in quality]),
         *_route_lines(s),
         f"- Templates: `{templates_text}`.",
-        f"- Human corrections: {corrected} of {items.height} items have `status = corrected` "
-        f"(queries {ts.queries.filter(pl.col('status') == STATUS_CORRECTED).height}, "
-        f"corpus {ts.corpus.filter(pl.col('status') == STATUS_CORRECTED).height}); "
-        + (f"the other {items.height - corrected} are ESCO's labels as published (not reviewed in Argilla)." if esco
-           else f"the other {items.height - corrected} are machine translation as output by the translator."),
+        origins_line(items, (s.get("alignment") or {}).get("translated_by")),
+        *_review_line(s),
+        f"- Corrections by people in Argilla: {corrected} of {items.height} items have `status = corrected`; "
+        f"{reviewed} have `status = reviewed` (the maintainers' review).",
         f"- Grammatical-gender check: decided by {methods or 'nothing'}; "
         f"{check_failed} items where the check does not agree with the gender label (`check_ok = false`).",
         f"- Self-match policy recorded by the build: `{s.get('self_match_policy', 'not recorded')}`"
@@ -147,9 +182,10 @@ def _language_section(ts: TestSet, pack: Language, agreement: list[dict] | None 
                      f"{corrections.get('relevance', 0)} relevance labels by annotators.")
         rules = corrections.get("rules")  # term rules (docs/FORMAT.md): only in a set built with at least one
         if isinstance(rules, dict):
-            lines.append(f"- Term rules applied: {len(rules.get('rules') or [])} rule(s) reviewed by annotators changed the "
-                         f"titles of {rules.get('sources_changed', 0)} English sources; those items keep `status = "
-                         "machine` and name the rule in `provenance` (`…+rule:<id>`).")
+            lines.append(f"- Term rules applied: {len(rules.get('rules') or [])} reviewed rule(s) changed the "
+                         f"titles of {rules.get('sources_changed', 0)} English sources; their items have `status = "
+                         "rule` (unless a person or the review decided them) and name the rule in `provenance` "
+                         "(`…+rule:<id>`).")
     lines += _agreement_line(agreement)
     layer = s.get("gender_layer")
     if isinstance(layer, dict) and layer.get("method") == "lexicon":
@@ -211,7 +247,9 @@ def _translator_note(testsets: list[TestSet]) -> str:
     translated = [ts for ts in testsets if not ts.stats.get("source")]  # an ESCO set has no translator
     if not translated:
         return ""
-    others = sorted({str(ts.stats.get("translator")) for ts in translated} - {PAPER_TRANSLATOR})
+    others = sorted({str(ts.stats["translator"]) for ts in translated if ts.stats.get("translator")} - {PAPER_TRANSLATOR})
+    if not others and not any(ts.stats.get("translator") for ts in translated):
+        return "No translator made these titles (the dataset's own translations, read by the gender layer)."
     if not others:
         return "The translator is the paper's (Google Translate), but its output changes over time."
     return (f"The translators ({', '.join(f'`{t}`' for t in others)}) are not the paper's (Google Translate), so "
@@ -227,7 +265,8 @@ def render_card(version: str, tag: str, testsets: list[TestSet], toolkit_version
     header = yaml.safe_dump(card_header(languages), sort_keys=False, allow_unicode=True)
     per_language = "\n".join(_language_section(ts, packs[ts.lang], (agreement or {}).get(ts.lang)) for ts in testsets)
     machine_langs = [ts.lang for ts in testsets if not ts.stats.get("source")
-                     and pl.concat([ts.queries, ts.corpus]).filter(pl.col("status") != STATUS_CORRECTED).height]
+                     and pl.concat([ts.queries, ts.corpus]).filter(
+                         ~pl.col("status").is_in([STATUS_CORRECTED, STATUS_REVIEWED])).height]
     first = languages[0]
     return f"""---
 {header}---
@@ -259,7 +298,7 @@ Files per language `<lang>/`: `queries.parquet`, `corpus.parquet` (one row per u
 doublet | neomorpheme (the job-ad doublet *abogado/a* and the neutral neomorpheme *abogade*, gender inclusive,
 in neither gendered corpus), `pair_id` linking the forms of one occupation,
 `source_ids`/`source_texts` (the English titles), the gender check `check_gender`/`check_method`/`check_ok`,
-`flags`, `status` = machine | corrected, `provenance`), `qrels.tsv` (trec qrels `query_id 0 doc_id relevance`,
+`flags`, `status` = machine | rule | corrected | reviewed, `provenance`), `qrels.tsv` (trec qrels `query_id 0 doc_id relevance`,
 relevant pairs only), `qrels.parquet` (the same rows for `datasets`), `stats.json` (the build's counts,
 translator and templates). The format is described in `docs/FORMAT.md` of the toolkit.
 
@@ -294,11 +333,17 @@ Rank the whole corpus for each masculine and each feminine query of a pair, over
 - **Inclusive forms are made by rule**: the doublet (*abogado/a*) and neomorpheme (*abogade*) queries are
   written by the language's declared rules from a checked masculine/feminine pair (docs/forms.md of the
   toolkit), not by people; the neomorpheme is a proposal in use, not the standard language.
-- **Machine translation where not corrected**: {", ".join(f"`{lang}`" for lang in machine_langs) or "no language"}
-  contain machine-translated items that no person reviewed (see the corrections per language above);
-  expect wrong senses, untranslated English and uninflected feminines among them. {_translator_note(testsets)}
-{_uninflected_line(testsets)}- The gender of each title was checked automatically (spaCy morphology or documented rules); the check
-  can be wrong, and items where it disagrees are kept and marked `check_ok = false`.
+- **Unreviewed items**: {", ".join(f"`{lang}`" for lang in machine_langs) or "no language"}
+  contain items that neither a person nor the maintainers' review read (given or machine translations and the
+  forms the gender layer made from them; counts per language above); expect wrong senses, calques, untranslated
+  English and uninflected feminines among them. {_translator_note(testsets)}
+{_uninflected_line(testsets)}- The gender of each unreviewed title was decided automatically by the language's gender layer (the lexicon and
+  word list named per language above); it can be wrong, and items where it disagrees are kept and marked
+  `check_ok = false`.
+- **The review is not a native speakers' review**: the maintainers who read every title are AI language-model
+  agents, working to a written rubric with a second independent reading of 10% (agreement per language above).
+  Native speakers are invited to correct titles through the Argilla loop (docs/annotation.md of the toolkit);
+  their corrections replace the review's.
 - Relevance labels are carried over from the English dataset (binary, relevant pairs only) unless a person
   relabelled them; the English source covers job titles of one market and is not exhaustive.
 

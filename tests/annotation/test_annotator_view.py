@@ -128,15 +128,16 @@ def test_translation_records_suggest_from_the_verdict_and_sort_by_doubt(argilla_
     assert [r["external_id"] for r in only] == ["pt-translation-Attorney"]
     serious = vera.pending(name, filters=[metadata_filter("severity", "serious")])
     assert [r["external_id"] for r in serious] == ["pt-translation-Attorney"]
-    worst_first = vera.pending(name, sort=[{"scope": {"entity": "metadata", "metadata_property": "doubt"}, "order": "desc"}])
+    # the UI's first sort order is ascending: on confidence that is worst first (issue 35)
+    worst_first = vera.pending(name, sort=[{"scope": {"entity": "metadata", "metadata_property": "confidence"}, "order": "asc"}])
     assert worst_first[0]["external_id"] == "pt-translation-Attorney"
-    doubts = [r["metadata"]["doubt"] for r in worst_first]
-    assert doubts == sorted(doubts, reverse=True)
-    # suggestions say how sure and who: the doubt's complement, and the translation itself (MT) here
+    confidences = [r["metadata"]["confidence"] for r in worst_first]
+    assert confidences == sorted(confidences)
+    # suggestions say how sure and who: the record's confidence, and the translation itself (MT) here
     waiter = queue["pt-translation-Waiter"]
     by_question = {s["question_id"]: s for s in waiter["suggestions"]}
     assert {s["agent"] for s in by_question.values()} >= {"MT", "gender check"}
-    assert {s["score"] for s in by_question.values()} == {round(1 - waiter["metadata"]["doubt"], 4)}
+    assert {s["score"] for s in by_question.values()} == {waiter["metadata"]["confidence"]}
     # masculine only: the verdict's marking is suggested and the empty feminine box does not block Submit
     assert suggestion_values(vera, waiter) == {"masculine": "garçom", "gender_marking": "masculine_only"}
     assert waiter["metadata"]["severity"] == "check" and waiter["metadata"]["flags"] == ["no_feminine_form"]

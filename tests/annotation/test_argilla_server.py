@@ -126,16 +126,16 @@ def test_round_trip_push_annotate_pull_rebuild(argilla_env, tmp_path, capsys):
     rui = Annotator(stack, create_annotator(stack, "rui", "round-trip"))
     queue = ana.queue("pt-translations-t1")
     assert len(queue) == n_sources
-    # records are pushed worst first (doubt descending), and the verdict is there to filter on
-    order = [r["metadata"]["doubt"] for r in queue.values()]
-    assert order == sorted(order, reverse=True) and len(set(order)) > 1
+    # records are pushed worst first (confidence ascending), and the verdict is there to filter on
+    order = [r["metadata"]["confidence"] for r in queue.values()]
+    assert order == sorted(order) and len(set(order)) > 1
     assert all("verdict" in r["metadata"] and "severity" in r["metadata"] for r in queue.values())
     # The UI sends no sort by default and argilla-server then shuffles each annotator's queue, so "worst
-    # first" is the sort the guidelines name: metadata doubt, descending.
-    by_doubt = ana.pending("pt-translations-t1",
-                           sort=[{"scope": {"entity": "metadata", "metadata_property": "doubt"}, "order": "desc"}])
-    doubts = [r["metadata"]["doubt"] for r in by_doubt]
-    assert len(doubts) == n_sources and doubts == sorted(doubts, reverse=True)
+    # first" is the sort the guidelines name: metadata confidence, in the UI's first order (ascending).
+    by_confidence = ana.pending("pt-translations-t1",
+                                sort=[{"scope": {"entity": "metadata", "metadata_property": "confidence"}, "order": "asc"}])
+    confidences = [r["metadata"]["confidence"] for r in by_confidence]
+    assert len(confidences) == n_sources and confidences == sorted(confidences)
     # filtering by the check's verdict gives exactly the records with that verdict
     for verdict in {r["metadata"]["verdict"] for r in queue.values()}:
         only = ana.pending("pt-translations-t1", filters=[
@@ -143,11 +143,12 @@ def test_round_trip_push_annotate_pull_rebuild(argilla_env, tmp_path, capsys):
         assert sorted(r["external_id"] for r in only) == sorted(
             k for k, r in queue.items() if r["metadata"]["verdict"] == verdict)
     guidelines = ana.http.get(f"/api/v1/datasets/{ana.dataset_id('pt-translations-t1')}").json()["guidelines"]
-    assert "**Gender marking**" in guidelines and "doubt, descending" in guidelines  # written into the dataset
+    assert "**Gender marking**" in guidelines and "metadata → confidence** (ascending" in guidelines  # written into the dataset
     questions = ana.http.get(f"/api/v1/datasets/{ana.dataset_id('pt-translations-t1')}/questions").json()["items"]
     marking = next(q for q in questions if q["name"] == "gender_marking")
+    # the issue's masculine / feminine / neutral, and the answer that confirms a drop with one click (issue 35)
     assert {o["value"] for o in marking["settings"]["options"]} == {
-        "gendered", "neutral", "masculine_only", "feminine_only"}  # the issue's masculine / feminine / neutral
+        "gendered", "neutral", "masculine_only", "feminine_only", "no_title"}
     baker = queue["pt-translation-Baker"]
     # Baker: the translator's 'padaria' is a bakery; the lexicon layer already made 'padeira' (verdict reinflected,
     # flagged for review); both annotators confirm it and flag the translator's wrong sense -> decided
@@ -197,8 +198,10 @@ def test_round_trip_push_annotate_pull_rebuild(argilla_env, tmp_path, capsys):
     assert set(lines) == {("translation", "Baker"), ("translation", "Lawyer"), ("translation", "Civil_Engineer"),
                           ("relevance", (q_src, d_src))}
     b = lines[("translation", "Baker")]
-    # 'Padeira ' equals the suggested text once normalised: no text correction, the flag and the review are kept
-    assert (b["masculine"], b["feminine"], b["flag"], b["annotators"]) == (None, None, "wrong_sense", ["ana", "rui"])
+    # 'Padeira ' equals the suggested text once normalised; with a flag the titles the person left are written out
+    # (a flag with no title drops the source: issue 35), normalised
+    assert (b["masculine"], b["feminine"], b["flag"], b["annotators"]) == ("padeiro", "padeira", "wrong_sense",
+                                                                          ["ana", "rui"])
     assert b["record_id"] == "pt-translation-Baker" and b["submitted_at"].endswith("Z")
     assert (lines[("translation", "Lawyer")]["masculine"], lines[("translation", "Lawyer")]["feminine"]) == (None, None)
     # a title equal to the machine's is no correction (null); the offline translator may inflect it or not

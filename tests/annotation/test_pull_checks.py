@@ -9,7 +9,7 @@ import types
 import pytest
 
 import annotation.cli as cli
-from annotation.pull import PulledRecord, Vote
+from annotation.pull import Fetched, PulledRecord, Vote
 
 GOOD = {"masculine": "parteiro", "feminine": "parteira", "gender_marking": "gendered"}
 
@@ -25,7 +25,7 @@ def _serve(monkeypatch, answers: dict, annotator: str = "ana", stamp: str = "202
     server = types.SimpleNamespace(url="http://127.0.0.1:1", client=Client())
     monkeypatch.setattr(cli, "connect", lambda *a, **k: server)
     monkeypatch.setattr(cli, "ensure_workspace", lambda server, name: "ws")
-    monkeypatch.setattr(cli, "fetch_submitted", lambda server, dataset: [record])
+    monkeypatch.setattr(cli, "fetch_submitted", lambda server, dataset: Fetched([record]))
     monkeypatch.setattr(cli, "agreement", lambda records, answers: [])
 
 

@@ -108,13 +108,13 @@ def test_readme_try_annotation_locally_ends_in_a_corrected_rebuild(argilla_env, 
     assert "Warning" not in out, out  # a first push creates the workspace and dataset: no "not found" warning
     assert "Sending records" not in out and "\r" not in out, out  # the SDK's bar stays out of a log (not a terminal)
 
-    # the browser step, signed in as argilla (the owner): sort by doubt (worst first), correct a title, Submit
+    # the browser step, signed in as argilla (the owner): sort by confidence (worst first), correct a title, Submit
     me = Annotator(stack, stack.owner_api_key)
     ds_id = me.dataset_id(dataset)
     assert me.http.get(f"/api/v1/datasets/{ds_id}").json()["workspace_id"] in {
         w["id"] for w in me.http.get("/api/v1/me/workspaces").json()["items"] if w["name"] == workspace}
-    queue = me.pending(dataset, sort=[{"scope": {"entity": "metadata", "metadata_property": "doubt"},
-                                       "order": "desc"}])
+    queue = me.pending(dataset, sort=[{"scope": {"entity": "metadata", "metadata_property": "confidence"},
+                                       "order": "asc"}])
     assert queue, "nothing to annotate"
     record = next((r for r in queue if r["external_id"] == "pt-translation-Baker"), queue[0])
     record = me.queue(dataset)[record["external_id"]]  # with its suggestions

@@ -22,12 +22,13 @@ def test_translation_records_in_doubt_order_with_suggestions_from_the_verdict(tm
         ("pt-translation-Baker", "check"), ("pt-translation-Waiter", "check"),  # a flag not in the table; a review verdict
         ("pt-translation-Data_Analyst", "none"), ("pt-translation-Lawyer", "none"), ("pt-translation-Nurse", "none"),
     ]
-    assert [s.metadata["doubt"] for s in specs] == sorted((s.metadata["doubt"] for s in specs), reverse=True)
+    # worst first, and the metadata Argilla sorts by rises along that order (the UI sorts ascending first)
+    assert [s.metadata["confidence"] for s in specs] == sorted(s.metadata["confidence"] for s in specs)
     baker = specs[1]
     assert {q: s.value for q, s in baker.suggestions.items()} == {
         "masculine": "padeiro", "feminine": "padaria", "gender_marking": "gendered"}
     # every suggestion says who made it and how sure it is (1 - doubt)
-    assert baker.suggestions["feminine"].agent == "MT" and baker.suggestions["feminine"].score == round(1 - baker.metadata["doubt"], 4)
+    assert baker.suggestions["feminine"].agent == "MT" and baker.suggestions["feminine"].score == baker.metadata["confidence"]
     assert baker.metadata["flags"] == ["wrong_sense"] and baker.metadata["needs_review"] == "yes"
     assert "She is a Baker. → Ela é uma padaria." in baker.fields["source"]
     assert baker.fields["titles"] == ("Proposed: padeiro (masculine) · padaria (feminine)\n"
@@ -70,7 +71,7 @@ def test_reinflected_record_shows_the_machines_title_and_what_the_lexicon_change
     assert nurse.suggestions["feminine"].agent == "ending rule" and nurse.suggestions["masculine"].agent == "MT"
     # routine, lifted by the outputs' word difference: "rede" and "de" have no counterpart, 2 of 3 words
     d = doubt(df.filter(pl.col("source_id") == "Nurse").row(0, named=True))
-    assert d.severity == "routine" and d.signal == round(2 / 3, 4) and nurse.metadata["doubt"] == round(0.1 + 0.5 * 2 / 3, 4)
+    assert d.severity == "routine" and d.signal == round(2 / 3, 4) and nurse.metadata["confidence"] == round(1 - round(0.1 + 0.5 * 2 / 3, 4), 4)
 
 
 def test_non_gender_difference_counts_words_that_are_not_inflections():
@@ -159,9 +160,29 @@ def _t(sid, when, m="x"):
 def test_corrections_merge_keeps_old_lines_and_newest_wins(tmp_path):
     old = [_t("A", "2026-01-01T00:00:00Z", "old-a"), _t("B", "2026-01-01T00:00:00Z")]
     new = [_t("A", "2026-02-01T00:00:00Z", "new-a")]
-    merged = merge(old, new)
+    result = merge(old, new)
+    merged = result.lines
     assert [(x["source_id"], x["masculine"]) for x in merged] == [("A", "new-a"), ("B", "x")]
-    assert merge(new, [_t("A", "2025-12-01T00:00:00Z", "older")])[0]["masculine"] == "new-a"
+    assert (result.new, result.changed, result.kept) == (0, 1, 0)
+    older = merge(new, [_t("A", "2025-12-01T00:00:00Z", "older")])
+    assert older.lines[0]["masculine"] == "new-a" and older.older == 1
+
+
+def test_the_same_answers_pulled_again_keep_the_line_already_pulled():
+    """Issue 35: after a rebuild and re-push the proposal is the person's own text, so their unchanged answer,
+    compared with it again, would read as "no correction" (null). The same annotators at the same time are the
+    answers already pulled: the line in the file stays as it is, whatever the new comparison gives."""
+    first = _t("A", "2026-01-01T00:00:00Z", "professora emérita")
+    again = dict(first, masculine=None)
+    result = merge([first], [again])
+    assert result.lines == [first] and (result.new, result.changed, result.kept) == (0, 0, 1)
+    # a second annotator's newer answer is news: it replaces the line
+    newer = dict(again, annotators=["ana", "rui"], submitted_at="2026-01-02T00:00:00Z")
+    assert merge([first], [newer]).lines == [newer]
+
+
+def test_corrections_merge_file_round_trip(tmp_path):
+    merged = merge([_t("A", "2026-01-01T00:00:00Z", "old-a"), _t("B", "2026-01-01T00:00:00Z")], []).lines
     path = tmp_path / "c" / "pt.jsonl"
     write_jsonl_atomic(merged, path)
     assert read_corrections(path) == merged

@@ -4,6 +4,7 @@ import polars as pl
 import pytest
 
 from builder.corrections import Corrections, TranslationCorrection
+from builder.errors import BuildError
 from builder.gender import check_gender
 from languages import load
 from builder.params import load_params, strip_pattern_for
@@ -240,13 +241,21 @@ def test_single_form_markings_build_only_that_form():
     assert by_id["m:capataz"]["gender"] == "masculine" and by_id["m:capataz"]["check_method"] == "human"
 
 
-def test_single_form_marking_without_that_title_fails():
-    # neither output could be stripped: the suggestion had no masculine title for the marking to keep
+def test_a_line_keeping_a_proposal_that_does_not_exist_is_refused_naming_file_and_line(tmp_path):
+    # neither output could be stripped: there is no proposed title for the line's null ("keep it") to keep, so the
+    # line certifies nothing: one error naming the file and line (issue 35), not a silently failed source
     rows = [("Foreman", "Foreman", "Foreman.", "Foreman!")]
-    corr = Corrections(translations={"Foreman": TranslationCorrection("Foreman", None, None, "masculine_only", None, ("rui",))})
-    _, corpus, processed = build("pt", rows, queries=set(), corrections=corr)
-    assert dict(processed.select("source_id", "verdict").iter_rows()) == {"Foreman": "failed"}
-    assert corpus.height == 0
+    corr = Corrections(translations={"Foreman": TranslationCorrection("Foreman", None, None, "masculine_only", None, ("rui",))},
+                       path=tmp_path / "pt.jsonl", lines={"Foreman": 7})
+    with pytest.raises(BuildError, match=r"pt\.jsonl:7: source_id 'Foreman': the build proposes no title for it"):
+        build("pt", rows, queries=set(), corrections=corr)
+    # the same line with the title written, or with a flag, is fine
+    written = Corrections(translations={"Foreman": TranslationCorrection("Foreman", "capataz", None, "masculine_only",
+                                                                         None, ("rui",))})
+    assert build("pt", rows, queries=set(), corrections=written)[1]["text"].to_list() == ["capataz"]
+    dropped = Corrections(translations={"Foreman": TranslationCorrection("Foreman", None, None, None, "not_a_job_title",
+                                                                         ("rui",))})
+    assert build("pt", rows, queries=set(), corrections=dropped)[1].height == 0
 
 
 # The agreement-aware check (builder.gender's precedence): the head noun's ending, the words agreeing with it,

@@ -189,7 +189,9 @@ SHOWN = Outcome(Verdict.REINFLECTED, "advogado", "advogada", M, F, "lexicon", "l
     (correction(marking="feminine_only"), Verdict.FEMININE_ONLY, ("advogado", "advogada")),
     (correction(flag="not_a_job_title"), Verdict.DROPPED_BY_ANNOTATOR, ("advogado", "advogada")),
     (correction(flag="untranslatable"), Verdict.DROPPED_BY_ANNOTATOR, ("advogado", "advogada")),
-    (correction(flag="wrong_sense"), Verdict.GENDERED, ("advogado", "advogada")),  # a flag that drops nothing
+    # every flag without a title drops (the UI's and FORMAT's word, issue 35: wrong sense once kept the title)
+    (correction(flag="wrong_sense"), Verdict.DROPPED_BY_ANNOTATOR, ("advogado", "advogada")),
+    (correction(flag="wrong_sense", feminine="padeira"), Verdict.GENDERED, ("advogado", "padeira")),
 ])
 def test_a_persons_marking_decides(fix, verdict, titles):
     source = Source({}, Stripped("advogado", None), Stripped("advogada", None), fix)

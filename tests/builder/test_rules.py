@@ -108,9 +108,13 @@ def test_a_rule_applies_to_titles_added_after_it_was_written(tmp_path, capsys):
     assert rows["Accountant"]["status"] == "machine" and rows["Accountant"]["title_masculine"] == "contador"
     ts = read_testset(out, "pt")
     item = ts.corpus.filter(pl.col("text") == "gerente de contas").row(0, named=True)
-    assert (item["gender"], item["status"], item["provenance"]) == ("neutral", "machine", "fixture:1+rule:r1")
-    # no item keeps the old term (the doubtful Executive, unchanged, is unverified: no item until a person decides)
+    # a rule's item is no longer "machine": its status says a rule changed it (issue 35)
+    assert (item["gender"], item["status"], item["provenance"]) == ("neutral", "rule", "fixture:1+rule:r1")
+    # no item keeps the old term, and the doubtful Executive is fixed too (still unverified: no item until a person
+    # decides, but the person is shown the fixed title)
     assert ts.corpus.filter(pl.col("text").str.contains("de conta$")).height == 0
+    assert rows["Account_Executive"]["title_masculine"] == "responsável executivo de contas"
+    assert rows["Account_Executive"]["verdict"] == "unverified"
     # the reinflected pair: both forms fixed, each item naming the rule
     lawyer = ts.corpus.filter(pl.col("source_ids").list.contains("Account_Lawyer"))
     assert sorted(lawyer["text"]) == ["advogada de contas", "advogado de contas"]
@@ -118,10 +122,11 @@ def test_a_rule_applies_to_titles_added_after_it_was_written(tmp_path, capsys):
     # qrels follow the source ids: the rule changed the text, not the relevance
     lawyer_queries = ts.queries.filter(pl.col("source_ids").list.contains("Lawyer")).height
     assert ts.qrels.filter(pl.col("doc_id").is_in(lawyer["id"].to_list())).height == 2 * lawyer_queries
-    assert "pt: term rules (" in printed and "r1 'de conta' → 'de contas': 4 changed, 1 doubtful" in printed
+    # the rule fixed the five inputs before the gender layer read them (Executive among them, still a review item)
+    assert "pt: term rules (" in printed and "r1 'de conta' → 'de contas': 5 input(s) and 0 title(s) changed" in printed
 
 
-def test_a_persons_correction_wins_and_a_doubtful_record_is_listed_not_changed(tmp_path):
+def test_a_persons_correction_wins_and_a_doubtful_record_is_changed_too(tmp_path):
     person = {"kind": "translation", "lang": "pt", "source_id": "Account_Agent", "record_id": "pt-translation-Account_Agent",
               "masculine": "agente de conta corrente", "feminine": None, "gender_marking": "neutral", "flag": None,
               "annotators": ["rui"], "submitted_at": "2026-11-30T10:00:00Z"}
@@ -140,12 +145,15 @@ def test_a_persons_correction_wins_and_a_doubtful_record_is_listed_not_changed(t
     assert set(clerk.filter(pl.col("form").is_in(["masculine", "feminine"]))["text"]) == {
         "escriturário de contas", "escriturária de contas"}
     assert set(clerk["provenance"]) == {"human:eva+rule:r1"} and set(clerk["status"]) == {"corrected"}
-    assert rows["Account_Executive"]["title_masculine"] == "responsável executivo de conta"  # doubtful: to a person
-    assert rows["Account_Executive"]["status"] == "machine"
+    # the doubtful record holds the term too: fixed, and still a review item for a person
+    assert rows["Account_Executive"]["title_masculine"] == "responsável executivo de contas"
+    assert (rows["Account_Executive"]["status"], rows["Account_Executive"]["verdict"]) == ("rule", "unverified")
     stats = read_testset(out, "pt").stats["corrections"]["rules"]
     [r1] = stats["rules"]
-    assert (r1["changed"], r1["doubtful"], r1["kept_corrected"]) == (3, 1, 1)  # Clerk, Manager, Account_Lawyer
-    assert [t["source_id"] for t in r1["doubtful_records"]] == ["Account_Executive"]
+    # on the inputs: Clerk (a proposal the person kept), Manager, Account_Lawyer, Executive; not the person's Agent
+    assert sorted(t["source_id"] for t in r1["input_records"]) == [
+        "Account_Clerk", "Account_Executive", "Account_Lawyer", "Account_Manager"]
+    assert (r1["inputs_changed"], r1["changed"], r1["kept_corrected"]) == (4, 0, 1)
     assert r1["kept_corrected_records"] == [{
         "source_id": "Account_Agent", "english": "Account Agent",
         "before": {"masculine": "agente de conta corrente", "feminine": "agente de conta corrente"},
@@ -164,17 +172,18 @@ def test_stats_list_what_each_rule_touched_and_a_rule_matching_nothing(tmp_path,
     assert stats["file"] == str(tmp_path / "corrections" / "pt.rules.jsonl")
     assert [r["id"] for r in stats["rules"]] == ["r1", "r2", "r3"] and stats["matching_nothing"] == ["r3"]
     r1, r2, r3 = stats["rules"]
-    assert sorted(t["source_id"] for t in r1["changed_records"]) == [
-        "Account_Agent", "Account_Clerk", "Account_Lawyer", "Account_Manager"]
-    clerk = next(t for t in r1["changed_records"] if t["source_id"] == "Account_Clerk")
+    assert sorted(t["source_id"] for t in r1["input_records"]) == [
+        "Account_Agent", "Account_Clerk", "Account_Executive", "Account_Lawyer", "Account_Manager"]
+    clerk = next(t for t in r1["input_records"] if t["source_id"] == "Account_Clerk")
     assert clerk["before"] == {"masculine": "escriturário de conta", "feminine": "escriturária de conta"}
     assert clerk["after"] == {"masculine": "escriturário de contas", "feminine": "escriturária de contas"}
-    # r2 sees what r1 left (rules run in the file's order) and only English titles holding "lawyer"
-    assert [(t["source_id"], t["before"]["masculine"], t["after"]["masculine"]) for t in r2["changed_records"]] == [
-        ("Account_Lawyer", "advogado de contas", "jurista de contas"), ("Lawyer", "advogado", "jurista")]
-    assert r2["changed_records"][1]["after"]["feminine"] == "advogada"  # the term is whole words: advogada stays
-    assert (r3["changed"], r3["doubtful"], r3["kept_corrected"]) == (0, 0, 0)
-    assert stats["sources_changed"] == 5
+    # r2 sees what r1 left (rules run in the file's order; "before" is the input before every rule) and only
+    # English titles holding "lawyer"; the term is
+    # whole words, so the translator's advogada stays and the layer then decides jurista / advogada
+    assert [(t["source_id"], t["before"]["masculine"], t["after"]["masculine"]) for t in r2["input_records"]] == [
+        ("Account_Lawyer", "advogado de conta", "jurista de contas"), ("Lawyer", "advogado", "jurista")]
+    assert (r3["inputs_changed"], r3["changed"], r3["kept_corrected"]) == (0, 0, 0)
+    assert stats["sources_changed"] == 6
     assert "r3 'astronauta' → 'cosmonauta': matches no title in this build" in printed
     rows = translations(out)
     assert rows["Lawyer"]["status"] == "rule" and "term rule r2" in rows["Lawyer"]["reason"]
@@ -193,7 +202,8 @@ def test_a_rule_emptying_a_title_or_writing_the_other_gender_is_the_annotators_c
     corpus = read_testset(out, "pt").corpus
     assert corpus.filter(pl.col("source_ids").list.contains("Accountant"))["text"].to_list() == ["contador"]
     [lawyer] = corpus.filter(pl.col("source_ids").list.contains("Lawyer")).iter_rows(named=True)
-    assert (lawyer["text"], lawyer["gender"], lawyer["flags"]) == ("advogado", "neutral", ["gender_conflict"])
+    # the input advogado / advogado made the layer inflect advogada again; the rule on the titles undoes it
+    assert (lawyer["text"], lawyer["gender"]) == ("advogado", "neutral") and "gender_conflict" in lawyer["flags"]
 
 
 @pytest.mark.parametrize("line, message", [

@@ -82,7 +82,9 @@ def test_card_states_provenance_counts_metrics_limitations_and_citation(project)
     assert header["license"] == "apache-2.0"
     assert SOURCE_DATASET["commit"] in card and "Apache-2.0" in card and "Zbib et al. (2022)" in card
     assert "`fxtranslate` version `0.5.0`" in card and "She is a {title}." in card
-    assert "Human corrections: 1 of 13 items" in card
+    assert "Corrections by people in Argilla: 1 of 13 items have `status = corrected`" in card
+    # each item's origin counted once (issue 35): the corrected item as a person's, the others as machine text
+    assert "Where the 13 items' texts come from: machine translation as output 12; corrected by a person in Argilla 1." in card
     assert "1 translation corrections, 0 relevance labels" in card
     assert "flagged for review: 3 (uninflected feminine: 2)" in card
     assert "| PT | 2 | 1 | 5 | 3 | 2 | 8 | 7 |" in card
@@ -94,7 +96,7 @@ def test_card_states_provenance_counts_metrics_limitations_and_citation(project)
     assert "The translators (`fxtranslate`) are not the paper's" in card
     assert "T also counts" not in card  # every fixture title is paired or neutral
     assert "RBO_ext(p=0.98)" in card and "MAP" in card and "AO" in card
-    assert "Inclusive forms are made by rule" in card and "(2 in `pt`, 2 in `es`), the occupation is kept" in card and "Machine translation where not corrected" in card
+    assert "Inclusive forms are made by rule" in card and "(2 in `pt`, 2 in `es`), the occupation is kept" in card and "Unreviewed items" in card
     assert "@misc{garcia-sardina2025gendered" in card and "testset@v0.1.0" in card
 
 
@@ -386,5 +388,6 @@ def test_card_names_the_term_rules_a_set_was_built_with():
              "rules": [{"id": "r1"}, {"id": "r2"}]}
     ruled = dataclasses.replace(pt, stats={**plain.stats, "corrections": {**plain.stats["corrections"], "rules": rules}})
     card = render_card("0.1.0", "testset@v0.1.0", [ruled], "0.1.0", {"pt": load("pt")})
-    assert ("Term rules applied: 2 rule(s) reviewed by annotators changed the titles of 16 English sources; those items "
-            "keep `status = machine` and name the rule in `provenance` (`…+rule:<id>`).") in card
+    assert ("Term rules applied: 2 reviewed rule(s) changed the titles of 16 English sources; their items have "
+            "`status = rule` (unless a person or the review decided them) and name the rule in `provenance` "
+            "(`…+rule:<id>`).") in card

@@ -1,0 +1,227 @@
+"""The maintainers' review: every English id of a language read against its English title, and the result written
+through the corrections path (docs/review.md).
+
+``review_pack`` lists what a reviewer reads for each English id of a build: the English title, where it occurs,
+the titles of the queries it is relevant to (its sense), the dataset's given translation (the alignment's
+candidate and how sure it was), the machine translation where there is one, the build's proposed forms with
+their verdict and flags, and ESCO's labels of the same occupation where the English title is an ESCO English
+label (a hint written by people, not a score). One JSON object per English id.
+
+``verdict_lines`` turns a reviewer's verdicts (one per English id: keep, fix, add or drop, with a reason) into
+correction lines of the review round (docs/FORMAT.md ``review``): every line carries the texts the reviewer read
+or wrote, so a later change of the builder never changes what the review certified.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import defaultdict
+from pathlib import Path
+
+import polars as pl
+
+from annotation import AnnotationError
+
+ESCO_FOLDERS = {"de": ["deu_q_de_c_de", "aut_q_de_c_de"], "fr": ["fra_q_fr_c_fr", "bel_q_fr_c_fr"],
+                "es": ["esp_q_es_c_es"], "it": ["ita_q_it_c_it"], "pt": ["prt_q_pt_c_pt"],
+                "nl": ["nld_q_nl_c_nl", "bel_q_nl_c_nl"], "pl": ["pol_q_pl_c_pl"]}
+MELO_ENGLISH = "usa_q_en_c_en"
+
+
+def melo_root() -> Path | None:
+    """The MELO benchmark's processed folders (ESCO labels): $GJT_MELO_DIR, else ../shared/data/melo."""
+    given = os.environ.get("GJT_MELO_DIR")
+    candidates = [Path(given)] if given else [Path(__file__).resolve().parents[2] / "shared" / "data" / "melo"]
+    for c in candidates:
+        if (c / "processed" / "melo" / MELO_ENGLISH).is_dir():
+            return c / "processed" / "melo"
+    return None
+
+
+def _labels(folder: Path) -> dict[str, list[str]]:
+    """URI → labels (preferred first) of one MELO folder; ISCO groups left out."""
+    keys = dict(line.split("\t", 1) for line in (folder / "concept_mapping.tsv").read_text(encoding="utf-8").splitlines()
+                if "\t" in line)
+    out: dict[str, list[str]] = defaultdict(list)
+    for line in (folder / "corpus_elements.tsv").read_text(encoding="utf-8").splitlines():
+        if "\t" not in line:
+            continue
+        key, label = line.split("\t", 1)
+        uri = keys.get(key, "")
+        if "/occupation/" in uri:
+            out[uri].insert(0, label) if key.endswith("_000") else out[uri].append(label)
+    return out
+
+
+def esco_hints(lang: str, english_titles: list[str]) -> dict[str, list[str]]:
+    """English title → ESCO's labels in ``lang`` of every occupation holding it as an English label
+    (case-insensitive exact match); {} where ESCO has no such language or no copy is here."""
+    root = melo_root()
+    if root is None or lang not in ESCO_FOLDERS:
+        return {}
+    english = _labels(root / MELO_ENGLISH)
+    by_label: dict[str, set[str]] = defaultdict(set)
+    for uri, labels in english.items():
+        for label in labels:
+            by_label[label.lower()].add(uri)
+    target: dict[str, list[str]] = defaultdict(list)
+    for name in ESCO_FOLDERS[lang]:
+        if (root / name).is_dir():
+            for uri, labels in _labels(root / name).items():
+                target[uri] += [x for x in labels if x not in target[uri]]
+    out = {}
+    for title in english_titles:
+        labels = [x for uri in sorted(by_label.get(title.lower(), ())) for x in target.get(uri, [])]
+        if labels:
+            out[title] = list(dict.fromkeys(labels))[:12]
+    return out
+
+
+def review_pack(data: str | Path, lang: str, source: str | Path | None = None) -> list[dict]:
+    """One object per English id of the build ``data/<lang>`` (translations.parquet, raw_translations.parquet,
+    alignment.parquet when the route uses the given translation), sorted by id."""
+    folder = Path(data) / lang
+    path = folder / "translations.parquet"
+    if not path.is_file():
+        raise AnnotationError(f"{path}: file missing; build the language first (python -m builder build ...)")
+    t = pl.read_parquet(path)
+    raw = pl.read_parquet(folder / "raw_translations.parquet")
+    route = dict(zip(raw["source_id"], raw["route"])) if "route" in raw.columns else {}
+    candidate: dict[str, dict] = {}
+    if (folder / "alignment.parquet").is_file():
+        for a in pl.read_parquet(folder / "alignment.parquet").iter_rows(named=True):
+            candidate.setdefault(a["source_id"], a)
+    queries_of = _relevant_queries(source, t)
+    hints = esco_hints(lang, t["source_text"].to_list())
+    pack = []
+    for row in t.sort("source_id").iter_rows(named=True):
+        sid = row["source_id"]
+        r = route.get(sid, "mt")
+        item = {"id": sid, "en": row["source_text"],
+                "occurs": "query+corpus" if row["in_queries"] and row["in_corpus"] else
+                ("query" if row["in_queries"] else "corpus"),
+                "route": r}
+        if queries_of.get(sid):
+            item["relevant_to"] = queries_of[sid][:3]
+        a = candidate.get(sid)
+        if a is not None:
+            item["given"] = a["reference_text"]
+            item["given_confident"] = bool(a["confident"])
+        if r == "mt":
+            item["mt"] = [row["mt_masculine"], row["mt_feminine"]]
+        item["built"] = [row["title_masculine"], row["title_feminine"]]
+        item["verdict"] = row["verdict"]
+        flags = [f for f in (row["flags"] or []) if f not in ("masculine_base",)]
+        if flags:
+            item["flags"] = flags
+        if hints.get(row["source_text"]):
+            item["esco"] = hints[row["source_text"]]
+        pack.append(item)
+    return pack
+
+
+def _relevant_queries(source: str | Path | None, t: pl.DataFrame) -> dict[str, list[str]]:
+    """English corpus id → the English query titles it is relevant to (its sense), from the English source."""
+    if source is None:
+        return {}
+    source = Path(source)
+    titles = dict(zip(t["source_id"], t["source_text"]))
+    out: dict[str, list[str]] = defaultdict(list)
+    for line in (source / "annotations.tsv").read_text(encoding="utf-8").splitlines():
+        parts = line.split("\t")
+        if len(parts) >= 3 and parts[0] in titles:
+            out[parts[2]].append(titles[parts[0]])
+    return out
+
+
+def write_pack(pack: list[dict], out: str | Path) -> Path:
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in pack), encoding="utf-8")
+    return out
+
+
+# --- the reader's side: a compact text of the pack, and the verdicts' check --------------------------------------
+
+ACTIONS = ("keep", "fix", "drop")
+MARKINGS = ("gendered", "neutral", "masculine_only", "feminine_only")
+
+
+def _forms(pair: list) -> str:
+    m, f = pair
+    if m is None and f is None:
+        return "(none)"
+    if m == f:
+        return f"{m} (one form)"
+    return f"{m or '(none)'} / {f or '(none)'}"
+
+
+def render_line(x: dict) -> str:
+    """One English id as a reader reads it, on one line (``|``-separated)."""
+    parts = [x["id"], f"EN: {x['en']}", x["occurs"]]
+    if x.get("relevant_to"):
+        parts.append("rel: " + "; ".join(x["relevant_to"]))
+    if "given" in x:
+        parts.append(f"given{'' if x['given_confident'] else ' (UNSURE candidate)'}: {x['given']}")
+    if "mt" in x:
+        parts.append(f"mt: {_forms(x['mt'])}")
+    parts.append(f"BUILT: {_forms(x['built'])} [{x['verdict']}{'; ' + ','.join(x['flags']) if x.get('flags') else ''}]")
+    if x.get("esco"):
+        parts.append("esco: " + "; ".join(x["esco"][:6]))
+    return " | ".join(parts)
+
+
+def check_verdicts(path: str | Path, pack: list[dict]) -> list[str]:
+    """The problems of a verdict file against its pack (empty: every line valid); a verdict is one JSON object a
+    line: ``id``, ``a`` (keep | fix | drop), ``m``, ``f``, ``g`` (a fix), ``why`` (a fix or a drop), ``rule``."""
+    by_id = {x["id"]: x for x in pack}
+    problems, seen = [], set()
+    for n, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        where = f"{path}:{n}"
+        try:
+            v = json.loads(line)
+        except json.JSONDecodeError as exc:
+            problems.append(f"{where}: not JSON ({exc.msg})")
+            continue
+        sid = v.get("id")
+        if sid not in by_id:
+            problems.append(f"{where}: unknown id {sid!r}")
+            continue
+        if sid in seen:
+            problems.append(f"{where}: id {sid!r} given twice")
+        seen.add(sid)
+        a = v.get("a")
+        if a not in ACTIONS:
+            problems.append(f"{where}: a={a!r}; expected one of {ACTIONS}")
+            continue
+        built = by_id[sid]["built"]
+        if a == "keep" and built == [None, None]:
+            problems.append(f"{where}: keep, but the build has no title for {sid!r}: fix (write the forms) or drop")
+        if a == "keep" and by_id[sid]["verdict"] in ("unverified", "unaligned", "not_a_person", "failed"):
+            problems.append(f"{where}: keep of a {by_id[sid]['verdict']} record (no item): fix it (write the forms) or drop")
+        if a == "fix":
+            g = v.get("g")
+            if g not in MARKINGS:
+                problems.append(f"{where}: g={g!r}; expected one of {MARKINGS}")
+            m, f = v.get("m"), v.get("f")
+            for key, text in (("m", m), ("f", f)):
+                if text is not None and (not isinstance(text, str) or text != text.lower() or text != text.strip()
+                                         or not text):
+                    problems.append(f"{where}: {key}={text!r}; lowercase text without outer spaces expected")
+            if g == "gendered" and (not m or not f or m == f):
+                problems.append(f"{where}: gendered needs two different forms m and f")
+            if g == "neutral" and (not m or m != f):
+                problems.append(f"{where}: neutral needs m == f")
+            if g == "masculine_only" and not m:
+                problems.append(f"{where}: masculine_only needs m")
+            if g == "feminine_only" and not f:
+                problems.append(f"{where}: feminine_only needs f")
+        if a in ("fix", "drop") and not (isinstance(v.get("why"), str) and v["why"].strip()):
+            problems.append(f"{where}: a {a} needs a one-line reason 'why'")
+    missing = [sid for sid in by_id if sid not in seen]
+    if missing:
+        problems.append(f"{path}: {len(missing)} id(s) without a verdict, e.g. {missing[:5]}")
+    return problems
