@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import json
 import math
 from pathlib import Path
 
-from annotation import AnnotationError, relevance, rules, translations, vectors
+from annotation import AnnotationError, relevance, review, rules, translations, vectors
 from annotation.corrections import (KIND_RELEVANCE, merge, read_corrections, validate_line, write_corrections,
                                     write_jsonl_atomic)
 from annotation.params import AnnotationParams, load_params, with_overrides
@@ -65,7 +66,8 @@ def corrections_path(params: AnnotationParams, lang: str) -> Path:
     return Path(params.corrections_dir) / f"{lang}.jsonl"
 
 
-def pull(lang: str, params: AnnotationParams, out: str | Path | None = None, review: str | None = None) -> dict:
+def pull(lang: str, params: AnnotationParams, out: str | Path | None = None, review: str | None = None,
+         adjudicator: str | None = None) -> dict:
     """Write decided responses to the corrections file (merged with what it held); return a summary. ``review``:
     the answers are the maintainers' review round of that name (docs/review.md), not a person's corrections."""
     out = Path(out or corrections_path(params, lang))
@@ -94,7 +96,7 @@ def pull(lang: str, params: AnnotationParams, out: str | Path | None = None, rev
         if kind == "relevance":
             wrong = translation_wrong_reports(records)
         for record in records:
-            decided, tied = decide(record, answers)
+            decided, tied = decide(record, answers, adjudicator)
             if decided is None:
                 ties.append({"kind": kind, "record_id": record.record_id, "questions": tied,
                              "votes": {v.annotator: answers(v) for v in record.votes}})
@@ -216,7 +218,7 @@ def cmd_push_relevance(args: argparse.Namespace) -> None:
 
 
 def cmd_pull(args: argparse.Namespace) -> None:
-    _print_pull(pull(args.lang, _params(args), args.out, args.review))
+    _print_pull(pull(args.lang, _params(args), args.out, args.review, args.adjudicator))
 
 
 def cmd_rule(args: argparse.Namespace) -> None:
@@ -224,6 +226,79 @@ def cmd_rule(args: argparse.Namespace) -> None:
     _print_rule(rules.run_rule(translations.read_translations(args.data, args.lang), args.lang,
                                Path(args.out or corrections_path(params, args.lang)), args.find,
                                args.replace, args.english, args.annotator, args.apply), args)
+
+
+def review_import(lang: str, params: AnnotationParams, readings: str | Path, round_: str,
+                  submitted_at: str, out: str | Path | None = None) -> dict:
+    """The round's decided readings merged into the corrections file (newer lines, a person's Argilla answers
+    among them, win), and the two independent readings' agreement in ``<lang>.review-agreement.jsonl`` beside it.
+    Ties (readings that disagree, nobody settled) refuse the import, listed in ``<lang>.review-ties.jsonl``."""
+    out = Path(out or corrections_path(params, lang))
+    old = read_corrections(out, lang)
+    rows = review.read_readings(readings, lang)
+    decided, ties = review.decide_readings(rows)
+    ties_path = out.with_name(f"{lang}.review-ties.jsonl")
+    if ties:
+        write_jsonl_atomic([{"id": sid, "readings": [{k: r[k] for k in review.READING_FIELDS}
+                                                      for r in rows if r["id"] == sid]} for sid in ties], ties_path)
+        raise AnnotationError(f"{readings}: {len(ties)} id(s) whose readings disagree and no third reading settles "
+                              f"(e.g. {ties[0]!r}), listed in {ties_path}; add their adjudication readings and import "
+                              f"again (nothing was written to {out})")
+    ties_path.unlink(missing_ok=True)
+    lines = review.review_lines(decided, rows, lang, round_, submitted_at)
+    merged = merge(old, lines)
+    write_corrections(merged.lines, out, lang)
+    figures = review.review_agreement(rows)
+    write_jsonl_atomic(figures, out.with_name(f"{lang}.review-agreement.jsonl"))
+    counts = {a: sum(1 for r in decided.values() if review._label(r) == a) for a in ("keep", "fix", "drop")}
+    return {"out": out, "decided": len(decided), **counts, "merged": merged, "agreement": figures}
+
+
+def cmd_review_pack(args: argparse.Namespace) -> None:
+    check_code(args.lang)
+    pack = review.review_pack(args.data, args.lang, args.source)
+    path = review.write_pack(pack, args.out)
+    print(f"{path}: {len(pack)} English ids of {args.data}/{args.lang} to read (docs/review.md)")
+
+
+def cmd_review_import(args: argparse.Namespace) -> None:
+    from datetime import datetime, timezone
+
+    params = _params(args)
+    stamp = args.submitted_at or datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    result = review_import(args.lang, params, args.readings, args.round, stamp, args.out)
+    m = result["merged"]
+    print(f"{result['out']}: review {args.round}: {result['decided']} English ids decided ({result['keep']} kept as "
+          f"built, {result['fix']} corrected, {result['drop']} dropped): {m.new} new line(s), {m.changed} replaced, "
+          f"{m.kept} as imported before, {m.older} older than the file's line (the file's kept)")
+    for f in result["agreement"]:
+        print(f"agreement review/{f['question']}: {f['records']} ids read twice, Krippendorff alpha {f['alpha']}, "
+              f"Cohen kappa {f['kappa']}")
+
+
+def cmd_review_reading(args: argparse.Namespace) -> None:
+    check_code(args.lang)
+    pack = [json.loads(line) for line in Path(args.pack).read_text(encoding="utf-8").splitlines() if line.strip()]
+    files = sorted(Path(args.verdicts).glob("verdicts-*.jsonl")) if Path(args.verdicts).is_dir() else [Path(args.verdicts)]
+    if not files:
+        raise AnnotationError(f"{args.verdicts}: no verdicts-*.jsonl there")
+    new = review.readings_from_verdicts(pack, files, args.reader, args.pass_)
+    out = Path(args.readings)
+    old = [{k: v for k, v in r.items() if k != "line"} for r in review.read_readings(out, args.lang)] if out.is_file() else []
+    replaced = {(r["id"], r["pass"]) for r in new}
+    kept = [r for r in old if (r["id"], r["pass"]) not in replaced]
+    review.write_readings(kept + new, out)
+    print(f"{out}: {len(new)} reading(s) of {args.reader} ({args.pass_}) from {len(files)} file(s); "
+          f"{len(kept) + len(new)} in the file")
+
+
+def cmd_review_agreement(args: argparse.Namespace) -> None:
+    figures = review.review_agreement(review.read_readings(args.readings, args.lang))
+    if not figures:
+        raise AnnotationError(f"{args.readings}: no id was read by both the first and the second reading")
+    for f in figures:
+        print(f"agreement review/{f['question']}: {f['records']} ids read twice, Krippendorff alpha {f['alpha']}, "
+              f"Cohen kappa {f['kappa']}")
 
 
 def cmd_serve(args: argparse.Namespace) -> None:
@@ -263,6 +338,8 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--out", help="corrections file (default: <corrections_dir>/<lang>.jsonl)")
     pl.add_argument("--review", metavar="ROUND", help="the answers are the maintainers' review round ROUND "
                     "(docs/review.md): its lines carry review: ROUND, its items status reviewed")
+    pl.add_argument("--adjudicator", metavar="NAME", help="on a tie, this annotator's answers decide a record they "
+                    "answered (the review's third reading)")
     pl.set_defaults(func=cmd_pull)
     ru = sub.add_parser("rule", help="fix a term in every title holding it (dry run; --apply writes the rule to "
                                      "corrections/<lang>.rules.jsonl, which every build applies)")
@@ -277,6 +354,35 @@ def build_parser() -> argparse.ArgumentParser:
     ru.add_argument("--out", help="corrections file; the rule goes beside it, <lang>.rules.jsonl (default: "
                                   "<corrections_dir>/<lang>.jsonl)")
     ru.set_defaults(func=cmd_rule)
+    rv = sub.add_parser("review", help="the maintainers' review (docs/review.md): a language's reading pack, and "
+                                       "a round's readings imported into corrections/<lang>.jsonl")
+    rv_sub = rv.add_subparsers(dest="what", required=True)
+    rp = rv_sub.add_parser("pack", help="one line per English id of a build, for the readers")
+    rp.add_argument("--data", required=True, help="root of the built test sets")
+    rp.add_argument("--lang", required=True)
+    rp.add_argument("--source", help="the English source folder (its qrels show each title's sense)")
+    rp.add_argument("--out", required=True, help="the pack to write (JSON lines)")
+    rp.set_defaults(func=cmd_review_pack)
+    rr = rv_sub.add_parser("reading", help="add a reader's verdict files to the round's readings file")
+    rr.add_argument("--lang", required=True)
+    rr.add_argument("--pack", required=True, help="the pack the reader read (review pack)")
+    rr.add_argument("--verdicts", required=True, help="a verdict file, or a folder of verdicts-*.jsonl")
+    rr.add_argument("--reader", required=True, help="the reader's name")
+    rr.add_argument("--pass", dest="pass_", required=True, choices=review.PASSES)
+    rr.add_argument("--readings", required=True, help="corrections/review/<round>/<lang>.jsonl (created or extended)")
+    rr.set_defaults(func=cmd_review_reading)
+    ra = rv_sub.add_parser("agreement", help="the two independent readings' agreement (alpha, kappa)")
+    ra.add_argument("--lang", required=True)
+    ra.add_argument("--readings", required=True)
+    ra.set_defaults(func=cmd_review_agreement)
+    ri = rv_sub.add_parser("import", help="decide a round's readings and write them as correction lines")
+    params_option(ri, before_subcommand=True, help=PARAMS_HELP)
+    ri.add_argument("--lang", required=True)
+    ri.add_argument("--round", required=True, help="the round's name, e.g. 0.5.0-r1 (items' provenance review:<round>)")
+    ri.add_argument("--readings", required=True, help="corrections/review/<round>/<lang>.jsonl")
+    ri.add_argument("--submitted-at", help="the lines' time (default: now, UTC)")
+    ri.add_argument("--out", help="corrections file (default: <corrections_dir>/<lang>.jsonl)")
+    ri.set_defaults(func=cmd_review_import)
     sv = sub.add_parser("serve", help="run a local Argilla (redis, in-memory search, argilla-server) until Ctrl-C, "
                                       "to try annotation; prints the URL, user, password and API key")
     sv.add_argument("--port", type=_positive_int, default=DEFAULT_PORT, help=f"argilla-server port (default {DEFAULT_PORT})")

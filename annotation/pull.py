@@ -132,15 +132,19 @@ def translation_wrong_reports(records: list[PulledRecord]) -> list[dict]:
     return out
 
 
-def decide(record: PulledRecord, answers) -> tuple[dict[str, object] | None, list[str]]:
-    """Majority answer per question, or None and the tied questions."""
+def decide(record: PulledRecord, answers, adjudicator: str | None = None) -> tuple[dict[str, object] | None, list[str]]:
+    """Majority answer per question, or None and the tied questions. ``adjudicator``: on a tie, that annotator's
+    answers decide the record where they answered it (the review's third reading, docs/review.md)."""
     decided, tied = {}, []
     per_vote = [answers(v) for v in record.votes]
+    settling = [answers(v) for v in record.votes if adjudicator is not None and v.annotator == adjudicator]
     for question in per_vote[0]:
         value, unique = majority([a[question] for a in per_vote])
         decided[question] = value
         if not unique:
             tied.append(question)
+    if tied and settling:
+        return dict(settling[-1]), []
     return (None, tied) if tied else (decided, [])
 
 
@@ -166,8 +170,9 @@ def translation_line(record: PulledRecord, lang: str, decided: dict, review: str
             proposed = _norm_title(record.metadata.get(f"proposed_{gender}"))
         # With a flag, the titles the person left are theirs: a flag on a title kept as proposed (null) would drop
         # the source (builder/corrections.py FLAG_MEANINGS), and they said the title is the right one.
-        keep = decided[gender] == proposed and decided["flag"] is None
-        titles[gender] = None if keep else decided[gender]
+        # The review certifies the text it read: its lines carry the titles, never null (docs/review.md).
+        keep = decided[gender] == proposed and decided["flag"] is None and review is None
+        titles[gender] = None if keep else decided[gender] if decided[gender] is not None or review is None else proposed
     marking = decided["gender_marking"]
     drops = decided["flag"] is not None and titles["masculine"] is None and titles["feminine"] is None
     if marking is None and not drops:

@@ -7,9 +7,14 @@ candidate and how sure it was), the machine translation where there is one, the 
 their verdict and flags, and ESCO's labels of the same occupation where the English title is an ESCO English
 label (a hint written by people, not a score). One JSON object per English id.
 
-``verdict_lines`` turns a reviewer's verdicts (one per English id: keep, fix, add or drop, with a reason) into
-correction lines of the review round (docs/FORMAT.md ``review``): every line carries the texts the reviewer read
-or wrote, so a later change of the builder never changes what the review certified.
+A round's readings are one file, ``corrections/review/<round>/<lang>.jsonl`` (``read_readings``): per English id
+and reader, what the reader decided (keep the build's forms, fix them, or drop the source), with the texts
+written out and a reason. ``decide_readings`` takes the decision per id: the first reading (its strict re-read
+of the kept titles where there is one), unless the independent second reading differs, in which case the third
+reading settles it; an id whose readings disagree and that nobody settled is a tie. ``review_lines`` writes the
+decisions as correction lines of the round (docs/FORMAT.md ``review``): every line carries the texts the review
+certified, so a later change of the builder never changes them. ``review_agreement`` measures the two
+independent readings: Krippendorff's alpha on keep / fix / drop and on the exact text.
 """
 
 from __future__ import annotations
@@ -225,3 +230,200 @@ def check_verdicts(path: str | Path, pack: list[dict]) -> list[str]:
     if missing:
         problems.append(f"{path}: {len(missing)} id(s) without a verdict, e.g. {missing[:5]}")
     return problems
+
+
+# --- a round's readings: decisions, correction lines, agreement ----------------------------------------------
+
+PASSES = ("first", "recheck", "second", "adjudication")
+READING_FIELDS = ("id", "reader", "pass", "action", "masculine", "feminine", "gender_marking", "flag", "reason",
+                  "built")
+OPTIONAL_READING_FIELDS = ("rule", "pick")
+
+
+def reading_from_verdict(v: dict, built: list, reader: str, pass_: str) -> dict:
+    """A verdict of a reader's file (``check_verdicts``' format) as a reading, its texts written out."""
+    m, f = built
+    if v["a"] == "keep":
+        marking = ("neutral" if m == f else "masculine_only" if f is None else "feminine_only" if m is None
+                   else "gendered")
+        out = {"action": "keep", "masculine": m, "feminine": f if marking != "neutral" else m,
+               "gender_marking": marking, "flag": None, "reason": v.get("why")}
+    elif v["a"] == "drop":
+        out = {"action": "drop", "masculine": None, "feminine": None, "gender_marking": None,
+               "flag": v.get("flag") or "not_a_job_title", "reason": v["why"]}
+    else:
+        g, vm, vf = v["g"], v.get("m"), v.get("f")
+        if g == "neutral":
+            vf = vm
+        elif g == "masculine_only":
+            vf = None
+        elif g == "feminine_only":
+            vm = None
+        out = {"action": "fix", "masculine": vm, "feminine": vf, "gender_marking": g, "flag": None,
+               "reason": v["why"]}
+        if (vm, vf) == (m, f):
+            out["action"] = "keep"  # a "fix" that writes the build's own forms keeps them
+    reading = {"id": v["id"], "reader": reader, "pass": pass_, **out, "built": [m, f]}
+    for key in OPTIONAL_READING_FIELDS:
+        if v.get(key) is not None:
+            reading[key] = v[key]
+    return reading
+
+
+def read_readings(path: str | Path, lang: str | None = None) -> list[dict]:
+    """The readings of a round (``corrections/review/<round>/<lang>.jsonl``), each checked: one AnnotationError
+    naming file:line for the first that breaks the format."""
+    from builder import corrections as corrections_format
+    from builder.errors import CorrectionsError
+
+    path = Path(path)
+    if not path.is_file():
+        raise AnnotationError(f"{path}: no such readings file; give the round's readings "
+                              "(corrections/review/<round>/<lang>.jsonl, docs/review.md)")
+    out, seen = [], set()
+    try:
+        rows = list(corrections_format._json_lines(path, "readings file"))
+    except CorrectionsError as exc:
+        raise AnnotationError(str(exc)) from None
+    for lineno, obj, where in rows:
+        if not isinstance(obj, dict):
+            raise AnnotationError(f"{where}: expected a JSON object (a reading, docs/review.md)")
+        missing = [k for k in READING_FIELDS if k not in obj]
+        unknown = [k for k in obj if k not in READING_FIELDS and k not in OPTIONAL_READING_FIELDS]
+        if missing or unknown:
+            raise AnnotationError(f"{where}: " + (f"missing field(s) {missing}" if missing else f"unknown field(s) {unknown}")
+                                  + f"; a reading has {list(READING_FIELDS)} (docs/review.md)")
+        if obj["pass"] not in PASSES:
+            raise AnnotationError(f"{where}: pass {obj['pass']!r}; expected one of {PASSES}")
+        if obj["action"] not in ("keep", "fix", "drop"):
+            raise AnnotationError(f"{where}: action {obj['action']!r}; expected keep, fix or drop")
+        if obj["action"] in ("fix", "drop") and not (isinstance(obj["reason"], str) and obj["reason"].strip()):
+            raise AnnotationError(f"{where}: a {obj['action']} needs its reason")
+        key = (obj["id"], obj["reader"], obj["pass"])
+        if key in seen:
+            raise AnnotationError(f"{where}: id {obj['id']!r} read twice by {obj['reader']!r} in pass {obj['pass']!r}")
+        seen.add(key)
+        # the line it would become is checked by the corrections format's one check
+        try:
+            corrections_format.check_line(_line(obj, lang or "xx", "r", "x"), where, None)
+        except CorrectionsError as exc:
+            raise AnnotationError(str(exc)) from None
+        out.append({**obj, "line": lineno})
+    return out
+
+
+def outcome(r: dict) -> tuple:
+    """What a reading decides, to compare readings: the forms (or the drop) and the marking."""
+    if r["action"] == "drop":
+        return ("drop",)
+    return (r["masculine"], r["feminine"], r["gender_marking"])
+
+
+def decide_readings(readings: list[dict]) -> tuple[dict[str, dict], list[str]]:
+    """Per id, the reading that decides (the first reading, its re-read where there is one; where the second
+    reading differs, the adjudication), and the ids whose readings disagree with no adjudication (ties)."""
+    by_id: dict[str, dict[str, dict]] = defaultdict(dict)
+    for r in readings:
+        by_id[r["id"]][r["pass"]] = r
+    decided, ties = {}, []
+    for sid, passes in sorted(by_id.items()):
+        first = passes.get("recheck") or passes.get("first")
+        second = passes.get("second")
+        if first is None:
+            first, second = second, None
+        if first is None:
+            ties.append(sid)  # only an adjudication: nothing to settle
+            continue
+        if second is not None and outcome(second) != outcome(first):
+            if "adjudication" not in passes:
+                ties.append(sid)
+                continue
+            decided[sid] = passes["adjudication"]
+        else:
+            decided[sid] = first
+    return decided, ties
+
+
+def _line(r: dict, lang: str, round_: str, submitted_at: str, annotators: list[str] | None = None) -> dict:
+    line = {"kind": "translation", "lang": lang, "source_id": r["id"], "record_id": f"{lang}-review-{round_}-{r['id']}",
+            "masculine": r["masculine"], "feminine": r["feminine"], "gender_marking": r["gender_marking"],
+            "flag": r["flag"], "annotators": annotators or [r["reader"]], "submitted_at": submitted_at,
+            "review": round_}
+    if r.get("reason"):
+        line["reason"] = " ".join(str(r["reason"]).split())
+    return line
+
+
+def review_lines(decided: dict[str, dict], readings: list[dict], lang: str, round_: str,
+                 submitted_at: str) -> list[dict]:
+    """The correction lines of the round: one per decided id, naming every reader whose reading gave the decided
+    outcome."""
+    agreeing: dict[str, list[str]] = defaultdict(list)
+    for r in readings:
+        if r["id"] in decided and outcome(r) == outcome(decided[r["id"]]) and r["reader"] not in agreeing[r["id"]]:
+            agreeing[r["id"]].append(r["reader"])
+    return [_line(r, lang, round_, submitted_at, sorted(agreeing[sid])) for sid, r in sorted(decided.items())]
+
+
+def _label(r: dict) -> str:
+    if r["action"] == "drop":
+        return "drop"
+    return "keep" if [r["masculine"], r["feminine"]] == list(r["built"]) else "fix"
+
+
+def review_agreement(readings: list[dict]) -> list[dict]:
+    """The independent readings' agreement (the first reading as first read, and the second), on the ids both
+    read: Krippendorff's alpha (nominal) and Cohen's kappa on keep / fix / drop (``keep_fix_drop``) and on the
+    exact outcome (``text``), in the agreement files' format (kind ``review``)."""
+    from annotation.agreement import cohen_kappa, krippendorff_alpha_nominal
+
+    first = {r["id"]: r for r in readings if r["pass"] == "first"}
+    second = {r["id"]: r for r in readings if r["pass"] == "second"}
+    both = sorted(set(first) & set(second))
+    if not both:
+        return []
+    out = []
+    for question, label in (("keep_fix_drop", _label), ("text", lambda r: repr(outcome(r)))):
+        a, b = [label(first[i]) for i in both], [label(second[i]) for i in both]
+        units = {i: {"first": x, "second": y} for i, x, y in zip(both, a, b)}
+        alpha, kappa = krippendorff_alpha_nominal(units), cohen_kappa(a, b)
+        out.append({"kind": "review", "question": question, "records": len(both),
+                    "alpha": "undefined" if alpha != alpha else round(alpha, 4),
+                    "kappa": "undefined" if kappa != kappa else round(kappa, 4)})
+    return out
+
+
+def readings_from_verdicts(pack: list[dict], verdict_files: list[Path], reader: str, pass_: str) -> list[dict]:
+    """A reader's verdict files (``check_verdicts``' format, every line checked against the pack) as readings."""
+    if pass_ not in PASSES:
+        raise AnnotationError(f"--pass {pass_!r}; expected one of {PASSES}")
+    by_id = {x["id"]: x for x in pack}
+    out = []
+    for path in verdict_files:
+        ids = set()
+        lines = [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines() if line.strip()]
+        subset = [by_id[v["id"]] for v in lines if v.get("id") in by_id]
+        problems = [p for p in check_verdicts(path, subset) if "without a verdict" not in p]
+        if len(subset) != len(lines):
+            problems.append(f"{path}: {len(lines) - len(subset)} verdict(s) name no id of the pack")
+        if problems:
+            raise AnnotationError(f"{problems[0]} (and {len(problems) - 1} more); fix the verdicts first"
+                                  if len(problems) > 1 else problems[0])
+        for v in lines:
+            if v["id"] in ids:
+                raise AnnotationError(f"{path}: id {v['id']!r} given twice")
+            ids.add(v["id"])
+            out.append(reading_from_verdict(v, by_id[v["id"]]["built"], reader, pass_))
+    return out
+
+
+def write_readings(readings: list[dict], path: str | Path) -> Path:
+    """The round's readings file, replaced whole (config.files), one reading a line, sorted by id and pass."""
+    from config.files import write_file_atomically
+
+    order = {p: i for i, p in enumerate(PASSES)}
+    rows = sorted(readings, key=lambda r: (r["id"], order[r["pass"]], r["reader"]))
+    text = "".join(json.dumps({k: r[k] for k in (*READING_FIELDS, *OPTIONAL_READING_FIELDS) if k in r},
+                              ensure_ascii=False) + "\n" for r in rows)
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    return write_file_atomically(path, text)

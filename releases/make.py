@@ -76,12 +76,25 @@ def check_inputs_committed(repo: Path, inputs: list[str], params_path: Path) -> 
     paths = [*inputs, params_rel]  # git status accepts paths that do not exist, and so reports deleted inputs
     if "DVC_STAGE" not in os.environ:
         paths += ["dvc.lock", "*.dvc"]
-    dirty = git(repo, "status", "--porcelain", "--untracked-files=all", "--", *paths).splitlines()
+    dirty = [line for line in git(repo, "status", "--porcelain", "--untracked-files=all", "--", *paths).splitlines()
+             if not _created_empty(repo, line)]
     if dirty:
         shown = "\n  ".join(dirty[:20]) + ("\n  …" if len(dirty) > 20 else "")
         raise ReleaseError(f"uncommitted changes to tracked inputs in {repo}:\n  {shown}\n"
                            "commit them (or revert them) and make the release again, so that the "
                            "recorded commit reproduces it")
+
+
+def _created_empty(repo: Path, status_line: str) -> bool:
+    """An untracked, empty corrections or rules file (``?? corrections/<lang>.jsonl``): what the ``corrections@<lang>``
+    stage creates for a language nobody has annotated (builder/corrections.py ``prepare_corrections``). It says
+    "no corrections", as no file does, so the same run's release does not refuse it (issue 35)."""
+    if not status_line.startswith("?? "):
+        return False
+    rel = status_line[3:].strip().strip('"')
+    path = repo / rel
+    return (Path(rel).parts[:1] == ("corrections",) and rel.endswith(".jsonl") and path.is_file()
+            and path.stat().st_size == 0)
 
 
 def check_data_recorded(repo: Path, data: Path, languages: list[str]) -> None:

@@ -55,7 +55,17 @@ def test_more_handlers_come_before_the_oserror_and_other_errors_are_not_caught(c
         tail(raising(ZeroDivisionError("bug")), capsys)
 
 
-def test_ctrl_c_is_one_line_and_130_also_when_python_swallowed_it(capsys):
+@pytest.fixture
+def sigint_default():
+    """Python's own SIGINT handler for the test, whatever the launch left (a `nohup … &` launch inherits SIGINT
+    ignored, and Python then installs no handler: the test sets the disposition it needs, issue 35)."""
+    before = signal.getsignal(signal.SIGINT)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, before)
+
+
+def test_ctrl_c_is_one_line_and_130_also_when_python_swallowed_it(capsys, sigint_default):
     assert tail(raising(KeyboardInterrupt()), capsys)[::2] == (INTERRUPTED, "interrupted: kept what was done\n")
 
     def swallowing():  # a callback Python runs for itself catches the KeyboardInterrupt: the command goes on

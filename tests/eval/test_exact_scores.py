@@ -136,11 +136,15 @@ def test_torch_and_mkl_give_the_scores_numpy_and_openblas_give():
         (pytest.fail if in_ci() else pytest.skip)("torch is not installed: pip install '.[st]' (CPU: torch==2.13.0)")
     rng = np.random.default_rng(4)
     q, d = unit_rows(rng, 80, 384), unit_rows(rng, 1200, 384)
+    raw = (torch.from_numpy(q) @ torch.from_numpy(d).T).numpy()
+    if np.array_equal(raw, q @ d.T):
+        # A precondition this CPU does not meet (seen on AVX-512 machines): the two libraries round these float32
+        # products alike, so equal grids would prove nothing here. A skip with its reason, not a failure (issue 35).
+        pytest.skip("MKL (torch) and OpenBLAS (numpy) round these float32 products alike on this CPU: the check "
+                    "that the score grid makes them agree would be vacuous")
     q_grid, d_grid = score_grid(q), score_grid(d)
     by_torch = (torch.from_numpy(q_grid) @ torch.from_numpy(d_grid).T).numpy().astype(np.float32)
     assert np.array_equal(by_torch, grid_scores(q_grid, d_grid))
-    raw = (torch.from_numpy(q) @ torch.from_numpy(d).T).numpy()
-    assert not np.array_equal(raw, q @ d.T), "MKL and OpenBLAS round the float32 products alike: the check is vacuous"
 
 
 @pytest.mark.slow

@@ -165,6 +165,19 @@ def test_refuses_an_uncommitted_corrections_file(project):
         make(project)
 
 
+def test_accepts_the_empty_files_a_new_languages_corrections_stage_created(project):
+    """Making a language a default: the same `dvc repro` run's corrections@<lang> stage creates its empty
+    corrections and rules files (no corrections), which the release stage then met as uncommitted (issue 35)."""
+    (project.root / "corrections").mkdir()
+    for name in ("nl.jsonl", "nl.rules.jsonl"):
+        (project.root / "corrections" / name).write_bytes(b"")
+    make(project)
+    shutil.rmtree(project.root / "release")
+    (project.root / "corrections" / "nl.jsonl").write_text("{}\n")  # one with content is an input to commit
+    with pytest.raises(ReleaseError, match=r"(?s)uncommitted.*corrections/nl\.jsonl"):
+        make(project)
+
+
 def test_refuses_a_deleted_tracked_input(project):
     (project.root / "corrections").mkdir()
     (project.root / "corrections" / "es.jsonl").write_text("{}\n")
