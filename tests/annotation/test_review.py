@@ -1,0 +1,160 @@
+"""The maintainers' review (docs/review.md, annotation/review.py): a reader's verdicts become readings, a round's
+readings decide one line per English id (the second reading's disagreement settled by the third), the lines go
+through the corrections format's one writer with `review: <round>`, and the independent readings' agreement is
+Krippendorff's alpha as the `krippendorff` package computes it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import krippendorff
+import numpy as np
+import pytest
+
+from annotation import AnnotationError
+from annotation.cli import main
+from annotation.review import (decide_readings, read_readings, reading_from_verdict, review_agreement, review_lines,
+                               write_readings)
+from builder.corrections import read_corrections
+
+PACK = [
+    {"id": "Lawyer", "en": "Lawyer", "occurs": "query", "route": "reference", "built": ["advogado", "advogada"],
+     "verdict": "inflected"},
+    {"id": "Loan_Officer", "en": "Loan Officer", "occurs": "corpus", "route": "reference",
+     "built": ["oficial de empréstimo", "oficial de empréstimo"], "verdict": "neutral"},
+    {"id": "Software_Company", "en": "Software Company", "occurs": "corpus", "route": "mt",
+     "built": [None, None], "verdict": "not_a_person"},
+    {"id": "Judge", "en": "Judge", "occurs": "corpus", "route": "reference", "built": ["juiz", None],
+     "verdict": "unverified"},
+]
+BUILT = {x["id"]: x["built"] for x in PACK}
+FIRST = [{"id": "Lawyer", "a": "keep"},
+         {"id": "Loan_Officer", "a": "fix", "m": "agente de crédito", "f": "agente de crédito", "g": "neutral",
+          "why": "calque: ads say agente de crédito"},
+         {"id": "Software_Company", "a": "drop", "flag": "not_a_job_title", "why": "a company"},
+         {"id": "Judge", "a": "fix", "m": "juiz", "f": "juíza", "g": "gendered", "why": "feminine missing"}]
+SECOND = [{"id": "Lawyer", "a": "keep"},
+          {"id": "Loan_Officer", "a": "fix", "m": "analista de crédito", "f": "analista de crédito", "g": "neutral",
+           "why": "ads say analista de crédito"}]
+
+
+def readings(first=FIRST, second=SECOND, third=()):
+    rows = [reading_from_verdict(v, BUILT[v["id"]], "reader-1", "first") for v in first]
+    rows += [reading_from_verdict(v, BUILT[v["id"]], "reader-2", "second") for v in second]
+    rows += [reading_from_verdict(v, BUILT[v["id"]], "reader-3", "adjudication") for v in third]
+    return rows
+
+
+def test_a_disagreement_is_a_tie_until_the_third_reading_settles_it():
+    decided, ties = decide_readings(readings())
+    assert ties == ["Loan_Officer"] and set(decided) == {"Lawyer", "Software_Company", "Judge"}
+    third = [{"id": "Loan_Officer", "a": "fix", "m": "agente de crédito", "f": "agente de crédito", "g": "neutral",
+              "why": "reading A: ads say agente de crédito"}]
+    rows = readings(third=third)
+    decided, ties = decide_readings(rows)
+    assert ties == [] and decided["Loan_Officer"]["reader"] == "reader-3"
+    lines = {l["source_id"]: l for l in review_lines(decided, rows, "pt", "0.5.0-r1", "2026-12-03T00:00:00Z")}
+    # the texts are written out even for a kept title: the review certifies what it read
+    assert (lines["Lawyer"]["masculine"], lines["Lawyer"]["feminine"], lines["Lawyer"]["gender_marking"]) == (
+        "advogado", "advogada", "gendered")
+    assert lines["Lawyer"]["annotators"] == ["reader-1", "reader-2"] and lines["Lawyer"]["review"] == "0.5.0-r1"
+    # every reader whose reading gave the decided outcome is named
+    assert lines["Loan_Officer"]["annotators"] == ["reader-1", "reader-3"]
+    assert lines["Loan_Officer"]["reason"] == "reading A: ads say agente de crédito"
+    assert (lines["Software_Company"]["gender_marking"], lines["Software_Company"]["flag"]) == (None, "not_a_job_title")
+    assert (lines["Judge"]["masculine"], lines["Judge"]["feminine"]) == ("juiz", "juíza")
+
+
+def test_the_strict_re_read_of_a_kept_title_replaces_the_first_reading():
+    rows = readings(second=[])
+    rows.append(reading_from_verdict({"id": "Lawyer", "a": "fix", "m": "advogado", "f": "advogada", "g": "gendered",
+                                      "why": "same"}, BUILT["Lawyer"], "reader-4", "recheck"))
+    decided, _ = decide_readings(rows)
+    assert decided["Lawyer"]["reader"] == "reader-4" and decided["Lawyer"]["action"] == "keep"  # same forms: a keep
+
+
+def test_agreement_is_the_krippendorff_packages_alpha():
+    first = FIRST
+    second = SECOND + [{"id": "Software_Company", "a": "drop", "flag": "not_a_job_title", "why": "a company"},
+                       {"id": "Judge", "a": "fix", "m": "juiz", "f": "juíza", "g": "gendered", "why": "feminine"}]
+    figures = {f["question"]: f for f in review_agreement(readings(first, second))}
+    # keep/fix/drop per id (sorted: Judge, Lawyer, Loan_Officer, Software_Company): fix/fix, keep/keep, fix/fix,
+    # drop/drop -> complete agreement; the text differs on Loan_Officer only
+    labels = {"first": ["fix", "keep", "fix", "drop"], "second": ["fix", "keep", "fix", "drop"]}
+    codes = {"keep": 0, "fix": 1, "drop": 2}
+    expected = krippendorff.alpha(reliability_data=np.array([[codes[x] for x in labels[r]] for r in labels], float),
+                                  level_of_measurement="nominal")
+    assert figures["keep_fix_drop"]["records"] == 4 and figures["keep_fix_drop"]["alpha"] == round(expected, 4)
+    texts = {"first": [1, 0, 2, 3], "second": [1, 0, 4, 3]}  # Loan_Officer: two different texts
+    expected_text = krippendorff.alpha(reliability_data=np.array([texts["first"], texts["second"]], float),
+                                       level_of_measurement="nominal")
+    assert figures["text"]["alpha"] == round(expected_text, 4) and figures["text"]["alpha"] < 1
+
+
+def test_import_writes_lines_the_builders_reader_takes_and_refuses_ties(tmp_path, capsys):
+    readings_path = write_readings(readings(), tmp_path / "review" / "0.5.0-r1" / "pt.jsonl")
+    out = tmp_path / "corrections" / "pt.jsonl"
+    out.parent.mkdir()
+    person = {"kind": "translation", "lang": "pt", "source_id": "Judge", "record_id": "pt-translation-Judge",
+              "masculine": "magistrado", "feminine": "magistrada", "gender_marking": "gendered", "flag": None,
+              "annotators": ["ana"], "submitted_at": "2027-01-01T00:00:00Z"}  # a native speaker's, newer
+    out.write_text(json.dumps(person) + "\n", encoding="utf-8")
+    args = ["review", "import", "--lang", "pt", "--round", "0.5.0-r1", "--readings", str(readings_path), "--out",
+            str(out), "--submitted-at", "2026-12-03T00:00:00Z"]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert "1 id(s) whose readings disagree" in err and "Loan_Officer" in err and "nothing was written" in err
+    assert out.read_text(encoding="utf-8") == json.dumps(person) + "\n"
+    ties = [json.loads(l) for l in (out.parent / "pt.review-ties.jsonl").read_text().splitlines()]
+    assert [t["id"] for t in ties] == ["Loan_Officer"] and len(ties[0]["readings"]) == 2
+    third = [{"id": "Loan_Officer", "a": "fix", "m": "analista de crédito", "f": "analista de crédito",
+              "g": "neutral", "why": "reading B"}]
+    write_readings(readings(third=third), readings_path)
+    assert main(args) == 0, capsys.readouterr().err
+    printed = capsys.readouterr().out
+    assert "4 English ids decided (1 kept as built, 2 corrected, 1 dropped)" in printed
+    assert "agreement review/keep_fix_drop: 2 ids read twice" in printed
+    c = read_corrections(out, "pt")
+    assert c.translations["Judge"].masculine == "magistrado"  # the person's newer answer wins over the review
+    assert (c.translations["Loan_Officer"].review, c.translations["Loan_Officer"].masculine) == (
+        "0.5.0-r1", "analista de crédito")
+    assert not (out.parent / "pt.review-ties.jsonl").exists()
+    figures = [json.loads(l) for l in (out.parent / "pt.review-agreement.jsonl").read_text().splitlines()]
+    assert {f["question"] for f in figures} == {"keep_fix_drop", "text"} and all(f["kind"] == "review" for f in figures)
+
+
+@pytest.mark.parametrize("line, message", [
+    ('{"id": "Lawyer"}', "missing field(s)"),
+    ('not json', "not valid JSON"),
+    (json.dumps({"id": "Lawyer", "reader": "r", "pass": "fifth", "action": "keep", "masculine": "a", "feminine": "b",
+                 "gender_marking": "gendered", "flag": None, "reason": None, "built": ["a", "b"]}), "pass 'fifth'"),
+    (json.dumps({"id": "Lawyer", "reader": "r", "pass": "first", "action": "fix", "masculine": "a", "feminine": "b",
+                 "gender_marking": "gendered", "flag": None, "reason": None, "built": ["a", "c"]}), "needs its reason"),
+    (json.dumps({"id": "Lawyer", "reader": "r", "pass": "first", "action": "fix", "masculine": "a\x07", "feminine": "b",
+                 "gender_marking": "gendered", "flag": None, "reason": "x", "built": ["a", "c"]}), "control character"),
+])
+def test_a_broken_readings_file_is_one_error_naming_file_and_line(tmp_path, capsys, line, message):
+    path = tmp_path / "pt.jsonl"
+    path.write_text(json.dumps(readings()[0]) + "\n" + line + "\n", encoding="utf-8")
+    rc = main(["review", "agreement", "--lang", "pt", "--readings", str(path)])
+    err = capsys.readouterr().err
+    assert rc == 2 and err.startswith(f"error: {path}:2: ") and message in err and len(err.splitlines()) == 1, err
+    with pytest.raises(AnnotationError):
+        read_readings(path)
+
+
+def test_a_readers_verdicts_are_checked_against_the_pack(tmp_path, capsys):
+    pack = tmp_path / "pack.jsonl"
+    pack.write_text("".join(json.dumps(x) + "\n" for x in PACK), encoding="utf-8")
+    verdicts = tmp_path / "verdicts-01.jsonl"
+    verdicts.write_text(json.dumps({"id": "Software_Company", "a": "keep"}) + "\n", encoding="utf-8")
+    rc = main(["review", "reading", "--lang", "pt", "--pack", str(pack), "--verdicts", str(verdicts), "--reader", "r1",
+               "--pass", "first", "--readings", str(tmp_path / "r.jsonl")])
+    err = capsys.readouterr().err
+    assert rc == 2 and "keep, but the build has no title for 'Software_Company'" in err and len(err.splitlines()) == 1
+    assert not (tmp_path / "r.jsonl").exists()
+    verdicts.write_text("".join(json.dumps(v) + "\n" for v in FIRST), encoding="utf-8")
+    assert main(["review", "reading", "--lang", "pt", "--pack", str(pack), "--verdicts", str(verdicts), "--reader",
+                 "r1", "--pass", "first", "--readings", str(tmp_path / "r.jsonl")]) == 0
+    assert len(read_readings(tmp_path / "r.jsonl", "pt")) == 4
