@@ -67,7 +67,7 @@ def corrections_path(params: AnnotationParams, lang: str) -> Path:
 
 
 def pull(lang: str, params: AnnotationParams, out: str | Path | None = None, review: str | None = None,
-         adjudicator: str | None = None) -> dict:
+         adjudicators: tuple[str, ...] = ()) -> dict:
     """Write decided responses to the corrections file (merged with what it held); return a summary. ``review``:
     the answers are the maintainers' review round of that name (docs/review.md), not a person's corrections."""
     out = Path(out or corrections_path(params, lang))
@@ -96,7 +96,7 @@ def pull(lang: str, params: AnnotationParams, out: str | Path | None = None, rev
         if kind == "relevance":
             wrong = translation_wrong_reports(records)
         for record in records:
-            decided, tied = decide(record, answers, adjudicator)
+            decided, tied = decide(record, answers, adjudicators)
             if decided is None:
                 ties.append({"kind": kind, "record_id": record.record_id, "questions": tied,
                              "votes": {v.annotator: answers(v) for v in record.votes}})
@@ -218,7 +218,7 @@ def cmd_push_relevance(args: argparse.Namespace) -> None:
 
 
 def cmd_pull(args: argparse.Namespace) -> None:
-    _print_pull(pull(args.lang, _params(args), args.out, args.review, args.adjudicator))
+    _print_pull(pull(args.lang, _params(args), args.out, args.review, tuple(args.adjudicator or ())))
 
 
 def cmd_rule(args: argparse.Namespace) -> None:
@@ -338,8 +338,8 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--out", help="corrections file (default: <corrections_dir>/<lang>.jsonl)")
     pl.add_argument("--review", metavar="ROUND", help="the answers are the maintainers' review round ROUND "
                     "(docs/review.md): its lines carry review: ROUND, its items status reviewed")
-    pl.add_argument("--adjudicator", metavar="NAME", help="on a tie, this annotator's answers decide a record they "
-                    "answered (the review's third reading)")
+    pl.add_argument("--adjudicator", metavar="NAME", action="append", help="on a tie, this annotator's answers "
+                    "decide a record they answered (the review's third reading); repeat it for an order of precedence")
     pl.set_defaults(func=cmd_pull)
     ru = sub.add_parser("rule", help="fix a term in every title holding it (dry run; --apply writes the rule to "
                                      "corrections/<lang>.rules.jsonl, which every build applies)")

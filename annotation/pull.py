@@ -132,19 +132,20 @@ def translation_wrong_reports(records: list[PulledRecord]) -> list[dict]:
     return out
 
 
-def decide(record: PulledRecord, answers, adjudicator: str | None = None) -> tuple[dict[str, object] | None, list[str]]:
-    """Majority answer per question, or None and the tied questions. ``adjudicator``: on a tie, that annotator's
-    answers decide the record where they answered it (the review's third reading, docs/review.md)."""
+def decide(record: PulledRecord, answers, adjudicators: tuple[str, ...] = ()) -> tuple[dict[str, object] | None, list[str]]:
+    """Majority answer per question, or None and the tied questions. ``adjudicators``: on a tie, the answers of
+    the first of them who answered the record decide it (the review's third reading, then its strict re-read of
+    a kept title, docs/review.md)."""
     decided, tied = {}, []
     per_vote = [answers(v) for v in record.votes]
-    settling = [answers(v) for v in record.votes if adjudicator is not None and v.annotator == adjudicator]
+    settling = [answers(v) for name in adjudicators for v in record.votes if v.annotator == name][:1]
     for question in per_vote[0]:
         value, unique = majority([a[question] for a in per_vote])
         decided[question] = value
         if not unique:
             tied.append(question)
     if tied and settling:
-        return dict(settling[-1]), []
+        return dict(settling[0]), []
     return (None, tied) if tied else (decided, [])
 
 
@@ -163,6 +164,8 @@ def translation_line(record: PulledRecord, lang: str, decided: dict, review: str
     that drops its source needs none. ``review``: the maintainers' review round the answers belong to
     (docs/review.md). Datasets of the first layout (v1) held the proposed title in the field machine_<gender>."""
     titles = {}
+    # a flag and no title drops the source: nothing to certify, whoever answered
+    emptied = decided["flag"] is not None and decided["masculine"] is None and decided["feminine"] is None
     for gender in ("masculine", "feminine"):
         if "template_sentences" in record.fields:
             proposed = _norm_title(record.fields.get(f"machine_{gender}"))
@@ -172,7 +175,8 @@ def translation_line(record: PulledRecord, lang: str, decided: dict, review: str
         # the source (builder/corrections.py FLAG_MEANINGS), and they said the title is the right one.
         # The review certifies the text it read: its lines carry the titles, never null (docs/review.md).
         keep = decided[gender] == proposed and decided["flag"] is None and review is None
-        titles[gender] = None if keep else decided[gender] if decided[gender] is not None or review is None else proposed
+        titles[gender] = (None if keep or emptied else decided[gender] if decided[gender] is not None or review is None
+                          else proposed)
     marking = decided["gender_marking"]
     drops = decided["flag"] is not None and titles["masculine"] is None and titles["feminine"] is None
     if marking is None and not drops:

@@ -49,7 +49,9 @@ def test_marking_suggested_from_the_verdict_and_forms():
     assert suggested_marking(row("unverified", "pessoal da cozinha", None)) == "masculine_only"
     assert suggested_marking(row("neutral", "analista", "analista")) == "neutral"
     assert suggested_marking(row("inflected", "diretor", "diretora")) == "gendered"
-    assert suggested_marking(row("not_a_person", None, None)) is None
+    # a thing, not a person: the drop is pre-selected, confirmed with one click (issue 35)
+    assert suggested_marking(row("not_a_person", None, None)) == "no_title"
+    assert suggested_marking(row("failed", None, None)) is None
 
 
 def test_reinflected_record_shows_the_machines_title_and_what_the_lexicon_changed(tmp_path):
@@ -217,7 +219,8 @@ def test_gender_marking_offers_the_issues_three_values_and_the_file_carries_them
     from annotation.translations import GENDER_MARKING_LABELS
 
     # masculine / feminine (a pair), neutral, and a title in one gender only; the file carries the same keys
-    assert tuple(GENDER_MARKING_LABELS) == GENDER_MARKINGS
+    # the UI offers the file's markings and "no title", which confirms a drop (null in the file)
+    assert tuple(GENDER_MARKING_LABELS) == (*GENDER_MARKINGS, "no_title")
     assert set(GENDER_MARKINGS) == {"gendered", "neutral", "masculine_only", "feminine_only"}
     path = tmp_path / "pt.jsonl"
     lines = [dict(_t("A", "2026-01-01T00:00:00Z"), gender_marking="masculine_only"),
