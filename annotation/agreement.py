@@ -1,5 +1,6 @@
-"""Inter-annotator agreement on nominal labels: scikit-learn's Cohen's kappa and the ``krippendorff``
-package's alpha, with this project's edge cases stated (undefined agreement is NaN, no data is an error).
+"""Inter-annotator agreement on nominal labels: scikit-learn's Cohen's kappa and Krippendorff's alpha (computed
+from the coincidences, equal to the ``krippendorff`` package's), with this project's edge cases stated (undefined
+agreement is NaN, no data is an error).
 
 ``units`` maps a unit (a record and question) to the labels the annotators gave it, as
 ``{annotator: label}``. Units with fewer than two labels carry no information about agreement.
@@ -8,11 +9,10 @@ package's alpha, with this project's edge cases stated (undefined agreement is N
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Hashable, Mapping
 
-# scikit-learn (1.8 s to import) and krippendorff are imported where they are used: every `python -m annotation`
-# command, --help included, imports this module through annotation.pull.
+# scikit-learn (1.8 s to import) is imported where it is used: every `python -m annotation` command, --help
+# included, imports this module through annotation.pull.
 
 
 def cohen_kappa(labels_a: list[Hashable], labels_b: list[Hashable]) -> float:
@@ -33,23 +33,28 @@ def cohen_kappa(labels_a: list[Hashable], labels_b: list[Hashable]) -> float:
 
 def krippendorff_alpha_nominal(units: Mapping[Hashable, Mapping[Hashable, Hashable]]) -> float:
     """Krippendorff's alpha for nominal data, any number of annotators, missing labels allowed; NaN when
-    the pairable labels hold a single category (alpha is undefined there)."""
-    import krippendorff
-    import numpy as np
+    the pairable labels hold a single category (alpha is undefined there).
+
+    Computed from the coincidences directly (Krippendorff 2011, "Computing Krippendorff's Alpha-Reliability"):
+    alpha = 1 - (n - 1) * D / (n^2 - sum_c n_c^2), with n the pairable values, n_c those of category c and D the
+    sum over units of (pairs of differing labels within the unit) / (m_u - 1). That is the ``krippendorff``
+    package's figure (a test compares them), in time linear in the labels: the package builds a category ×
+    category matrix per unit, which free-text answers (thousands of distinct titles) make tens of GiB."""
+    from collections import Counter
 
     pairable = {u: labels for u, labels in units.items() if len(labels) >= 2}
     if not pairable:
         raise ValueError("krippendorff_alpha_nominal: no unit has two or more labels")
-    values = list(dict.fromkeys(v for labels in pairable.values() for v in labels.values()))
-    if len(values) == 1:
+    totals: Counter = Counter()
+    disagreement = 0.0
+    for labels in pairable.values():
+        counts = Counter(labels.values())
+        m = sum(counts.values())
+        totals.update(counts)
+        # ordered pairs of different labels within the unit, weighted 1 / (m_u - 1)
+        disagreement += (m * m - sum(c * c for c in counts.values())) / (m - 1)
+    n = sum(totals.values())
+    expected = n * n - sum(c * c for c in totals.values())
+    if expected == 0:
         return math.nan
-    codes = {v: float(i) for i, v in enumerate(values)}
-    annotators = list(dict.fromkeys(a for labels in pairable.values() for a in labels))
-    # The package's reliability data: one row per annotator, one column per unit, NaN where one gave no label.
-    data = np.full((len(annotators), len(pairable)), np.nan)
-    for column, labels in enumerate(pairable.values()):
-        for annotator, value in labels.items():
-            data[annotators.index(annotator), column] = codes[value]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        return float(krippendorff.alpha(reliability_data=data, level_of_measurement="nominal"))
+    return 1.0 - (n - 1) * disagreement / expected

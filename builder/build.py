@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import signal
 import sys
@@ -34,9 +35,17 @@ ALIGNMENT_SUMMARY = "alignment.json"  # the reference route's alignment figures 
 DEFAULT_CACHE_DIR = Path("cache")
 
 
+# The folder whose ``<lang>.jsonl`` a build without --corrections applies: $GJT_CORRECTIONS_DIR, else corrections/.
+CORRECTIONS_DIR_ENV = "GJT_CORRECTIONS_DIR"
+
+
+def corrections_dir() -> Path:
+    return Path(os.environ.get(CORRECTIONS_DIR_ENV) or "corrections")
+
+
 def default_corrections(lang: str) -> Path | None:
-    """``corrections/<lang>.jsonl`` when it or its term rules (``corrections/<lang>.rules.jsonl``) exist."""
-    p = Path("corrections") / f"{lang}.jsonl"
+    """``<corrections dir>/<lang>.jsonl`` when it or its term rules (``<lang>.rules.jsonl``) exist."""
+    p = corrections_dir() / f"{lang}.jsonl"
     return p if p.is_file() or rules_path_of(p).is_file() else None
 
 
@@ -190,8 +199,10 @@ def run_postprocess(source: EnglishSource, language: Language | str, out: Path, 
                     "qrels_lost": len(qrels_info["english_pairs_lost"]),
                     "qrels_lost_examples": [f"{q} -> {d}" for q, d in qrels_info["english_pairs_lost"][:10]]},
         "verdicts": verdicts,
+        # sources still to review: a review verdict or flag, and nobody (a person, the maintainers' review) decided them
         "needs_review": int(processed.select(
-            pl.col("verdict").is_in(sorted(v.value for v in NEEDS_REVIEW)) | pl.col("flags").list.eval(pl.element().is_in(sorted(REVIEW_FLAGS))).list.any()
+            (pl.col("verdict").is_in(sorted(v.value for v in NEEDS_REVIEW)) | pl.col("flags").list.eval(pl.element().is_in(sorted(REVIEW_FLAGS))).list.any())
+            & ~pl.col("status").is_in(["corrected", "reviewed"])
         ).to_series().sum()),
         # Which gender check decided: the pack's gender layer (builder/layers.py) or the ending rules (builder/gender.py).
         "gender_layer": layer_info(language),

@@ -38,7 +38,7 @@ from builder.gender import F, M, N, U
 from builder.routes import Corrected, Outcome, Route, Source, make_routes
 from builder.rules import rewrite_inputs
 from builder.provenance import ItemSources
-from builder.verdict import PAIR_VERDICTS, Verdict
+from builder.verdict import INFORMATIVE_FLAGS, PAIR_VERDICTS, Verdict
 from eval.testset import ITEM_SCHEMA
 from languages import Language, resolve
 
@@ -126,6 +126,8 @@ ROW_SCHEMA = {"mt_masculine": pl.String, "mt_feminine": pl.String, "title_mascul
 # translations.parquet status of a source: the build's own text, a person's Argilla correction, the maintainers'
 # review (docs/review.md); builder/rules.py adds ``rule`` (a term rule changed the build's text).
 STATUS_MACHINE, STATUS_CORRECTED, STATUS_REVIEWED = "machine", "corrected", "reviewed"
+# check_method of a form the maintainers' review wrote or confirmed: its gender is the review's (like "human")
+REVIEW_CHECK = "review"
 
 
 def translation_row(source: Source, outcome: Outcome) -> dict:
@@ -146,7 +148,8 @@ def translation_row(source: Source, outcome: Outcome) -> dict:
         "check_method": m_method if m_method == f_method else f"{m_method}|{f_method}",
         "verdict": outcome.verdict.value,
         "reason": outcome.reason,
-        "flags": outcome.flags,
+        # a reviewed source: the build's doubts are settled by the review; what says where a form came from stays
+        "flags": [x for x in outcome.flags if x in INFORMATIVE_FLAGS] if c is not None and c.review else outcome.flags,
         "status": STATUS_MACHINE if c is None else STATUS_REVIEWED if c.review else STATUS_CORRECTED,
         "annotators": list(c.annotators) if c else [],
         "review": c.review if c else None,
@@ -170,6 +173,10 @@ def forms_of(row: dict) -> list[tuple[str, str, str, str]]:
     v = row["verdict"]
     m = (M, row["title_masculine"], row["check_masculine"], row["check_method_masculine"])
     f = (F, row["title_feminine"], row["check_feminine"], row["check_method_feminine"])
+    if row["status"] == STATUS_REVIEWED:  # the review wrote or confirmed each form with its gender (docs/review.md)
+        m, f = (M, m[1], M, REVIEW_CHECK), (F, f[1], F, REVIEW_CHECK)
+        if v == Verdict.NEUTRAL:
+            return [(N, row["title_masculine"], N, REVIEW_CHECK)]
     if v in PAIR_VERDICTS:
         return [m, f]
     human = row["status"] in (STATUS_CORRECTED, STATUS_REVIEWED)  # a person's or the review's marking decided
@@ -274,7 +281,8 @@ def build_items(processed: pl.DataFrame, role: str, provenance: str) -> pl.DataF
     rows = []
     for it in items:
         sids = sorted(set(it.source_ids))
-        check_ok = it.check_method == "human" or (it.check_gender == it.gender and "gender_conflict" not in it.flags)
+        check_ok = it.check_method in ("human", REVIEW_CHECK) or (it.check_gender == it.gender
+                                                                   and "gender_conflict" not in it.flags)
         rows.append({
             "id": item_id(it.gender, it.text),
             "text": it.text,

@@ -51,3 +51,27 @@ def test_krippendorff_alpha_small_cases():
     # A unit with one label adds nothing: the same alpha as without it.
     assert krippendorff_alpha_nominal({1: {"a": "x", "b": "x"}, 2: {"a": "x", "b": "y"}, 3: {"a": "z"}}) \
         == pytest.approx(0.0)
+
+
+def test_alpha_equals_the_krippendorff_package_on_random_data_with_missing_labels():
+    """The coincidence formula against the package, on data where annotators skip units and use many labels."""
+    import krippendorff
+    import numpy as np
+
+    rng = np.random.default_rng(7)
+    for trial in range(20):
+        n_units, n_ann, n_labels = int(rng.integers(3, 40)), int(rng.integers(2, 5)), int(rng.integers(2, 12))
+        data = rng.integers(0, n_labels, size=(n_ann, n_units)).astype(float)
+        data[rng.random(data.shape) < 0.25] = np.nan
+        units = {u: {a: int(data[a, u]) for a in range(n_ann) if not np.isnan(data[a, u])} for u in range(n_units)}
+        if sum(len(v) >= 2 for v in units.values()) == 0 or len({x for v in units.values() if len(v) >= 2 for x in v.values()}) < 2:
+            continue
+        expected = krippendorff.alpha(reliability_data=data, level_of_measurement="nominal")
+        assert krippendorff_alpha_nominal(units) == pytest.approx(expected, abs=1e-12), trial
+
+
+def test_alpha_on_thousands_of_distinct_titles_is_quick():
+    """Free-text answers (every title its own label) once made the package build a 70 GiB matrix (issue 35)."""
+    units = {i: {"a": f"title {i}", "b": f"title {i}" if i % 3 else f"other {i}"} for i in range(3000)}
+    alpha = krippendorff_alpha_nominal(units)
+    assert 0.6 < alpha < 0.7  # a third of the units disagree

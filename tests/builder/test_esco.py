@@ -238,7 +238,7 @@ def test_card_names_the_esco_source_and_its_licence(spanish):
     assert "- Relevance: one level: a query's relevant documents are the labels of its own occupation (URI)" in section
     assert "broaderRelationsOccPillar.csv) is not used: eval's relevance is binary" in section
     # Nothing of the translated job titles is said of ESCO's labels: no translator, no paper row, no MT hand-check.
-    assert "are ESCO's labels as published" in section and "Experimental" not in section
+    assert "ESCO's labels as published" in section and "Experimental" not in section
     assert "`None`" not in card and "ES, paper (Google Translate)" not in card
 
 
