@@ -205,9 +205,16 @@ def read_agreement(repo: Path, ts: TestSet) -> list[dict] | None:
     if not corrections.get("file") or not (corrections.get("translations") or corrections.get("relevance")):
         return None  # no annotation: nothing to agree on
     file = corrections["file"]
-    path = (repo / file).with_suffix(".agreement.jsonl")
-    if not path.is_file():
-        return []
+    figures = []
+    # the annotators' (annotation pull) and the maintainers' review's (annotation review import, docs/review.md)
+    for path in ((repo / file).with_suffix(".agreement.jsonl"),
+                 (repo / file).with_name(f"{Path(file).stem}.review-agreement.jsonl")):
+        if path.is_file():
+            figures += _agreement_figures(path)
+    return figures
+
+
+def _agreement_figures(path: Path) -> list[dict]:
     figures = []
     for lineno, line in enumerate(path.read_text(encoding="utf-8").split("\n"), 1):
         if not line.strip():
