@@ -17,6 +17,9 @@ def test_the_readme_sed_changes_release_version_only(tmp_path):
     assert command, line
     params = tmp_path / "params.yaml"
     text = (REPO / "params.yaml").read_text(encoding="utf-8")
+    # a version other than the README's target, whatever the repository's is now
+    text = re.sub(r"(?m)^(release:\n(?:  .*\n)*?  version: )[0-9.]+", r"\g<1>0.0.1", text)
+    assert "version: 0.0.1" in text
     # a params file whose esco: section also carries a version, as a maintainer's may
     params.write_text(text.replace("  version: null      # null: --esco-version", "  version: 1.2.0      # null: --esco-version"),
                       encoding="utf-8")
