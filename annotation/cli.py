@@ -278,7 +278,14 @@ def cmd_review_import(args: argparse.Namespace) -> None:
 
 def cmd_review_reading(args: argparse.Namespace) -> None:
     check_code(args.lang)
-    pack = [json.loads(line) for line in Path(args.pack).read_text(encoding="utf-8").splitlines() if line.strip()]
+    try:
+        pack = [json.loads(line) for line in Path(args.pack).read_text(encoding="utf-8").splitlines() if line.strip()]
+    except OSError as exc:
+        raise AnnotationError(f"{args.pack}: cannot read the pack ({exc.strerror or exc}); write it with "
+                              "`python -m annotation review pack`") from None
+    except ValueError as exc:
+        raise AnnotationError(f"{args.pack}: not a pack of JSON lines ({exc}); write it with "
+                              "`python -m annotation review pack`") from None
     files = sorted(Path(args.verdicts).glob("verdicts-*.jsonl")) if Path(args.verdicts).is_dir() else [Path(args.verdicts)]
     if not files:
         raise AnnotationError(f"{args.verdicts}: no verdicts-*.jsonl there")

@@ -28,10 +28,7 @@ import polars as pl
 
 from annotation import AnnotationError
 
-ESCO_FOLDERS = {"de": ["deu_q_de_c_de", "aut_q_de_c_de"], "fr": ["fra_q_fr_c_fr", "bel_q_fr_c_fr"],
-                "es": ["esp_q_es_c_es"], "it": ["ita_q_it_c_it"], "pt": ["prt_q_pt_c_pt"],
-                "nl": ["nld_q_nl_c_nl", "bel_q_nl_c_nl"], "pl": ["pol_q_pl_c_pl"]}
-MELO_ENGLISH = "usa_q_en_c_en"
+MELO_ENGLISH = "usa_q_en_c_en"  # MELO's folders: <country>_q_<lang>_c_<lang>, one per country of a language
 
 
 def melo_root() -> Path | None:
@@ -63,7 +60,8 @@ def esco_hints(lang: str, english_titles: list[str]) -> dict[str, list[str]]:
     """English title → ESCO's labels in ``lang`` of every occupation holding it as an English label
     (case-insensitive exact match); {} where ESCO has no such language or no copy is here."""
     root = melo_root()
-    if root is None or lang not in ESCO_FOLDERS:
+    folders = sorted(root.glob(f"*_q_{lang}_c_{lang}")) if root is not None else []
+    if not folders:
         return {}
     english = _labels(root / MELO_ENGLISH)
     by_label: dict[str, set[str]] = defaultdict(set)
@@ -71,10 +69,9 @@ def esco_hints(lang: str, english_titles: list[str]) -> dict[str, list[str]]:
         for label in labels:
             by_label[label.lower()].add(uri)
     target: dict[str, list[str]] = defaultdict(list)
-    for name in ESCO_FOLDERS[lang]:
-        if (root / name).is_dir():
-            for uri, labels in _labels(root / name).items():
-                target[uri] += [x for x in labels if x not in target[uri]]
+    for folder in folders:
+        for uri, labels in _labels(folder).items():
+            target[uri] += [x for x in labels if x not in target[uri]]
     out = {}
     for title in english_titles:
         labels = [x for uri in sorted(by_label.get(title.lower(), ())) for x in target.get(uri, [])]
@@ -103,7 +100,7 @@ def review_pack(data: str | Path, lang: str, source: str | Path | None = None) -
     for row in t.sort("source_id").iter_rows(named=True):
         sid = row["source_id"]
         r = route.get(sid, "mt")
-        item = {"id": sid, "en": row["source_text"],
+        item = {"id": sid, "english": row["source_text"],
                 "occurs": "query+corpus" if row["in_queries"] and row["in_corpus"] else
                 ("query" if row["in_queries"] else "corpus"),
                 "route": r}
@@ -164,7 +161,7 @@ def _forms(pair: list) -> str:
 
 def render_line(x: dict) -> str:
     """One English id as a reader reads it, on one line (``|``-separated)."""
-    parts = [x["id"], f"EN: {x['en']}", x["occurs"]]
+    parts = [x["id"], f"EN: {x['english']}", x["occurs"]]
     if x.get("relevant_to"):
         parts.append("rel: " + "; ".join(x["relevant_to"]))
     if "given" in x:
@@ -401,9 +398,16 @@ def readings_from_verdicts(pack: list[dict], verdict_files: list[Path], reader: 
     out = []
     for path in verdict_files:
         ids = set()
-        lines = [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines() if line.strip()]
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise AnnotationError(f"{path}: cannot read the verdicts ({exc})") from None
+        problems = [p for p in check_verdicts(path, pack) if "without a verdict" not in p]
+        if problems:
+            raise AnnotationError(f"{problems[0]} (and {len(problems) - 1} more); fix the verdicts first"
+                                  if len(problems) > 1 else problems[0])
+        lines = [json.loads(line) for line in text.splitlines() if line.strip()]
         subset = [by_id[v["id"]] for v in lines if v.get("id") in by_id]
-        problems = [p for p in check_verdicts(path, subset) if "without a verdict" not in p]
         if len(subset) != len(lines):
             problems.append(f"{path}: {len(lines) - len(subset)} verdict(s) name no id of the pack")
         if problems:

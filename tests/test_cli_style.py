@@ -50,6 +50,11 @@ ARGS = {
         ("pull",): ["--lang", "pt"],
         ("rule",): ["--data", "data", "--lang", "pt", "--find", "de conta", "--replace", "de contas"],
         ("serve",): ["--port", TAKEN_PORT],
+        ("review", "pack"): ["--data", "data", "--lang", "pt", "--out", "pack.jsonl"],
+        ("review", "reading"): ["--lang", "pt", "--pack", "pack.jsonl", "--verdicts", "v", "--reader", "r", "--pass",
+                                "first", "--readings", "r.jsonl"],
+        ("review", "agreement"): ["--lang", "pt", "--readings", "r.jsonl"],
+        ("review", "import"): ["--lang", "pt", "--round", "r1", "--readings", "r.jsonl"],
     },
     "releases": {
         ("make",): [],

@@ -16,6 +16,7 @@ import pytest
 
 from eval.testset import read_testset
 from tests.annotation.conftest import write_english_source, write_params
+from tests.annotation.test_annotator_view import discard, screenshot
 from tests.annotation.test_argilla_server import Annotator, create_annotator, owner_http, run_cli, suggestion_values
 
 pytestmark = [pytest.mark.server, pytest.mark.slow]
@@ -43,13 +44,16 @@ def test_three_rounds_keep_every_correction(argilla_env, tmp_path, capsys):
     build = [sys.executable, "-m", "builder", "build", "--source", str(source), "--lang", "pt", "--translator",
              "bergamot", "--out", str(data), "--cache", str(cache), "--quiet", "--corrections", str(corrections)]
     subprocess.run(build, cwd=REPO, check=True, capture_output=True)
-    p = ["--params", str(write_params(tmp_path / "params.yaml", "rounds"))]
+    # a dataset version of its own (annotators of other tests may see a pt-translations-t1 of another workspace);
+    # two answers per record, so that a second annotator still finds the corrected record pending
+    p = ["--params", str(write_params(tmp_path / "params.yaml", "rounds", dataset_version="rounds3",
+                                            min_submitted=2))]
     machine = {r["source_id"]: r for r in pl.read_parquet(data / "pt" / "translations.parquet").iter_rows(named=True)}
 
     rc, out, err = run_cli([*p, "push", "translations", "--data", str(data), "--lang", "pt"], capsys)
     assert rc == 0, err
     ana = Annotator(stack, create_annotator(stack, "ana", "rounds"))
-    queue = ana.queue("pt-translations-t1")
+    queue = ana.queue("pt-translations-rounds3")
     settled = [sid for sid, r in machine.items() if r["verdict"] in ("gendered", "reinflected")
                and r["title_masculine"] != r["title_feminine"]]
     assert len(settled) >= 5, settled
@@ -75,7 +79,7 @@ def test_three_rounds_keep_every_correction(argilla_env, tmp_path, capsys):
     rc, out, err = run_cli([*p, "push", "relevance", "--data", str(data), "--lang", "pt", "--models", "tfidf-char",
                             "--depth", "3"], capsys)
     assert rc == 0, err
-    rel = list(ana.queue("pt-relevance-t1").values())
+    rel = list(ana.queue("pt-relevance-rounds3").values())
     ana.submit(rel[0], {"relevant": "relevant"})
     ana.submit(rel[1], {"relevant": "not_relevant"})
     # a term rule on a word of a title nobody answered
@@ -123,7 +127,7 @@ def test_three_rounds_keep_every_correction(argilla_env, tmp_path, capsys):
     assert ruled and all(r["status"] == "rule" and "rule:r1" in r["provenance"] for r in ruled)
 
     # the re-pushed record shows the person's text as theirs; what pull compares with stays the build's proposal
-    record = ana.queue("pt-translations-t1")[f"pt-translation-{written}"]
+    record = ana.queue("pt-translations-rounds3")[f"pt-translation-{written}"]
     assert suggestion_values(ana, record)["masculine"] == machine[written]["title_masculine"] + " júnior"
     agents = {s["agent"] for s in record["suggestions"] if s["value"] == machine[written]["title_masculine"] + " júnior"}
     assert agents == {"person ana"}
@@ -131,3 +135,13 @@ def test_three_rounds_keep_every_correction(argilla_env, tmp_path, capsys):
     with owner_http(stack) as http:
         meta = http.get(f"/api/v1/records/{record['id']}").raise_for_status().json()["metadata"]
     assert meta["proposed_masculine"] == machine[written]["title_masculine"]
+
+    # the same record in the real UI, as another annotator opens it after round 3 (a screenshot is kept)
+    vera = Annotator(stack, create_annotator(stack, "vera", "rounds"))
+    for rid, rec in vera.queue("pt-translations-rounds3").items():
+        if rid != f"pt-translation-{written}":
+            discard(vera, rec)
+    png, text = screenshot(stack, "vera", vera.dataset_id("pt-translations-rounds3"), "annotation-re-pushed-record", tmp_path)
+    assert png.stat().st_size > 10_000
+    assert "Corrected by person ana" in text and machine[written]["title_masculine"] + " júnior" in text
+    assert f"Proposed: {machine[written]['title_masculine']} (masculine)" in text

@@ -19,13 +19,13 @@ from annotation.review import (decide_readings, read_readings, reading_from_verd
 from builder.corrections import read_corrections
 
 PACK = [
-    {"id": "Lawyer", "en": "Lawyer", "occurs": "query", "route": "reference", "built": ["advogado", "advogada"],
+    {"id": "Lawyer", "english": "Lawyer", "occurs": "query", "route": "reference", "built": ["advogado", "advogada"],
      "verdict": "inflected"},
-    {"id": "Loan_Officer", "en": "Loan Officer", "occurs": "corpus", "route": "reference",
+    {"id": "Loan_Officer", "english": "Loan Officer", "occurs": "corpus", "route": "reference",
      "built": ["oficial de empréstimo", "oficial de empréstimo"], "verdict": "neutral"},
-    {"id": "Software_Company", "en": "Software Company", "occurs": "corpus", "route": "mt",
+    {"id": "Software_Company", "english": "Software Company", "occurs": "corpus", "route": "mt",
      "built": [None, None], "verdict": "not_a_person"},
-    {"id": "Judge", "en": "Judge", "occurs": "corpus", "route": "reference", "built": ["juiz", None],
+    {"id": "Judge", "english": "Judge", "occurs": "corpus", "route": "reference", "built": ["juiz", None],
      "verdict": "unverified"},
 ]
 BUILT = {x["id"]: x["built"] for x in PACK}

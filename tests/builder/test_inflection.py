@@ -4,6 +4,7 @@ Every case runs the real Apertium dictionaries and Hunspell word lists of Debian
 them); the expected forms are what a native speaker writes, not what the code happened to give.
 """
 
+import os
 import subprocess
 import sys
 
@@ -174,7 +175,8 @@ def test_the_cli_fails_without_lt_proc_instead_of_changing_the_output(tmp_path):
     python_dir = str(__import__("pathlib").Path(sys.executable).parent)
     proc = subprocess.run([sys.executable, "-m", "builder", "postprocess", "--lang", "pt", "--source", str(src),
                            "--out", str(tmp_path), "--quiet"], capture_output=True, text=True,
-                          env={"PATH": python_dir, "HOME": str(tmp_path)})
+                          env={"PATH": python_dir, "HOME": str(tmp_path),
+                               "GJT_CORRECTIONS_DIR": os.environ["GJT_CORRECTIONS_DIR"]})
     assert proc.returncode == 2, proc.stderr
     assert "apt-get install" in proc.stderr and "lt-proc" in proc.stderr and "Traceback" not in proc.stderr
 

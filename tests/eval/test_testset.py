@@ -172,7 +172,10 @@ def test_table1_counts_by_hand():
     counts = table1_counts(pl.concat([small().queries, extra]))
     assert counts == {"pairs": 1, "neutral": 1, "titles": 4, "masculine": 1, "feminine": 2, "masculine_only": 0,
                       "feminine_only": 1, "reinflected": 1, "check_ok": 3,
-                      "check_methods": {"lexicon": 1, "rule:test": 3}, "forms": {"doublet": 0, "neomorpheme": 0}}
+                      "check_methods": {"lexicon": 1, "rule:test": 3}, "forms": {"doublet": 0, "neomorpheme": 0},
+                      # each item's origin once: three machine titles, the feminine the lexicon made
+                      "origins": {"given": 0, "gender_layer": 1, "machine_translation": 3, "esco": 0, "term_rule": 0,
+                                  "person": 0, "review": 0}}
     # the extra forms are no titles of Table 1: counted apart, the rest unchanged
     with_extra = table1_counts(with_forms().queries)
     assert with_extra["forms"] == {"doublet": 1, "neomorpheme": 1}
@@ -336,3 +339,17 @@ def test_a_column_with_no_value_reads_as_the_schema_type(tmp_path):
     stats.pop("set_integrity")
     (folder / "stats.json").write_text(json.dumps(stats))
     assert read_testset(tmp_path, "es").queries.schema["check_ok"] == pl.Boolean
+
+
+def test_item_origins_count_each_item_once_by_its_origin():
+    from eval.testset import item_origins
+
+    rows = [item("a", "x", "masculine", "p1") | {"provenance": "reference:de", "flags": ["masculine_base"]},
+            item("b", "xin", "feminine", "p1") | {"provenance": "reference:de", "flags": ["masculine_base"]},
+            item("c", "y", "neutral", "p2") | {"provenance": "esco:v1.2.0:de"},
+            item("d", "z", "masculine", "p3") | {"status": "rule", "provenance": "bergamot:1+rule:r1"},
+            item("e", "w", "masculine", "p4") | {"status": "corrected", "provenance": "human:ana"},
+            item("f", "v", "feminine", "p5") | {"status": "reviewed", "provenance": "reference:de+review:r1"},
+            item("g", "u", "masculine", "p6")]
+    assert item_origins(pl.DataFrame(rows, schema=ITEM_SCHEMA)) == {
+        "given": 1, "gender_layer": 1, "machine_translation": 1, "esco": 1, "term_rule": 1, "person": 1, "review": 1}
