@@ -37,7 +37,7 @@ from builder.errors import BuildError
 from builder.gender import F, M, N, U
 from builder.routes import Corrected, Outcome, Route, Source, make_routes
 from builder.rules import rewrite_inputs
-from builder.provenance import ItemSources
+from builder.provenance import STATUS_CORRECTED, STATUS_MACHINE, STATUS_REVIEWED, ItemSources
 from builder.verdict import INFORMATIVE_FLAGS, PAIR_VERDICTS, Verdict
 from eval.testset import ITEM_SCHEMA
 from languages import Language, resolve
@@ -125,7 +125,6 @@ ROW_SCHEMA = {"mt_masculine": pl.String, "mt_feminine": pl.String, "title_mascul
               "review": pl.String, "proposal_masculine": pl.String, "proposal_feminine": pl.String}
 # translations.parquet status of a source: the build's own text, a person's Argilla correction, the maintainers'
 # review (docs/review.md); builder/rules.py adds ``rule`` (a term rule changed the build's text).
-STATUS_MACHINE, STATUS_CORRECTED, STATUS_REVIEWED = "machine", "corrected", "reviewed"
 # check_method of a form the maintainers' review wrote or confirmed: its gender is the review's (like "human")
 REVIEW_CHECK = "review"
 

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-STATUS_MACHINE, STATUS_RULE, STATUS_CORRECTED, STATUS_REVIEWED = "machine", "rule", "corrected", "reviewed"
+# The statuses are the format's (eval/testset.py STATUSES: what the reader accepts).
+from eval.testset import STATUS_CORRECTED, STATUS_MACHINE, STATUS_REVIEWED, STATUS_RULE
 # The strongest status of an item's sources is the item's.
 _STRENGTH = {STATUS_MACHINE: 0, STATUS_RULE: 1, STATUS_REVIEWED: 2, STATUS_CORRECTED: 3}
 

@@ -33,11 +33,12 @@ import polars as pl
 
 from builder.corrections import TermRule
 from builder.verdict import Verdict, severity
+from eval.testset import STATUS_CORRECTED, STATUS_REVIEWED, STATUS_RULE
 
 GENDERS = ("masculine", "feminine")
 DOUBTFUL = ("serious", "check")  # severities of a source the build has not settled (still a review item)
-STATUS_RULE = "rule"  # translations.parquet status of a source a rule changed (besides machine and corrected)
-KEEP_STATUS = ("corrected", "reviewed")  # a person's or the review's source keeps its status
+# STATUS_RULE: the translations.parquet status of a source a rule changed; a person's or the review's keeps its own
+KEEP_STATUS = (STATUS_CORRECTED, STATUS_REVIEWED)
 # The columns a rule reads of a processed source (translations.parquet has them all).
 RULE_COLUMNS = ["source_id", "source_text", "verdict", "flags", "title_masculine", "title_feminine"]
 
