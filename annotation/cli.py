@@ -18,6 +18,8 @@ from annotation.pull import (
 from annotation.push import PushReport
 from annotation.serve import DEFAULT_PORT, serve
 from annotation.server import connect, ensure_workspace, find_dataset
+from builder import corrections as corrections_format
+from builder.errors import CorrectionsError
 from config.cli import params_option, program, run_command
 from eval.errors import EvalError, ModelNotFoundError
 from eval.testset import TestSetError, read_testset
@@ -73,9 +75,10 @@ def pull(lang: str, params: AnnotationParams, out: str | Path | None = None, rev
     out = Path(out or corrections_path(params, lang))
     old = read_corrections(out, lang)  # fail on a broken file (or another language's) before any work
     if review is not None:
-        validate_line({"kind": "translation", "lang": lang, "source_id": "x", "record_id": "x", "masculine": None,
-                       "feminine": None, "gender_marking": "gendered", "flag": None, "annotators": ["x"],
-                       "submitted_at": "x", "review": review}, "--review", lang)
+        try:
+            corrections_format.check_round(review, "--review")
+        except CorrectionsError as exc:
+            raise AnnotationError(str(exc)) from None
     server = connect()
     workspace = ensure_workspace(server, params.workspace)
     decided_lines, ties, agreements, wrong = [], [], {}, []
@@ -250,7 +253,7 @@ def review_import(lang: str, params: AnnotationParams, readings: str | Path, rou
     write_corrections(merged.lines, out, lang)
     figures = review.review_agreement(rows)
     write_jsonl_atomic(figures, out.with_name(f"{lang}.review-agreement.jsonl"))
-    counts = {a: sum(1 for r in decided.values() if review._label(r) == a) for a in ("keep", "fix", "drop")}
+    counts = {a: sum(1 for r in decided.values() if review.label_of(r) == a) for a in review.ACTIONS}
     return {"out": out, "decided": len(decided), **counts, "merged": merged, "agreement": figures}
 
 
@@ -271,9 +274,7 @@ def cmd_review_import(args: argparse.Namespace) -> None:
     print(f"{result['out']}: review {args.round}: {result['decided']} English ids decided ({result['keep']} kept as "
           f"built, {result['fix']} corrected, {result['drop']} dropped): {m.new} new line(s), {m.changed} replaced, "
           f"{m.kept} as imported before, {m.older} older than the file's line (the file's kept)")
-    for f in result["agreement"]:
-        print(f"agreement review/{f['question']}: {f['records']} ids read twice, Krippendorff alpha {f['alpha']}, "
-              f"Cohen kappa {f['kappa']}")
+    _print_review_agreement(result["agreement"])
 
 
 def cmd_review_reading(args: argparse.Namespace) -> None:
@@ -303,6 +304,10 @@ def cmd_review_agreement(args: argparse.Namespace) -> None:
     figures = review.review_agreement(review.read_readings(args.readings, args.lang))
     if not figures:
         raise AnnotationError(f"{args.readings}: no id was read by both the first and the second reading")
+    _print_review_agreement(figures)
+
+
+def _print_review_agreement(figures: list[dict]) -> None:
     for f in figures:
         print(f"agreement review/{f['question']}: {f['records']} ids read twice, Krippendorff alpha {f['alpha']}, "
               f"Cohen kappa {f['kappa']}")

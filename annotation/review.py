@@ -27,6 +27,7 @@ from pathlib import Path
 import polars as pl
 
 from annotation import AnnotationError
+from builder import corrections as corrections_format
 
 MELO_ENGLISH = "usa_q_en_c_en"  # MELO's folders: <country>_q_<lang>_c_<lang>, one per country of a language
 
@@ -138,16 +139,17 @@ def _relevant_queries(source: str | Path | None, t: pl.DataFrame) -> dict[str, l
 
 
 def write_pack(pack: list[dict], out: str | Path) -> Path:
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in pack), encoding="utf-8")
-    return out
+    """The pack, one JSON object a line, replaced whole (config.files)."""
+    from config.files import write_file_atomically
+
+    Path(out).parent.mkdir(parents=True, exist_ok=True)
+    return write_file_atomically(out, "".join(json.dumps(x, ensure_ascii=False) + "\n" for x in pack))
 
 
 # --- the reader's side: a compact text of the pack, and the verdicts' check --------------------------------------
 
 ACTIONS = ("keep", "fix", "drop")
-MARKINGS = ("gendered", "neutral", "masculine_only", "feminine_only")
+MARKINGS = corrections_format.MARKINGS
 
 
 def _forms(pair: list) -> str:
@@ -270,7 +272,6 @@ def reading_from_verdict(v: dict, built: list, reader: str, pass_: str) -> dict:
 def read_readings(path: str | Path, lang: str | None = None) -> list[dict]:
     """The readings of a round (``corrections/review/<round>/<lang>.jsonl``), each checked: one AnnotationError
     naming file:line for the first that breaks the format."""
-    from builder import corrections as corrections_format
     from builder.errors import CorrectionsError
 
     path = Path(path)
@@ -292,8 +293,8 @@ def read_readings(path: str | Path, lang: str | None = None) -> list[dict]:
                                   + f"; a reading has {list(READING_FIELDS)} (docs/review.md)")
         if obj["pass"] not in PASSES:
             raise AnnotationError(f"{where}: pass {obj['pass']!r}; expected one of {PASSES}")
-        if obj["action"] not in ("keep", "fix", "drop"):
-            raise AnnotationError(f"{where}: action {obj['action']!r}; expected keep, fix or drop")
+        if obj["action"] not in ACTIONS:
+            raise AnnotationError(f"{where}: action {obj['action']!r}; expected one of {ACTIONS}")
         if obj["action"] in ("fix", "drop") and not (isinstance(obj["reason"], str) and obj["reason"].strip()):
             raise AnnotationError(f"{where}: a {obj['action']} needs its reason")
         key = (obj["id"], obj["reader"], obj["pass"])
@@ -362,7 +363,8 @@ def review_lines(decided: dict[str, dict], readings: list[dict], lang: str, roun
     return [_line(r, lang, round_, submitted_at, sorted(agreeing[sid])) for sid, r in sorted(decided.items())]
 
 
-def _label(r: dict) -> str:
+def label_of(r: dict) -> str:
+    """keep (the build's forms), fix or drop: what a reading did."""
     if r["action"] == "drop":
         return "drop"
     return "keep" if [r["masculine"], r["feminine"]] == list(r["built"]) else "fix"
@@ -380,7 +382,7 @@ def review_agreement(readings: list[dict]) -> list[dict]:
     if not both:
         return []
     out = []
-    for question, label in (("keep_fix_drop", _label), ("text", lambda r: repr(outcome(r)))):
+    for question, label in (("keep_fix_drop", label_of), ("text", lambda r: repr(outcome(r)))):
         a, b = [label(first[i]) for i in both], [label(second[i]) for i in both]
         units = {i: {"first": x, "second": y} for i, x, y in zip(both, a, b)}
         alpha, kappa = krippendorff_alpha_nominal(units), cohen_kappa(a, b)
@@ -397,7 +399,6 @@ def readings_from_verdicts(pack: list[dict], verdict_files: list[Path], reader: 
     by_id = {x["id"]: x for x in pack}
     out = []
     for path in verdict_files:
-        ids = set()
         try:
             text = Path(path).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
@@ -406,18 +407,9 @@ def readings_from_verdicts(pack: list[dict], verdict_files: list[Path], reader: 
         if problems:
             raise AnnotationError(f"{problems[0]} (and {len(problems) - 1} more); fix the verdicts first"
                                   if len(problems) > 1 else problems[0])
-        lines = [json.loads(line) for line in text.splitlines() if line.strip()]
-        subset = [by_id[v["id"]] for v in lines if v.get("id") in by_id]
-        if len(subset) != len(lines):
-            problems.append(f"{path}: {len(lines) - len(subset)} verdict(s) name no id of the pack")
-        if problems:
-            raise AnnotationError(f"{problems[0]} (and {len(problems) - 1} more); fix the verdicts first"
-                                  if len(problems) > 1 else problems[0])
-        for v in lines:
-            if v["id"] in ids:
-                raise AnnotationError(f"{path}: id {v['id']!r} given twice")
-            ids.add(v["id"])
-            out.append(reading_from_verdict(v, by_id[v["id"]]["built"], reader, pass_))
+        # check_verdicts has refused what is not JSON, an unknown id and an id given twice
+        out += [reading_from_verdict(v, by_id[v["id"]]["built"], reader, pass_)
+                for v in map(json.loads, filter(str.strip, text.splitlines()))]
     return out
 
 

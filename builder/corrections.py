@@ -197,10 +197,8 @@ def check_line(obj: object, where: str, lang: str | None = None) -> dict:
         if obj["gender_marking"] not in MARKINGS and not (dropping and obj["gender_marking"] is None):
             raise CorrectionsError(f"{where}: gender_marking {obj['gender_marking']!r} not one of {MARKINGS} (null only "
                                    "on a line that drops its source: a flag and no title)")
-        review = obj.get("review")
-        if review is not None and (not isinstance(review, str) or not ROUND_ID.fullmatch(review)):
-            raise CorrectionsError(f"{where}: review {review!r}; expected the round's name (letters, digits, '_', '.', "
-                                   "'-'), e.g. \"0.5.0-r1\", or leave the field out")
+        if obj.get("review") is not None:
+            check_round(obj["review"], f"{where}: review")
         if obj.get("reason") is not None:
             _text(obj, "reason", where)
     else:
@@ -209,6 +207,14 @@ def check_line(obj: object, where: str, lang: str | None = None) -> dict:
         if not isinstance(obj["relevant"], bool):
             raise CorrectionsError(f"{where}: relevant must be true or false, got {obj['relevant']!r}")
     return obj
+
+
+def check_round(value: object, where: str) -> str:
+    """A review round's name (``review`` of a line, ``annotation pull --review``), else a CorrectionsError."""
+    if not isinstance(value, str) or not ROUND_ID.fullmatch(value):
+        raise CorrectionsError(f"{where} {value!r}; expected the round's name (letters, digits, '_', '.', '-'), e.g. "
+                               '"0.5.0-r1"')
+    return value
 
 
 def _json_lines(path: Path, what: str):

@@ -158,3 +158,10 @@ def test_a_readers_verdicts_are_checked_against_the_pack(tmp_path, capsys):
     assert main(["review", "reading", "--lang", "pt", "--pack", str(pack), "--verdicts", str(verdicts), "--reader",
                  "r1", "--pass", "first", "--readings", str(tmp_path / "r.jsonl")]) == 0
     assert len(read_readings(tmp_path / "r.jsonl", "pt")) == 4
+
+
+def test_a_bad_round_name_is_one_error_before_any_server_is_asked(capsys, monkeypatch):
+    monkeypatch.delenv("ARGILLA_API_URL", raising=False)
+    rc = main(["pull", "--lang", "pt", "--review", "round one!", "--out", "/nonexistent/pt.jsonl"])
+    err = capsys.readouterr().err
+    assert rc == 2 and err.startswith("error: --review 'round one!'; expected the round's name") and len(err.splitlines()) == 1
