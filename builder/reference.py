@@ -21,6 +21,7 @@ folder is the user cache.
 
 from __future__ import annotations
 
+import functools
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -126,16 +127,24 @@ def download_reference(dest: Path, lang: Language, base_url: str | None = None, 
     return dest
 
 
+@functools.cache
+def _align_model():
+    """The alignment's encoder, one per process: ``builder defaults`` aligns five languages with it."""
+    from eval.models import load_model
+
+    return load_model(ALIGN_ENCODER)
+
+
 def align_reference(source: EnglishSource, reference: ReferenceSet, cache_dir: Path | None,
                     progress: bool = False, drafts: dict[str, str] | None = None) -> Alignment:
     """builder.align over the English source and the translated set, the encoder's vectors through the
     embedding cache (``<cache_dir>/embeddings``, the one eval uses) so a rebuild encodes nothing. drafts: the MT
     route's title of each English id (``mt_drafts``), where the language has an offline translator."""
-    from eval.models import EmbeddingCache, load_model, unit_rows
+    from eval.models import EmbeddingCache, unit_rows
 
     # eval's m-use, the model `eval run` scores: its exact forward pass makes every vector the same bits on any BLAS
     # kernel, thread count or batch, and the cache it fills is the one eval reads.
-    model = load_model(ALIGN_ENCODER)
+    model = _align_model()
     store = EmbeddingCache(Path(cache_dir) / "embeddings") if cache_dir else None
 
     def encode(texts):

@@ -149,9 +149,13 @@ def exp_nonpositive(x: np.ndarray) -> np.ndarray:
     k = np.rint(x * INV_LN2)
     r = (x - k * LN2_HI) - k * LN2_LO
     p = np.full_like(r, _EXP_TAYLOR[0])
-    for c in _EXP_TAYLOR[1:]:
-        p = p * r + c
-    return np.ldexp(p, k.astype(np.int64))
+    for c in _EXP_TAYLOR[1:]:  # in place: the same operations in the same order as p = p * r + c, no temporaries
+        p *= r
+        p += c
+    # 2^k written as its bits (k >= -58 after the clamp, so p * 2^k stays normal and the product is exact: the
+    # bits np.ldexp gives, at a tenth of its cost)
+    p *= ((k.astype(np.int64) + 1023) << 52).view(np.float64)
+    return p
 
 
 def tanh(z: np.ndarray) -> np.ndarray:

