@@ -8,7 +8,7 @@ import math
 from pathlib import Path
 
 from annotation import AnnotationError, relevance, review, rules, translations, vectors
-from annotation.corrections import (KIND_RELEVANCE, merge, read_corrections, validate_line, write_corrections,
+from annotation.corrections import (KIND_RELEVANCE, key_of, merge, read_corrections, validate_line, write_corrections,
                                     write_jsonl_atomic)
 from annotation.params import AnnotationParams, load_params, with_overrides
 from annotation.pull import (
@@ -249,12 +249,18 @@ def review_import(lang: str, params: AnnotationParams, readings: str | Path, rou
                               f"again (nothing was written to {out})")
     ties_path.unlink(missing_ok=True)
     lines = review.review_lines(decided, rows, lang, round_, submitted_at)
+    # A later round that reads a title again and keeps what the file's line already says leaves that line (its
+    # round, readers and reason) as it is: only what the round changes becomes a line of its own.
+    held = {key_of(line): line for line in old}
+    confirmed = [line for line in lines if key_of(line) in held and review.same_outcome(held[key_of(line)], line)]
+    lines = [line for line in lines if line not in confirmed]
     merged = merge(old, lines)
     write_corrections(merged.lines, out, lang)
     figures = review.review_agreement(rows)
     write_jsonl_atomic(figures, out.with_name(f"{lang}.review-agreement.jsonl"))
     counts = {a: sum(1 for r in decided.values() if review.label_of(r) == a) for a in review.ACTIONS}
-    return {"out": out, "decided": len(decided), **counts, "merged": merged, "agreement": figures}
+    return {"out": out, "decided": len(decided), **counts, "confirmed": len(confirmed), "merged": merged,
+            "agreement": figures}
 
 
 def cmd_review_pack(args: argparse.Namespace) -> None:
@@ -273,7 +279,8 @@ def cmd_review_import(args: argparse.Namespace) -> None:
     m = result["merged"]
     print(f"{result['out']}: review {args.round}: {result['decided']} English ids decided ({result['keep']} kept as "
           f"built, {result['fix']} corrected, {result['drop']} dropped): {m.new} new line(s), {m.changed} replaced, "
-          f"{m.kept} as imported before, {m.older} older than the file's line (the file's kept)")
+          f"{m.kept} as imported before, {m.older} older than the file's line (the file's kept), "
+          f"{result['confirmed']} confirming the file's line (left as it is)")
     _print_review_agreement(result["agreement"])
 
 

@@ -363,6 +363,11 @@ def review_lines(decided: dict[str, dict], readings: list[dict], lang: str, roun
     return [_line(r, lang, round_, submitted_at, sorted(agreeing[sid])) for sid, r in sorted(decided.items())]
 
 
+def same_outcome(a: dict, b: dict) -> bool:
+    """Two correction lines of one source that say the same: the same forms, marking and flag."""
+    return all(a.get(k) == b.get(k) for k in ("masculine", "feminine", "gender_marking", "flag"))
+
+
 def label_of(r: dict) -> str:
     """keep (the build's forms), fix or drop: what a reading did."""
     if r["action"] == "drop":

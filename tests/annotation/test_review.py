@@ -124,6 +124,36 @@ def test_import_writes_lines_the_builders_reader_takes_and_refuses_ties(tmp_path
     assert {f["question"] for f in figures} == {"keep_fix_drop", "text"} and all(f["kind"] == "review" for f in figures)
 
 
+def test_a_later_round_writes_only_what_it_changes(tmp_path, capsys):
+    """Round 2 reads the build round 1 made: the titles it keeps keep round 1's lines (round, readers, reason);
+    the one it corrects gets a line of round 2 that the builder's reader takes."""
+    out = tmp_path / "corrections" / "pt.jsonl"
+    first = write_readings(readings(second=()), tmp_path / "review" / "0.5.0-r1" / "pt.jsonl")
+    common = ["--out", str(out), "--lang", "pt"]
+    assert main(["review", "import", "--round", "0.5.0-r1", "--readings", str(first), "--submitted-at",
+                 "2026-12-03T00:00:00Z", *common]) == 0, capsys.readouterr().err
+    capsys.readouterr()
+    before = {l["source_id"]: l for l in map(json.loads, out.read_text(encoding="utf-8").splitlines())}
+    built = {"Lawyer": ["advogado", "advogada"], "Loan_Officer": ["agente de crédito", "agente de crédito"],
+             "Judge": ["juiz", "juíza"]}  # what round 1 made of them
+    again = [reading_from_verdict({"id": "Lawyer", "a": "keep"}, built["Lawyer"], "reader-4", "first"),
+             reading_from_verdict({"id": "Judge", "a": "keep"}, built["Judge"], "reader-4", "first"),
+             reading_from_verdict({"id": "Loan_Officer", "a": "fix", "m": "analista de crédito",
+                                   "f": "analista de crédito", "g": "neutral", "why": "calque: ads say analista"},
+                                  built["Loan_Officer"], "reader-4", "first")]
+    second = write_readings(again, tmp_path / "review" / "0.5.1-r2" / "pt.jsonl")
+    assert main(["review", "import", "--round", "0.5.1-r2", "--readings", str(second), "--submitted-at",
+                 "2026-12-04T00:00:00Z", *common]) == 0, capsys.readouterr().err
+    printed = capsys.readouterr().out
+    assert "0 new line(s), 1 replaced" in printed and "2 confirming the file's line (left as it is)" in printed
+    after = {l["source_id"]: l for l in map(json.loads, out.read_text(encoding="utf-8").splitlines())}
+    assert after["Lawyer"] == before["Lawyer"] and after["Judge"] == before["Judge"]
+    assert (after["Loan_Officer"]["review"], after["Loan_Officer"]["annotators"]) == ("0.5.1-r2", ["reader-4"])
+    c = read_corrections(out, "pt")
+    assert c.translations["Loan_Officer"].masculine == "analista de crédito"
+    assert c.translations["Judge"].review == "0.5.0-r1"
+
+
 @pytest.mark.parametrize("line, message", [
     ('{"id": "Lawyer"}', "missing field(s)"),
     ('not json', "not valid JSON"),
