@@ -256,8 +256,11 @@ def review_import(lang: str, params: AnnotationParams, readings: str | Path, rou
     lines = [line for line in lines if line not in confirmed]
     merged = merge(old, lines)
     write_corrections(merged.lines, out, lang)
-    figures = review.review_agreement(rows)
-    write_jsonl_atomic(figures, out.with_name(f"{lang}.review-agreement.jsonl"))
+    figures = review.review_agreement(rows, round_)
+    # one file for every round: this round's figures replace its own, an earlier round's stay
+    agreement_path = out.with_name(f"{lang}.review-agreement.jsonl")
+    earlier = [f for f in review.read_agreement(agreement_path) if f.get("round") != round_]
+    write_jsonl_atomic(earlier + figures, agreement_path)
     counts = {a: sum(1 for r in decided.values() if review.label_of(r) == a) for a in review.ACTIONS}
     return {"out": out, "decided": len(decided), **counts, "confirmed": len(confirmed), "merged": merged,
             "agreement": figures}
@@ -308,7 +311,7 @@ def cmd_review_reading(args: argparse.Namespace) -> None:
 
 
 def cmd_review_agreement(args: argparse.Namespace) -> None:
-    figures = review.review_agreement(review.read_readings(args.readings, args.lang))
+    figures = review.review_agreement(review.read_readings(args.readings, args.lang), Path(args.readings).parent.name)
     if not figures:
         raise AnnotationError(f"{args.readings}: no id was read by both the first and the second reading")
     _print_review_agreement(figures)
@@ -316,7 +319,7 @@ def cmd_review_agreement(args: argparse.Namespace) -> None:
 
 def _print_review_agreement(figures: list[dict]) -> None:
     for f in figures:
-        print(f"agreement review/{f['question']}: {f['records']} ids read twice, Krippendorff alpha {f['alpha']}, "
+        print(f"agreement review {f['round']}/{f['question']}: {f['records']} ids read twice, Krippendorff alpha {f['alpha']}, "
               f"Cohen kappa {f['kappa']}")
 
 

@@ -375,7 +375,23 @@ def label_of(r: dict) -> str:
     return "keep" if [r["masculine"], r["feminine"]] == list(r["built"]) else "fix"
 
 
-def review_agreement(readings: list[dict]) -> list[dict]:
+def read_agreement(path: str | Path) -> list[dict]:
+    """The figures of a ``<lang>.review-agreement.jsonl`` ([] when there is none)."""
+    path = Path(path)
+    if not path.is_file():
+        return []
+    out = []
+    for lineno, line in enumerate(path.read_text(encoding="utf-8").split("\n"), 1):
+        if line.strip():
+            try:
+                out.append(json.loads(line))
+            except json.JSONDecodeError as exc:
+                raise AnnotationError(f"{path}:{lineno}: not valid JSON ({exc.msg}); delete the file and import "
+                                      "every round again") from None
+    return out
+
+
+def review_agreement(readings: list[dict], round_: str) -> list[dict]:
     """The independent readings' agreement (the first reading as first read, and the second), on the ids both
     read: Krippendorff's alpha (nominal) and Cohen's kappa on keep / fix / drop (``keep_fix_drop``) and on the
     exact outcome (``text``), in the agreement files' format (kind ``review``)."""
@@ -391,7 +407,7 @@ def review_agreement(readings: list[dict]) -> list[dict]:
         a, b = [label(first[i]) for i in both], [label(second[i]) for i in both]
         units = {i: {"first": x, "second": y} for i, x, y in zip(both, a, b)}
         alpha, kappa = krippendorff_alpha_nominal(units), cohen_kappa(a, b)
-        out.append({"kind": "review", "question": question, "records": len(both),
+        out.append({"kind": "review", "round": round_, "question": question, "records": len(both),
                     "alpha": "undefined" if alpha != alpha else round(alpha, 4),
                     "kappa": "undefined" if kappa != kappa else round(kappa, 4)})
     return out

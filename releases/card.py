@@ -102,8 +102,8 @@ def _agreement_line(figures: list[dict] | None) -> list[str]:
     def value(v) -> str:
         return "n/a" if v is None else v if isinstance(v, str) else f"{v:.2f}"
 
-    parts = [f"{f['kind']} `{f['question']}`: {f['records']} records, alpha {value(f['alpha'])}, kappa {value(f['kappa'])}"
-             for f in figures]
+    parts = [f"{f['kind']}{' ' + f['round'] if f.get('round') else ''} `{f['question']}`: {f['records']} records, "
+             f"alpha {value(f['alpha'])}, kappa {value(f['kappa'])}" for f in figures]
     return [f"- Annotator agreement (records with two or more annotators): {'; '.join(parts)}."]
 
 

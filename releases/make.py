@@ -225,11 +225,13 @@ def _agreement_figures(path: Path) -> list[dict]:
         except json.JSONDecodeError as exc:
             raise ReleaseError(f"{where}: not valid JSON ({exc.msg}); pull again (python -m annotation pull) "
                                "to rewrite it") from None
-        if not isinstance(obj, dict) or set(obj) != AGREEMENT_KEYS or not isinstance(obj["records"], int) or any(
+        if not isinstance(obj, dict) or set(obj) - {"round"} != AGREEMENT_KEYS or not isinstance(
+                obj.get("round", ""), str) or not isinstance(obj["records"], int) or any(
                 not (v is None or v == "undefined" or isinstance(v, (int, float)) and not isinstance(v, bool))
                 for v in (obj["alpha"], obj["kappa"])):
-            raise ReleaseError(f"{where}: expected an object with exactly {sorted(AGREEMENT_KEYS)} (records an "
-                               "integer, alpha and kappa numbers, null or \"undefined\"); pull again to rewrite it")
+            raise ReleaseError(f"{where}: expected an object with exactly {sorted(AGREEMENT_KEYS)} and, for a review, "
+                               "its round (records an integer, alpha and kappa numbers, null or \"undefined\"); pull "
+                               "again to rewrite it")
         figures.append(obj)
     return figures
 

@@ -19,10 +19,15 @@ import polars as pl
 HERE = Path(__file__).resolve().parent
 
 
-def earlier_titles() -> set[str]:
-    """English titles of every earlier sample: the second column of the check tables."""
+def earlier_titles(lang: str) -> set[str]:
+    """English titles of every earlier sample of ``lang`` (the second column of the check tables in the files
+    named for it: de.md, ca-gl.md, nl-seed-3101.md), and every title of the 0.5.0 check in any language: round
+    0.6.0-r2's readers were shown some of them as examples (docs/review.md)."""
     seen = set()
     for md in HERE.rglob("*.md"):
+        named = set(md.stem.split("-"))
+        if lang not in named and md.parent.parent.name != "0.5.0":
+            continue
         for line in md.read_text(encoding="utf-8").splitlines():
             cells = [c.strip() for c in line.strip().strip("|").split("|")]
             if len(cells) > 2 and re.fullmatch(r"[A-Za-z]*\d+", cells[0] or "x"):
@@ -33,7 +38,7 @@ def earlier_titles() -> set[str]:
 def draw(data: Path, lang: str, seed: int, pairs: int, neutral: int) -> dict[str, list[dict]]:
     items = pl.concat([pl.read_parquet(data / lang / f"{part}.parquet") for part in ("queries", "corpus")])
     items = items.unique("id", keep="first").filter(pl.col("form").is_in(["masculine", "feminine", "neutral"]))
-    skip = earlier_titles()
+    skip = earlier_titles(lang)
     groups: dict[str, list[dict]] = {}
     for row in items.sort("id").iter_rows(named=True):
         groups.setdefault(row["pair_id"], []).append(row)
@@ -61,7 +66,7 @@ def draw_alignments(data: Path, lang: str, seed: int, n: int, new_against: Path 
     if new_against is not None:
         before = pl.read_parquet(new_against / lang / "alignment.parquet").filter(pl.col("confident"))
         rows = rows.join(before.select("source_id", "role"), on=["source_id", "role"], how="anti")
-    skip = earlier_titles()
+    skip = earlier_titles(lang)
     pool = [r for r in rows.unique(["source_id", "role"]).sort("source_id", "role").iter_rows(named=True)
             if r["source_text"] not in skip]
     return random.Random(seed).sample(pool, min(n, len(pool)))

@@ -78,7 +78,7 @@ def test_agreement_is_the_krippendorff_packages_alpha():
     first = FIRST
     second = SECOND + [{"id": "Software_Company", "a": "drop", "flag": "not_a_job_title", "why": "a company"},
                        {"id": "Judge", "a": "fix", "m": "juiz", "f": "juíza", "g": "gendered", "why": "feminine"}]
-    figures = {f["question"]: f for f in review_agreement(readings(first, second))}
+    figures = {f["question"]: f for f in review_agreement(readings(first, second), "0.5.0-r1")}
     # keep/fix/drop per id (sorted: Judge, Lawyer, Loan_Officer, Software_Company): fix/fix, keep/keep, fix/fix,
     # drop/drop -> complete agreement; the text differs on Loan_Officer only
     labels = {"first": ["fix", "keep", "fix", "drop"], "second": ["fix", "keep", "fix", "drop"]}
@@ -114,14 +114,15 @@ def test_import_writes_lines_the_builders_reader_takes_and_refuses_ties(tmp_path
     assert main(args) == 0, capsys.readouterr().err
     printed = capsys.readouterr().out
     assert "4 English ids decided (1 kept as built, 2 corrected, 1 dropped)" in printed
-    assert "agreement review/keep_fix_drop: 2 ids read twice" in printed
+    assert "agreement review 0.5.0-r1/keep_fix_drop: 2 ids read twice" in printed
     c = read_corrections(out, "pt")
     assert c.translations["Judge"].masculine == "magistrado"  # the person's newer answer wins over the review
     assert (c.translations["Loan_Officer"].review, c.translations["Loan_Officer"].masculine) == (
         "0.5.0-r1", "analista de crédito")
     assert not (out.parent / "pt.review-ties.jsonl").exists()
     figures = [json.loads(l) for l in (out.parent / "pt.review-agreement.jsonl").read_text().splitlines()]
-    assert {f["question"] for f in figures} == {"keep_fix_drop", "text"} and all(f["kind"] == "review" for f in figures)
+    assert {f["question"] for f in figures} == {"keep_fix_drop", "text"} and all(
+        (f["kind"], f["round"]) == ("review", "0.5.0-r1") for f in figures)
 
 
 def test_a_later_round_writes_only_what_it_changes(tmp_path, capsys):
@@ -141,14 +142,19 @@ def test_a_later_round_writes_only_what_it_changes(tmp_path, capsys):
              reading_from_verdict({"id": "Loan_Officer", "a": "fix", "m": "analista de crédito",
                                    "f": "analista de crédito", "g": "neutral", "why": "calque: ads say analista"},
                                   built["Loan_Officer"], "reader-4", "first")]
-    second = write_readings(again, tmp_path / "review" / "0.5.1-r2" / "pt.jsonl")
-    assert main(["review", "import", "--round", "0.5.1-r2", "--readings", str(second), "--submitted-at",
+    again += [reading_from_verdict({"id": "Lawyer", "a": "keep"}, built["Lawyer"], "reader-5", "second")]
+    second = write_readings(again, tmp_path / "review" / "0.6.0-r2" / "pt.jsonl")
+    assert main(["review", "import", "--round", "0.6.0-r2", "--readings", str(second), "--submitted-at",
                  "2026-12-04T00:00:00Z", *common]) == 0, capsys.readouterr().err
     printed = capsys.readouterr().out
     assert "0 new line(s), 1 replaced" in printed and "2 confirming the file's line (left as it is)" in printed
     after = {l["source_id"]: l for l in map(json.loads, out.read_text(encoding="utf-8").splitlines())}
     assert after["Lawyer"] == before["Lawyer"] and after["Judge"] == before["Judge"]
-    assert (after["Loan_Officer"]["review"], after["Loan_Officer"]["annotators"]) == ("0.5.1-r2", ["reader-4"])
+    assert (after["Loan_Officer"]["review"], after["Loan_Officer"]["annotators"]) == ("0.6.0-r2", ["reader-4"])
+    # one agreement file for every round: round 2's figures beside round 1's (which had no second reading)
+    figures = [json.loads(l) for l in (out.parent / "pt.review-agreement.jsonl").read_text().splitlines()]
+    assert [(f["round"], f["question"], f["records"]) for f in figures] == [
+        ("0.6.0-r2", "keep_fix_drop", 1), ("0.6.0-r2", "text", 1)]
     c = read_corrections(out, "pt")
     assert c.translations["Loan_Officer"].masculine == "analista de crédito"
     assert c.translations["Judge"].review == "0.5.0-r1"
