@@ -75,3 +75,47 @@ def test_off_by_default_the_release_holds_todays_files_only(project):
     make_release(project.data, "0.1.0", release, project.params)
     assert not (release / "pt" / "beir").exists()
     assert "BEIR" not in (release / "README.md").read_text(encoding="utf-8")
+
+
+def test_a_harness_on_the_beir_folders_gives_evals_ndcg_with_every_title_ranked(project):
+    """What the card says: a harness's nDCG@10 on a folder (its own rankings of queries.jsonl over corpus.jsonl,
+    scored by ir-measures, trec_eval's nDCG) is eval run --self-match keep's, per query form and corpus."""
+    import ir_measures
+    import numpy as np
+
+    from eval.evaluate import evaluate
+    from eval.models import EmbeddingCache, ModelBase, ModelMeta
+    from eval.params import EvalSettings
+    from eval.ranking import similarity_scores
+
+    class Letters(ModelBase):  # dense and fitted to nothing: both sides encode a text the same way
+        cacheable = False
+        meta = ModelMeta("letters", "1", 27)
+
+        def encode(self, texts, role="passage"):
+            out = np.ones((len(texts), 27), dtype=np.float32)
+            for i, text in enumerate(texts):
+                for c in text.lower():
+                    if "a" <= c <= "z":
+                        out[i, ord(c) - 97] += 1
+            return out / np.linalg.norm(out, axis=1, keepdims=True)
+
+    with_beir(project)
+    release = project.root / "release"
+    make_release(project.data, "0.1.0", release, project.params)
+    doc = evaluate(release, ["pt"], Letters(), EmbeddingCache(project.root / "c"), EvalSettings(self_match="keep"), progress=False)
+    compared = 0
+    for folder in sorted((release / "pt" / "beir").iterdir()):
+        form, corpus_form = folder.name.removesuffix("-corpus").split("-queries_")
+        corpus = [json.loads(line) for line in (folder / "corpus.jsonl").read_text(encoding="utf-8").splitlines()]
+        queries = [json.loads(line) for line in (folder / "queries.jsonl").read_text(encoding="utf-8").splitlines()]
+        qrels = [ir_measures.Qrel(q, d, int(s)) for q, d, s in
+                 (line.split("\t") for line in (folder / "qrels" / "test.tsv").read_text(encoding="utf-8").splitlines()[1:])]
+        scores = similarity_scores(Letters().encode([q["text"] for q in queries]), Letters().encode([d["text"] for d in corpus]))
+        run = [ir_measures.ScoredDoc(q["_id"], d["_id"], float(scores[i, j])) for i, q in enumerate(queries)
+               for j, d in enumerate(corpus)]
+        harness = ir_measures.calc_aggregate([ir_measures.nDCG @ 10], qrels, run)[ir_measures.nDCG @ 10]
+        ours = doc["languages"]["pt"]["corpora"][corpus_form]["retrieval"]["nDCG@10"][form]
+        assert ours["n"] == len(queries) and abs(ours["value"] - harness) < 1e-12, (folder.name, ours, harness)
+        compared += 1
+    assert compared == 6
