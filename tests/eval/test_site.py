@@ -313,7 +313,7 @@ def test_each_model_shows_its_own_counts_and_the_page_fits_1280_and_390_px(mixed
     assert r.stdout.strip() == tables.strip()
     # Table 2a: query pairs per language (ES, PT); Table 4: queries with a relevant title per language and gender
     assert tables.count("| n: m-use | – | 3 |\n| n: tfidf-char | 3 | 4 |") == 4  # Tables 2a, 2b, 3a, 3b
-    assert tables.count("| n: m-use | – | – | – | 3 | 3 | 1 |\n| n: tfidf-char | 3 | 3 | 0 | 4 | 4 | 1 |") == 2  # 4, 5
+    assert tables.count("| n: m-use | – | – | – | 3 | 3 | 1 |\n| n: tfidf-char | 3 | 3 | 0 | 4 | 4 | 1 |") == 4  # 4, 5, nDCG@10 x 2
     assert "| n |" not in tables
     assert tables.count("Value with bootstrap 95% interval; n = query pairs.") == 1  # one note for Tables 2a-3b
 
