@@ -485,8 +485,9 @@ def load_model(name: str, *, device: str = "cpu", workers: int = 1, display_name
 
 def load_callable(spec: str, name: str | None = None) -> EmbeddingModel:
     """The model ``module:callable`` makes: the callable is called with no arguments; what it returns is an eval
-    model (it has ``meta``: a ``ModelBase`` subclass, used as it is) or any object with ``encode(texts, role)``
-    returning one row of floats per text (wrapped in ``EncoderModel``). What cannot be imported, called or used
+    model (it has ``meta``: a ``ModelBase`` subclass, used as it is), an MTEB model (``mteb.models.EncoderProtocol``,
+    ``MtebModel``) or any object with ``encode(texts, role)`` returning one row of floats per text (wrapped in
+    ``EncoderModel``). What cannot be imported, called or used
     is one error naming ``spec``, never a traceback."""
     import importlib
 
@@ -509,6 +510,8 @@ def load_callable(spec: str, name: str | None = None) -> EmbeddingModel:
         raise EvalError(f"{spec}: {attr}() raised {type(exc).__name__}: {exc}") from None
     if not callable(getattr(made, "encode", None)):
         raise EvalError(f"{spec}: {attr}() returned a {type(made).__name__}, which has no encode(texts, role)")
+    if "mteb" in sys.modules and isinstance(made, sys.modules["mteb"].models.EncoderProtocol):  # made by mteb, imported
+        return MtebModel(spec, made, module, name)
     if isinstance(getattr(made, "meta", None), ModelMeta):  # an eval model (ModelBase): its capabilities and cache key are its own
         if name is not None:  # its meta is its own to make (tfidf-char's changes as it fits): a name from outside would not stay
             raise EvalError(f"{spec}: {attr}() returned an eval model, which names itself (meta.name {made.meta.name!r}); "
@@ -525,6 +528,7 @@ class EncoderModel(ModelBase):
     (edit the encoder and its results are made again)."""
 
     cacheable = False
+    kind = "your encoder"  # in meta.source
 
     def __init__(self, spec: str, encoder, module, name: str | None = None) -> None:
         self.spec, self._encoder = spec, encoder
@@ -535,13 +539,13 @@ class EncoderModel(ModelBase):
         self._dimension = None
         # one text encoded now: its width is the model's dimension, and a wrong answer fails before any work
         dimension = self.encode(["probe"], "query").shape[1]
-        self.meta = ModelMeta(name or spec, revision, dimension, source=f"{spec} (your encoder)")
+        self.meta = ModelMeta(name or spec, revision, dimension, source=f"{spec} ({self.kind})")
 
     def encode(self, texts: Sequence[str], role: Role = "passage") -> np.ndarray:
         _check_role(role)
         texts = list(texts)
         try:
-            out = self._encoder.encode(texts, role)
+            out = self._answer(texts, role)
         except Exception as exc:
             raise EvalError(f"{self.spec}: encode({len(texts)} texts, {role!r}) raised {type(exc).__name__}: {exc}") from None
         try:
@@ -562,6 +566,44 @@ class EncoderModel(ModelBase):
             raise EvalError(f"{self.spec}: encode returned a zero vector for {texts[zero[0]]!r}")
         self._dimension = vectors.shape[1]
         return vectors
+
+    def _answer(self, texts: list[str], role: Role):
+        """The encoder's answer, unchecked: ``encode(texts, role)``."""
+        return self._encoder.encode(texts, role)
+
+
+class MtebModel(EncoderModel):
+    """An MTEB encoder (the optional ``mteb`` extra, pinned: ``mteb.get_model(...)``, or a wrapper such as
+    ``SentenceTransformerEncoderWrapper``) as an eval model. The texts reach it as MTEB hands a retrieval task's
+    texts to a model: a DataLoader of ``{"text": [...]}`` batches (MTEB's own text loader: a ``datasets.Dataset`` of
+    one ``text`` column), ``prompt_type`` query for the queries and document for the corpus, and this benchmark's
+    task metadata (a retrieval task, ``MTEB_TASK``), so the model picks the prompts MTEB would give it. Its
+    answers are checked as any encoder's."""
+
+    kind = "an MTEB model"
+
+    def __init__(self, spec: str, model, module, name: str | None = None) -> None:
+        from mteb.abstasks.task_metadata import TaskMetadata
+        from mteb.types import PromptType
+
+        # what MTEB's models read of a task when they choose a prompt: its name and type; the split and subset
+        self._task = TaskMetadata(name=MTEB_TASK, description="Feminine and masculine job-title queries ranked over the "
+                                  "masculine and the feminine corpus (García-Sardiña et al. 2025).",
+                                  dataset={"path": "gendered-job-titles", "revision": "release"}, type="Retrieval",
+                                  eval_langs=[], main_score="ndcg_at_10")
+        self._prompt_types = {"query": PromptType.query, "passage": PromptType.document}
+        super().__init__(spec, model, module, name)
+
+    def _answer(self, texts: list[str], role: Role):
+        from datasets import Dataset
+        from torch.utils.data import DataLoader
+
+        batches = DataLoader(Dataset.from_dict({"text": texts}), batch_size=32)
+        return self._encoder.encode(batches, task_metadata=self._task, hf_split="test", hf_subset="default",
+                                    prompt_type=self._prompt_types[role])
+
+
+MTEB_TASK = "GenderedJobTitlesRetrieval"
 
 
 def check_model_names(names: Sequence[str], where: str) -> None:

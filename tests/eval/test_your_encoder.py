@@ -5,18 +5,14 @@ imported, raises, answers in the wrong shape or with NaN is one `error:` line na
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from eval.testset import write_testset
-
-from .testsets import make_testset
+from .researcher import make_folder, run_in
 
 REPO = Path(__file__).resolve().parents[2]
 DOC = REPO / "docs" / "eval.md"
@@ -30,20 +26,9 @@ def worked_example() -> tuple[str, str]:
     return code, command.strip()
 
 
-def run_in(folder: Path, *args: str) -> subprocess.CompletedProcess:
-    """``python -m eval ARGS`` from ``folder`` (where the encoder's module is), this checkout's eval on the path."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), *filter(None, [os.environ.get("PYTHONPATH")])])}
-    return subprocess.run([sys.executable, "-m", "eval", *args], cwd=folder, capture_output=True, text=True, timeout=600,
-                          env=env)
-
-
 @pytest.fixture
 def folder(tmp_path) -> Path:
-    """A researcher's folder: the PT test set under data/, params.yaml's eval settings small."""
-    write_testset(make_testset("pt"), tmp_path / "data")
-    (tmp_path / "params.yaml").write_text("eval:\n  bootstrap_resamples: 200\n  permutation_resamples: 200\n"
-                                          "  cache: cache\n", encoding="utf-8")
-    return tmp_path
+    return make_folder(tmp_path)
 
 
 def test_the_worked_example_runs_as_the_docs_write_it(folder):
