@@ -76,8 +76,9 @@ class ModelRecord:
     restricted to a list; ``eval run`` notes a language outside it), its prompts per role, its licence, and how
     it loads: ``kind`` ``builtin`` (``load``: the class or function that makes it; ``torch``: it runs on torch
     and so takes a device and encoding processes), ``sentence-transformers`` (``path``: the folder or Hugging
-    Face id) or ``callable`` (``path``: ``module:callable`` in the user's own code, ``load_callable``). ``paper_name``: the paper's name for the same weights (its figures are shown beside ours),
-    ``aliases``: other names results may carry for it."""
+    Face id) or ``callable`` (``path``: ``module:callable`` in the user's own code, ``load_callable``).
+    ``paper_name``: the paper's name for the same weights (its figures are shown beside ours), ``aliases``: other
+    names results may carry for it."""
 
     name: str
     kind: Literal["builtin", "sentence-transformers", "callable"]
@@ -487,8 +488,7 @@ def load_callable(spec: str, name: str | None = None) -> EmbeddingModel:
     """The model ``module:callable`` makes: the callable is called with no arguments; what it returns is an eval
     model (it has ``meta``: a ``ModelBase`` subclass, used as it is), an MTEB model (``mteb.models.EncoderProtocol``,
     ``MtebModel``) or any object with ``encode(texts, role)`` returning one row of floats per text (wrapped in
-    ``EncoderModel``). What cannot be imported, called or used
-    is one error naming ``spec``, never a traceback."""
+    ``EncoderModel``). What cannot be imported, called or used is one error naming ``spec``, never a traceback."""
     import importlib
 
     module_name, attr = spec.split(":")

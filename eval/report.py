@@ -269,7 +269,7 @@ def paper_tables(docs: list[dict]) -> list[Table]:
                     values = [paper_ao(d["model"]["name"], lang) for lang in langs]
                     t.rows.append(("paper", f"paper: {paper_model(d['model']['name'])} (Table 2)",
                                    [f"{v:.4f}" if v is not None else "–" for v in values]))
-            t.rows += count_rows(docs, [lambda d, lang=lang: _cell(d, lang, "corpora", corpus, "symmetry", metric) for lang in langs])
+            t.rows += n_rows(docs, [lambda d, lang=lang: _cell(d, lang, "corpora", corpus, "symmetry", metric) for lang in langs])
             tables.append(t)
     for number, corpus in ((4, "masculine"), (5, "feminine")):
         t = Table(f"table-{number}", f"Table {number}: MAP over {CORPUS_TITLES[corpus]}, feminine (F) / masculine (M) / neutral (N) queries",
@@ -283,7 +283,7 @@ def paper_tables(docs: list[dict]) -> list[Table]:
                     f, m = paper_map(d["model"]["name"], lang) or (None, None)
                     cells += ["–" if f is None else f"{f:.4f}", "–" if m is None else f"{m:.4f}", "–"]
                 t.rows.append(("paper", f"paper: {paper_model(d['model']['name'])} (Table 4)", cells))
-        t.rows += count_rows(docs, [lambda d, lang=lang, g=g: _cell(d, lang, "corpora", corpus, "MAP", g)
+        t.rows += n_rows(docs, [lambda d, lang=lang, g=g: _cell(d, lang, "corpora", corpus, "MAP", g)
                                     for lang in langs for g, _ in GENDER_COLUMNS])
         tables.append(t)
     for section, name in extra_query_measures(docs[0]):
@@ -294,7 +294,7 @@ def paper_tables(docs: list[dict]) -> list[Table]:
             for d in docs:
                 t.rows.append(("model", d["model"]["name"], [_cell(d, lang, "corpora", corpus, section, name, g)
                                                              for lang in langs for g, _ in GENDER_COLUMNS]))
-            t.rows += count_rows(docs, [lambda d, lang=lang, g=g: _cell(d, lang, "corpora", corpus, section, name, g)
+            t.rows += n_rows(docs, [lambda d, lang=lang, g=g: _cell(d, lang, "corpora", corpus, section, name, g)
                                         for lang in langs for g, _ in GENDER_COLUMNS])
             tables.append(t)
     gaps = _gaps(docs[0])
@@ -323,7 +323,7 @@ def paper_tables(docs: list[dict]) -> list[Table]:
     return tables
 
 
-def count_rows(docs: list[dict], figure_of: list) -> list[tuple[str, str, list]]:
+def n_rows(docs: list[dict], figure_of: list) -> list[tuple[str, str, list]]:
     """The n row(s) of a table whose columns are ``figure_of`` (``figure_of[i](doc)``: the figure of a model in
     column i): each model's own counts. One row "n" where every model with a figure in a column counts the same
     there (one test set: the common case); else a row per model, "n: <model>" (models run on other languages or
