@@ -171,11 +171,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     if out is not None and out.exists() and not out.is_dir():
         raise EvalError(f"{out}: --out is a file; give a folder for the results")
     store = Path(args.store) if args.store else out / "store"
+    if args.name is not None and len(settings.models) != 1:
+        raise EvalError(f"--name names one model; give it with exactly one --model (got {len(settings.models)} models)")
     cache = EmbeddingCache(settings.cache)
     described = settings.describe()
     docs = []
     for name in settings.models:
-        model = load_model(name, device=args.device, workers=args.encode_workers)
+        model = load_model(name, device=args.device, workers=args.encode_workers, display_name=args.name)
         fix_mmap_threshold(mmap_threshold(model.sparse))  # peak memory bounded by a block, not by how many (eval/memory.py)
         revision = model.meta.revision
         trained_for = model_record(name).languages
@@ -408,7 +410,11 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="score models on a test set (DIR/<lang>/queries.parquet, corpus.parquet, qrels.tsv)")
     run.add_argument("--data", required=True, help="test-set root holding <lang>/ folders")
-    run.add_argument("--model", action="append", help="model name (repeatable); default: params eval.models")
+    run.add_argument("--model", action="append", help="model (repeatable): a name of python -m eval models, a local "
+                     "sentence-transformers folder, a Hugging Face id, or module:callable (your own encoder: an object "
+                     "with encode(texts, role)); default: params eval.models")
+    run.add_argument("--name", help="the name the results carry for the one --model given (a folder, Hugging Face id or "
+                     "module:callable; default: the folder's last two parts, the id, module:callable)")
     run.add_argument("--lang", action="append", help="language (repeatable); default: params eval.languages or all found")
     run.add_argument("--out", help="folder for results JSON, tables and worst-pairs reports")
     run.add_argument("--store", help="folder of the per model, revision and language results "

@@ -24,7 +24,8 @@ beside it). ``python -m eval models`` lists them. Built-in names (``load_model``
   ``query`` and ``passage``/``document``), none when it declares none: prompts are never guessed from a name.
 
 An undeclared local folder or Hugging Face id gets a record from ``model_record`` (prompts from the model's
-own configuration). Adding a model: docs/eval.md "Adding a model".
+own configuration); ``module:callable`` loads your own encoder (``load_callable``: any object with
+``encode(texts, role)``). Adding a model: docs/eval.md "Adding a model".
 
 Heavy libraries are imported only when a model is loaded.
 """
@@ -74,12 +75,13 @@ class ModelRecord:
     the loaded package's version or the folder's digest), the languages it was trained for (None: not
     restricted to a list; ``eval run`` notes a language outside it), its prompts per role, its licence, and how
     it loads: ``kind`` ``builtin`` (``load``: the class or function that makes it; ``torch``: it runs on torch
-    and so takes a device and encoding processes) or ``sentence-transformers`` (``path``: the folder or Hugging
-    Face id). ``paper_name``: the paper's name for the same weights (its figures are shown beside ours),
-    ``aliases``: other names results may carry for it."""
+    and so takes a device and encoding processes), ``sentence-transformers`` (``path``: the folder or Hugging
+    Face id) or ``callable`` (``path``: ``module:callable`` in the user's own code, ``load_callable``).
+    ``paper_name``: the paper's name for the same weights (its figures are shown beside ours), ``aliases``: other
+    names results may carry for it."""
 
     name: str
-    kind: Literal["builtin", "sentence-transformers"]
+    kind: Literal["builtin", "sentence-transformers", "callable"]
     licence: str
     languages: tuple[str, ...] | None = None
     query_prompt: str = ""
@@ -104,16 +106,24 @@ MUSE_LANGUAGES = ("ar", "de", "en", "es", "fr", "it", "ja", "ko", "nl", "pl", "p
 E5_PROMPTS = {"query_prompt": "query: ", "passage_prompt": "passage: "}
 
 
+# A model of the user's own code: ``package.module:factory`` (a function or class of no arguments that returns an
+# object with ``encode(texts, role)``), imported as Python imports it (the current folder, PYTHONPATH).
+CALLABLE_MODEL = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
+
+
 def model_record(name: str) -> ModelRecord:
     """The record of a built-in or declared model; a local folder or Hugging Face id not declared here gets a
-    record whose prompts are left to the model's own configuration (``SentenceTransformerModel``)."""
+    record whose prompts are left to the model's own configuration (``SentenceTransformerModel``); a
+    ``module:callable`` one that says where it loads from (``load_callable``)."""
     if name in MODEL_RECORDS:
         return MODEL_RECORDS[name]
     if Path(name).is_dir() or re.fullmatch(r"[\w.-]+/[\w.-]+", name):
         return ModelRecord(name, "sentence-transformers", "see the model card", path=name)
+    if CALLABLE_MODEL.fullmatch(name):
+        return ModelRecord(name, "callable", "see the model's own code", path=name)
     raise ModelNotFoundError(
         f"unknown model {name!r}: use one of {sorted(MODEL_RECORDS)}, a local sentence-transformers folder, "
-        "or a Hugging Face id such as 'intfloat/multilingual-e5-small'"
+        "a Hugging Face id such as 'intfloat/multilingual-e5-small', or module:callable for your own encoder"
     )
 
 
@@ -444,12 +454,26 @@ MODEL_RECORDS: dict[str, ModelRecord] = {r.name: r for r in (
 )}
 
 
-def load_model(name: str, *, device: str = "cpu", workers: int = 1) -> EmbeddingModel:
-    """A built-in name, a local sentence-transformers folder, or a Hugging Face id (``org/name``).
+def load_model(name: str, *, device: str = "cpu", workers: int = 1, display_name: str | None = None) -> EmbeddingModel:
+    """A built-in name, a local sentence-transformers folder, a Hugging Face id (``org/name``) or your own
+    encoder (``module:callable``, ``load_callable``).
 
     ``device``/``workers`` apply to sentence-transformers models; asking them of a numpy-port model is an
-    error, not a silent CPU run."""
+    error, not a silent CPU run. ``display_name``: the name results carry for a folder, id or callable (default:
+    the folder's last two parts, the id, the ``module:callable``); a declared model keeps its own (the paper's
+    figures and the colours go by it)."""
     record = model_record(name)
+    if display_name is not None:
+        if name in MODEL_RECORDS:
+            raise EvalError(f"--name renames a folder, Hugging Face id or module:callable model; {name} is declared "
+                            "(eval/models.py) and keeps its name")
+        if not display_name.strip() or display_name != display_name.strip():
+            raise EvalError(f"--name is {display_name!r}; give a name without surrounding spaces")
+    if record.kind == "callable":
+        if (device, workers) != ("cpu", 1):
+            raise EvalError(f"{name}: --device and --encode-workers apply to sentence-transformers models; your "
+                            "encoder chooses its own device")
+        return check_model(load_callable(name, display_name))
     if record.kind == "builtin":
         if record.torch:
             return check_model(record.load(device=device, workers=workers))
@@ -459,9 +483,131 @@ def load_model(name: str, *, device: str = "cpu", workers: int = 1) -> Embedding
                             f"sentence-transformers models ({', '.join(torch)}, a folder or a Hugging Face id)")
         return check_model(record.load())
     declared = name in MODEL_RECORDS
-    return SentenceTransformerModel(record.path, revision=record.revision, name=record.name if declared else None,
+    return SentenceTransformerModel(record.path, revision=record.revision, name=record.name if declared else display_name,
                                     device=device, workers=workers,
                                     prompts=(record.query_prompt, record.passage_prompt) if declared else None)
+
+
+def load_callable(spec: str, name: str | None = None) -> EmbeddingModel:
+    """The model ``module:callable`` makes: the callable is called with no arguments; what it returns is an eval
+    model (it has ``meta``: a ``ModelBase`` subclass, used as it is), an MTEB model (``mteb.models.EncoderProtocol``,
+    ``MtebModel``) or any object with ``encode(texts, role)`` returning one row of floats per text (wrapped in
+    ``EncoderModel``). What cannot be imported, called or used is one error naming ``spec``, never a traceback."""
+    import importlib
+
+    module_name, attr = spec.split(":")
+    try:
+        module = importlib.import_module(module_name)
+    except Exception as exc:  # ImportError, and whatever the module's own code raises as it runs
+        raise ModelNotFoundError(f"{spec}: cannot import {module_name!r} ({type(exc).__name__}: {exc}); run from the folder "
+                                 "that holds it or put that folder on PYTHONPATH") from None
+    target = module
+    for part in attr.split("."):
+        if not hasattr(target, part):
+            raise ModelNotFoundError(f"{spec}: {module_name!r} ({getattr(module, '__file__', '?')}) has no {attr!r}")
+        target = getattr(target, part)
+    if not callable(target):
+        raise ModelNotFoundError(f"{spec}: {attr} is a {type(target).__name__}, not a function or class that makes the model")
+    try:
+        made = target()
+    except Exception as exc:
+        raise EvalError(f"{spec}: {attr}() raised {type(exc).__name__}: {exc}") from None
+    if not callable(getattr(made, "encode", None)):
+        raise EvalError(f"{spec}: {attr}() returned a {type(made).__name__}, which has no encode(texts, role)")
+    if "mteb" in sys.modules and isinstance(made, sys.modules["mteb"].models.EncoderProtocol):  # made by mteb, imported
+        return MtebModel(spec, made, module, name)
+    if isinstance(getattr(made, "meta", None), ModelMeta):  # an eval model (ModelBase): its capabilities and cache key are its own
+        if name is not None:  # its meta is its own to make (tfidf-char's changes as it fits): a name from outside would not stay
+            raise EvalError(f"{spec}: {attr}() returned an eval model, which names itself (meta.name {made.meta.name!r}); "
+                            "--name is for a plain encoder, a folder or a Hugging Face id")
+        return made
+    return EncoderModel(spec, made, module, name)
+
+
+class EncoderModel(ModelBase):
+    """Any object with ``encode(texts, role)`` (``role``: ``"query"`` or ``"passage"``; it adds its own prompts)
+    as an eval model, every answer checked: a 2-d array of finite numbers, a row per text, the same width every
+    time, no zero row. Its vectors are not cached (nothing here knows what pins its weights); its results are
+    stored under ``revision``: the object's own ``revision`` attribute, else a digest of its module's source file
+    (edit the encoder and its results are made again)."""
+
+    cacheable = False
+    kind = "your encoder"  # in meta.source
+
+    def __init__(self, spec: str, encoder, module, name: str | None = None) -> None:
+        self.spec, self._encoder = spec, encoder
+        revision = getattr(encoder, "revision", None)
+        if not isinstance(revision, str) or not revision:
+            source = getattr(module, "__file__", None)
+            revision = f"source:{hashlib.sha256(Path(source).read_bytes()).hexdigest()[:16]}" if source else "unpinned"
+        self._dimension = None
+        # one text encoded now: its width is the model's dimension, and a wrong answer fails before any work
+        dimension = self.encode(["probe"], "query").shape[1]
+        self.meta = ModelMeta(name or spec, revision, dimension, source=f"{spec} ({self.kind})")
+
+    def encode(self, texts: Sequence[str], role: Role = "passage") -> np.ndarray:
+        _check_role(role)
+        texts = list(texts)
+        try:
+            out = self._answer(texts, role)
+        except Exception as exc:
+            raise EvalError(f"{self.spec}: encode({len(texts)} texts, {role!r}) raised {type(exc).__name__}: {exc}") from None
+        try:
+            vectors = np.asarray(out, dtype=np.float32)
+        except (TypeError, ValueError) as exc:
+            raise EvalError(f"{self.spec}: encode returned a {type(out).__name__} that is not an array of numbers ({exc}); "
+                            "return a numpy array of shape (len(texts), dimension)") from None
+        width = self._dimension
+        if vectors.ndim != 2 or vectors.shape[0] != len(texts) or (width is not None and vectors.shape[1] != width) \
+                or not vectors.shape[1]:
+            expected = f"({len(texts)}, {width if width is not None else 'dimension'})"
+            raise EvalError(f"{self.spec}: encode({len(texts)} texts, {role!r}) returned shape {vectors.shape}, expected {expected}")
+        bad = np.flatnonzero(~np.isfinite(vectors).all(axis=1))
+        if bad.size:
+            raise EvalError(f"{self.spec}: encode returned NaN or infinite values for {texts[bad[0]]!r}")
+        zero = np.flatnonzero(~np.any(vectors, axis=1))
+        if zero.size:  # cannot be ranked
+            raise EvalError(f"{self.spec}: encode returned a zero vector for {texts[zero[0]]!r}")
+        self._dimension = vectors.shape[1]
+        return vectors
+
+    def _answer(self, texts: list[str], role: Role):
+        """The encoder's answer, unchecked: ``encode(texts, role)``."""
+        return self._encoder.encode(texts, role)
+
+
+class MtebModel(EncoderModel):
+    """An MTEB encoder (the optional ``mteb`` extra, pinned: ``mteb.get_model(...)``, or a wrapper such as
+    ``SentenceTransformerEncoderWrapper``) as an eval model. The texts reach it as MTEB hands a retrieval task's
+    texts to a model: a DataLoader of ``{"text": [...]}`` batches (MTEB's own text loader: a ``datasets.Dataset`` of
+    one ``text`` column), ``prompt_type`` query for the queries and document for the corpus, and this benchmark's
+    task metadata (a retrieval task, ``MTEB_TASK``), so the model picks the prompts MTEB would give it. Its
+    answers are checked as any encoder's."""
+
+    kind = "an MTEB model"
+
+    def __init__(self, spec: str, model, module, name: str | None = None) -> None:
+        from mteb.abstasks.task_metadata import TaskMetadata
+        from mteb.types import PromptType
+
+        # what MTEB's models read of a task when they choose a prompt: its name and type; the split and subset
+        self._task = TaskMetadata(name=MTEB_TASK, description="Feminine and masculine job-title queries ranked over the "
+                                  "masculine and the feminine corpus (García-Sardiña et al. 2025).",
+                                  dataset={"path": "gendered-job-titles", "revision": "release"}, type="Retrieval",
+                                  eval_langs=[], main_score="ndcg_at_10")
+        self._prompt_types = {"query": PromptType.query, "passage": PromptType.document}
+        super().__init__(spec, model, module, name)
+
+    def _answer(self, texts: list[str], role: Role):
+        from datasets import Dataset
+        from torch.utils.data import DataLoader
+
+        batches = DataLoader(Dataset.from_dict({"text": texts}), batch_size=32)
+        return self._encoder.encode(batches, task_metadata=self._task, hf_split="test", hf_subset="default",
+                                    prompt_type=self._prompt_types[role])
+
+
+MTEB_TASK = "GenderedJobTitlesRetrieval"
 
 
 def check_model_names(names: Sequence[str], where: str) -> None:

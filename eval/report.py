@@ -269,8 +269,7 @@ def paper_tables(docs: list[dict]) -> list[Table]:
                     values = [paper_ao(d["model"]["name"], lang) for lang in langs]
                     t.rows.append(("paper", f"paper: {paper_model(d['model']['name'])} (Table 2)",
                                    [f"{v:.4f}" if v is not None else "–" for v in values]))
-            t.rows.append(("n", "n", [str((_cell(docs[0], lang, "corpora", corpus, "symmetry", metric) or {}).get("n", "–"))
-                                      for lang in langs]))
+            t.rows += n_rows(docs, [lambda d, lang=lang: _cell(d, lang, "corpora", corpus, "symmetry", metric) for lang in langs])
             tables.append(t)
     for number, corpus in ((4, "masculine"), (5, "feminine")):
         t = Table(f"table-{number}", f"Table {number}: MAP over {CORPUS_TITLES[corpus]}, feminine (F) / masculine (M) / neutral (N) queries",
@@ -284,8 +283,8 @@ def paper_tables(docs: list[dict]) -> list[Table]:
                     f, m = paper_map(d["model"]["name"], lang) or (None, None)
                     cells += ["–" if f is None else f"{f:.4f}", "–" if m is None else f"{m:.4f}", "–"]
                 t.rows.append(("paper", f"paper: {paper_model(d['model']['name'])} (Table 4)", cells))
-        t.rows.append(("n", "n", [str((_cell(docs[0], lang, "corpora", corpus, "MAP", g) or {}).get("n", "–"))
-                                  for lang in langs for g, _ in GENDER_COLUMNS]))
+        t.rows += n_rows(docs, [lambda d, lang=lang, g=g: _cell(d, lang, "corpora", corpus, "MAP", g)
+                                    for lang in langs for g, _ in GENDER_COLUMNS])
         tables.append(t)
     for section, name in extra_query_measures(docs[0]):
         for corpus in ("masculine", "feminine"):
@@ -295,6 +294,8 @@ def paper_tables(docs: list[dict]) -> list[Table]:
             for d in docs:
                 t.rows.append(("model", d["model"]["name"], [_cell(d, lang, "corpora", corpus, section, name, g)
                                                              for lang in langs for g, _ in GENDER_COLUMNS]))
+            t.rows += n_rows(docs, [lambda d, lang=lang, g=g: _cell(d, lang, "corpora", corpus, section, name, g)
+                                        for lang in langs for g, _ in GENDER_COLUMNS])
             tables.append(t)
     gaps = _gaps(docs[0])
     for corpus in ("masculine", "feminine"):
@@ -320,6 +321,18 @@ def paper_tables(docs: list[dict]) -> list[Table]:
         tables.append(t)
     tables += form_tables(docs)
     return tables
+
+
+def n_rows(docs: list[dict], figure_of: list) -> list[tuple[str, str, list]]:
+    """The n row(s) of a table whose columns are ``figure_of`` (``figure_of[i](doc)``: the figure of a model in
+    column i): each model's own counts. One row "n" where every model with a figure in a column counts the same
+    there (one test set: the common case); else a row per model, "n: <model>" (models run on other languages or
+    other versions of a set count other queries: one model's counts under another's figures would be wrong)."""
+    counts = [[(of(d) or {}).get("n") for of in figure_of] for d in docs]
+    columns = list(zip(*counts))
+    if all(len({n for n in column if n is not None}) <= 1 for column in columns):
+        return [("n", "n", [str(next((n for n in column if n is not None), "–")) for column in columns])]
+    return [("n", f"n: {d['model']['name']}", ["–" if n is None else str(n) for n in row]) for d, row in zip(docs, counts)]
 
 
 # The extra query forms (doublet, neomorpheme) in the order the format lists them.
@@ -432,11 +445,17 @@ def tables_markdown(docs: list[dict]) -> str:
     """The tables of ``paper_tables`` as Markdown."""
     settings = docs[0]["settings"]
     out = ["# Evaluation results\n\n", settings_line(docs).replace(f"policy: {settings['self_match']}", f"policy: **{settings['self_match']}**") + "\n"]
-    for t in paper_tables(docs):
-        out.append(f"\n## {t.title}\n\n{t.note}\n\n" + _header(t.columns))
+    for t, note in with_notes(paper_tables(docs)):
+        out.append(f"\n## {t.title}\n\n" + (f"{note}\n\n" if note else "") + _header(t.columns))
         for _, label, cells in t.rows:
             out.append(f"| {label} | " + " | ".join(_md_cell(c) for c in cells) + " |\n")
     return "".join(out)
+
+
+def with_notes(tables: list[Table]) -> list[tuple[Table, str | None]]:
+    """Each table with its note, None where the table before it has the same note: one caption per kind of table
+    (the forms tables, one per language and corpus, share a long one), said once where the first of them stands."""
+    return [(t, None if i and tables[i - 1].note == t.note else t.note) for i, t in enumerate(tables)]
 
 
 def _fmt_p(fig: dict | None) -> str:

@@ -30,6 +30,7 @@ from eval.report import (
     by_source,
     paper_tables,
     settings_line,
+    with_notes,
     write_plots,
 )
 
@@ -52,12 +53,18 @@ caption { caption-side: top; text-align: left; font-weight: 600; padding: 4px 0;
           max-width: min(1180px, 100vw - 48px); }
 th, td { border-top: 1px solid #ccc; border-bottom: 1px solid #ccc; padding: 3px 9px; text-align: right; vertical-align: top; }
 th { background: #f0f0f0; } td:first-child, th:first-child { text-align: left; }
+/* The first column (the model) stays in view while a wide table scrolls under it. */
+td:first-child, th:first-child { position: sticky; left: 0; z-index: 1; background: #fff; }
+th:first-child { background: #f0f0f0; }
 td.num { font-variant-numeric: tabular-nums; white-space: nowrap; }
 .ci { color: #666; font-size: 0.85em; display: block; }
 tr.paper td { font-style: italic; background: #fff8e6; } tr.n td { color: #666; }
 .sig { font-weight: 700; color: #b00020; }
 .swatch { display: inline-block; width: 0.8em; height: 0.8em; border-radius: 50%; margin-right: 5px; vertical-align: -1px; }
 figure { margin: 12px 0 24px; } figure img { max-width: 100%; height: auto; border: 1px solid #eee; }
+/* On a phone a figure shrunk to the screen has 4 px text: it keeps its own size and scrolls in its box, as a
+   wide table does. */
+@media (max-width: 600px) { figure { overflow-x: auto; } figure img { max-width: none; } }
 figcaption { font-size: 0.88em; color: #444; }
 .note { font-size: 0.9em; color: #444; max-width: 70em; }
 details { margin: 6px 0; border: 1px solid #ddd; border-radius: 6px; padding: 4px 10px; }
@@ -218,14 +225,16 @@ def _cell_html(cell) -> str:
     return _e(cell)
 
 
-def table_html(table: Table, styles: dict) -> str:
+def table_html(table: Table, styles: dict, note: str | None = None) -> str:
+    """The table and, when given, its note: the note of a kind of table stands once, before the first of them."""
     head = "".join(f"<th>{_e(c)}</th>" for c in table.columns)
     rows = []
     for kind, label, cells in table.rows:
         swatch = f'<span class="swatch" style="background:{styles[label]["color"]}"></span>' if kind == "model" and label in styles else ""
         rows.append(f'<tr class="{kind}"><td>{swatch}{_e(label)}</td>' + "".join(f'<td class="num">{_cell_html(c)}</td>' for c in cells) + "</tr>")
-    return (f'<table id="{_e(table.anchor)}"><caption>{_e(table.title)}</caption><thead><tr>{head}</tr></thead>'
-            f'<tbody>{"".join(rows)}</tbody></table><p class="note">{_e(table.note)}</p>\n')
+    return ((f'<p class="note">{_e(note)}</p>' if note else "")
+            + f'<table id="{_e(table.anchor)}"><caption>{_e(table.title)}</caption><thead><tr>{head}</tr></thead>'
+            f'<tbody>{"".join(rows)}</tbody></table>\n')
 
 
 def _img(name: str, alt: str, caption: str) -> str:
@@ -384,7 +393,7 @@ def render_page(docs: list[dict], sources: list[str], audit: dict | None, audit_
             found = [a for a in anchors if a in ts]
             if name is not None and found:
                 out.append(f'<h3 id="{found[0]}-source-{i}">Source: {_e(name)}</h3>')
-            out += [table_html(ts[a], styles) for a in found]
+            out += [table_html(t, styles, note) for t, note in with_notes([ts[a] for a in found])]
         return out
 
     settings = docs[0]["settings"]

@@ -256,11 +256,37 @@ def _translator_note(testsets: list[TestSet]) -> str:
             "counts differ from the paper's Table 1.")
 
 
+def beir_section(beir: dict[str, list[str]] | None) -> str:
+    """The card's words on the BEIR/MTEB-shaped folders (releases/beir.py), "" for a release without them."""
+    if not beir:
+        return ""
+    lang, names = next(iter(beir.items()))
+    listed = "\n".join(f"- `{code}`: " + ", ".join(f"`{n}`" for n in configs) for code, configs in beir.items())
+    return f"""
+### The same sets in BEIR/MTEB's shape
+
+Beside each language's files, `<lang>/beir/<query form>-queries_<corpus>-corpus/` holds one query form ranked
+over one corpus as BEIR and MTEB loaders read it: `corpus.jsonl` (`_id`, `title`, `text`), `queries.jsonl`
+(`_id`, `text`), `qrels/test.tsv` (header `query-id corpus-id score`; the relevant pairs between the two). The
+masculine corpus is the masculine + neutral titles, the feminine corpus the feminine + neutral ones, as above;
+the ids are those of the files above. Every corpus title is ranked, so a harness's figures equal
+`python -m eval run --self-match keep` (the toolkit's default drops a query's own translated title). Per language:
+
+{listed}
+
+```python
+from beir.datasets.data_loader import GenericDataLoader
+corpus, queries, qrels = GenericDataLoader("<this folder>/{lang}/beir/{names[0]}").load(split="test")
+```
+"""
+
+
 def render_card(version: str, tag: str, testsets: list[TestSet], toolkit_version: str,
-                packs: dict[str, Language], agreement: dict[str, list[dict] | None] | None = None) -> str:
+                packs: dict[str, Language], agreement: dict[str, list[dict] | None] | None = None,
+                beir: dict[str, list[str]] | None = None) -> str:
     """The card depends only on the release's inputs (no commit, no date): the same data gives the same bytes
     at every commit, as `dvc repro` needs; the commit is the tag's. packs: each language's declaration (name,
-    the paper's Table-1 row)."""
+    the paper's Table-1 row); beir: each language's BEIR/MTEB-shaped configurations, when the release has them."""
     languages = [ts.lang for ts in testsets]
     header = yaml.safe_dump(card_header(languages), sort_keys=False, allow_unicode=True)
     per_language = "\n".join(_language_section(ts, packs[ts.lang], (agreement or {}).get(ts.lang)) for ts in testsets)
@@ -301,7 +327,7 @@ in neither gendered corpus), `pair_id` linking the forms of one occupation,
 `flags`, `status` = machine | rule | corrected | reviewed, `provenance`), `qrels.tsv` (trec qrels `query_id 0 doc_id relevance`,
 relevant pairs only), `qrels.parquet` (the same rows for `datasets`), `stats.json` (the build's counts,
 translator and templates). The format is described in `docs/FORMAT.md` of the toolkit.
-
+{beir_section(beir)}
 ## Counts (the paper's Table 1)
 
 M/F = masculine/feminine pairs, N = neutral titles (both forms identical), T = unique titles; the paper's

@@ -16,6 +16,7 @@ from eval.testset import (FEMININE, MASCULINE, VERSION_RE, TestSet, TestSetError
                           table1_counts)
 from languages import LanguageError, check_code, load
 
+from .beir import BEIR_FOLDER, write_beir
 from .anchor import (folder_md5, git, git_root, md5_of, read_published, recorded_md5, recorded_outs, resolve_release,
                      relative_to_repo)
 from .card import render_card
@@ -268,6 +269,7 @@ def make_release(data: str | Path, version: str, out: str | Path, params_path: s
     written = {}
 
     def fill(staging: Path) -> None:
+        beir = {}
         for ts in testsets:
             folder = staging / ts.lang
             folder.mkdir()
@@ -277,8 +279,10 @@ def make_release(data: str | Path, version: str, out: str | Path, params_path: s
             # String ids, as before read_qrels gave Categorical ones (the Parquet schema stays plain strings).
             ts.qrels.select(pl.col("query_id", "doc_id").cast(pl.String), "relevance").sort(
                 "query_id", "doc_id").write_parquet(folder / "qrels.parquet")
+            if settings.release.beir:
+                beir[ts.lang] = write_beir(ts, folder / BEIR_FOLDER)
         agreement = {ts.lang: read_agreement(repo, ts) for ts in testsets}
-        card = render_card(version, release_tag(version), testsets, toolkit_version, packs, agreement)
+        card = render_card(version, release_tag(version), testsets, toolkit_version, packs, agreement, beir or None)
         (staging / "README.md").write_text(card, encoding="utf-8")
         # Nothing here may change from one commit to the next while the inputs stay the same: the release
         # is a DVC output, and `dvc repro` on a clean checkout must give the bytes dvc.lock records. The

@@ -20,6 +20,9 @@ class ReleaseParams:
     version: str | None = None  # X.Y.Z; a made or tagged version is refused
     # Paths whose uncommitted changes refuse a release (the params file itself always counts).
     tracked_inputs: tuple[str, ...] = ()
+    # Also BEIR/MTEB-shaped copies of each language (releases/beir.py) beside its files. Off for the versions
+    # published without them: a published version is only remade byte for byte.
+    beir: bool = False
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from eval.ranking import SCORES
 from eval.stats import paired_randomization_test
 from eval.testset import ITEM_SCHEMA, TestSet, read_testset, write_testset
 
-from .golden import assert_json_close
+from .golden import MEASURES_BEFORE_NDCG, assert_json_close
 from .testsets import EXTRA_CORPUS, forms_testset, make_testset
 
 REPO = Path(__file__).resolve().parents[2]
@@ -157,6 +157,7 @@ def test_a_set_without_extra_forms_gives_the_result_of_the_toolkit_before_forms(
     the extra forms (commit 3fb761a) from this same set (`eval run --data data --model tfidf-char --store-only`);
     compared key by key in order, floats to a relative 1e-12 (golden.py says why not byte for byte)."""
     write_testset(make_testset("pt"), tmp_path / "data")
+    (tmp_path / "params.yaml").write_text(f"eval:\n  measures: [{', '.join(MEASURES_BEFORE_NDCG)}]\n", encoding="utf-8")
     done = run_cli("run", "--data", "data", "--model", "tfidf-char", "--store", "store", "--store-only",
                    "--cache", "cache", "--quiet", cwd=tmp_path)
     assert done.returncode == 0, done.stderr

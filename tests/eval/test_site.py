@@ -138,7 +138,8 @@ def render(index: Path, tmp: Path, screenshot: Path, width: int = 1280) -> tuple
                 caption: t.caption ? t.caption.textContent : '', rows: t.rows.length,
                 visible: t.getBoundingClientRect().height > 0 || t.closest('details:not([open])') !== null})),
             images: Array.from(document.images).map(i => ({src: i.getAttribute('src'), complete: i.complete,
-                width: i.naturalWidth, shown: i.getBoundingClientRect().width})),
+                width: i.naturalWidth, shown: i.getBoundingClientRect().width,
+                box_right: (i.closest('figure') || i).getBoundingClientRect().right})),
             headings: Array.from(document.querySelectorAll('h2')).map(h => h.textContent),
             relevant: document.querySelectorAll('details[open] .rel').length,
             only_in_one_list: document.querySelectorAll('details[open] .only').length,
@@ -146,9 +147,20 @@ def render(index: Path, tmp: Path, screenshot: Path, width: int = 1280) -> tuple
                 .filter(u => /^[a-z]+:/i.test(u)),
             height: document.documentElement.scrollHeight,
             page_width: document.documentElement.scrollWidth, window_width: window.innerWidth,
-            // what sticks out of the page: an element whose right edge is past the window
+            // what sticks out of the page: an element whose right edge is past the window (what a table or a
+            // figure holds scrolls inside it; the table or figure itself must fit)
             wider: Array.from(document.querySelectorAll('body *')).filter(e => e.getBoundingClientRect().right >
-                window.innerWidth + 0.5 && !e.closest('table')).map(e => e.tagName + ' ' + e.textContent.slice(0, 40)).slice(0, 5),
+                window.innerWidth + 0.5 && !(e.parentElement.closest('table, figure'))).map(e => e.tagName + ' ' +
+                e.textContent.slice(0, 40)).slice(0, 5),
+            // a table scrolled to its end keeps its first column (the model) where it was
+            first_column_moved: Array.from(document.querySelectorAll('table')).filter(t => t.scrollWidth > t.clientWidth
+                && t.getBoundingClientRect().height > 0).filter(t => {
+                const cell = t.rows[0].cells[0], before = cell.getBoundingClientRect().left;
+                t.scrollLeft = t.scrollWidth;
+                const moved = Math.abs(cell.getBoundingClientRect().left - before) > 0.5 || t.scrollLeft === 0;
+                t.scrollLeft = 0;
+                return moved;
+            }).map(t => t.caption ? t.caption.textContent.slice(0, 40) : t.id),
             // text cut off by its own box: content wider or taller than an element that hides its overflow (a
             // table that scrolls is not cut: its overflow is auto)
             clipped: Array.from(document.querySelectorAll('body *')).filter(e => {
@@ -168,7 +180,11 @@ def render(index: Path, tmp: Path, screenshot: Path, width: int = 1280) -> tuple
             scrolling_tables: Array.from(document.querySelectorAll('table')).filter(t => t.scrollWidth > t.clientWidth
                 && getComputedStyle(t).overflowX === 'auto').length,
             cell_text_px: Array.from(document.querySelectorAll('td')).slice(0, 50).map(td =>
-                parseFloat(getComputedStyle(td).fontSize))})""")["result"]["value"]
+                parseFloat(getComputedStyle(td).fontSize)),
+            notes: Array.from(document.querySelectorAll('p.note')).map(p => p.textContent),
+            // each n row of a table: its label and cells
+            n_rows: Object.fromEntries(Array.from(document.querySelectorAll('table')).filter(t => t.id).map(t => [t.id,
+                Array.from(t.querySelectorAll('tr.n')).map(r => Array.from(r.cells).map(c => c.textContent))]))})""")["result"]["value"]
         shown = json.loads(shown)
         height = min(shown["height"], 16000)
         browser.page("Emulation.setDeviceMetricsOverride", width=width, height=height, deviceScaleFactor=1, mobile=mobile)
@@ -255,8 +271,66 @@ def test_site_renders_in_chromium_with_tables_figures_and_no_console_error(resul
     assert phone["page_width"] <= phone["window_width"] == 390 and phone["wider"] == [], phone["wider"]
     assert phone["clipped"] == [], phone["clipped"]
     assert phone["scrolling_tables"] > 0 and min(phone["cell_text_px"]) >= 11
-    assert all(i["complete"] and 0 < i["shown"] <= 390 for i in phone["images"]), phone["images"]
+    # on a phone a figure keeps its own size (text as large as at 1280 px) and scrolls inside its box
+    assert all(i["complete"] and i["shown"] >= i["width"] and i["box_right"] <= 390 for i in phone["images"]), phone["images"]
+    assert phone["first_column_moved"] == [] and shown["first_column_moved"] == []
     assert Image.open(tmp_path / "site-390.png").size[0] == 390
+
+
+@pytest.fixture(scope="module")
+def mixed_results(tmp_path_factory) -> tuple[Path, Path]:
+    """Two models on different sets, as a researcher compares them: tfidf-char on PT and ES, m-use on PT only and
+    on another build of it that lacks the Cook queries (3 pairs, not 4). The m-use file is given first."""
+    from tests.eval.testsets import make_testset
+    from eval.testset import TestSet, write_testset
+
+    tmp = tmp_path_factory.mktemp("mixed-results")
+    for lang in ("pt", "es"):
+        write_testset(make_testset(lang), tmp / "full")
+    pt = make_testset("pt")
+    queries = pt.queries.filter(~pt.queries["id"].str.contains("Cook"))
+    write_testset(TestSet("pt", queries, pt.corpus, pt.qrels.filter(pt.qrels["query_id"].is_in(queries["id"])), {"lang": "pt"}),
+                  tmp / "short")
+    params = tmp / "params.yaml"
+    params.write_text("eval:\n  bootstrap_resamples: 200\n  permutation_resamples: 500\n  worst_pairs: 3\n  list_depth: 5\n",
+                      encoding="utf-8")
+    for model, data, out in (("tfidf-char", "full", "a"), ("m-use", "short", "b")):
+        r = run_cli("run", "--data", str(tmp / data), "--model", model, "--out", str(tmp / out), "--cache", str(tmp / "cache"),
+                    "--params", str(params), "--quiet")
+        assert r.returncode == 0, r.stderr
+    (muse,), (tfidf,) = sorted((tmp / "b").glob("m-use__*.json")), sorted((tmp / "a").glob("tfidf-char__*.json"))
+    return muse, tfidf
+
+
+def test_each_model_shows_its_own_counts_and_the_page_fits_1280_and_390_px(mixed_results, tmp_path):
+    """The n rows are each model's (the first file's counts were shown for every model: "–" for tfidf-char's ES,
+    m-use's 3 PT pairs for tfidf-char's 4), in eval compare's tables and on the site; a kind of table has its note
+    once; at 1280 and 390 px no element is wider than the window, and a wide table keeps its first column in view."""
+    muse, tfidf = mixed_results
+    r = run_cli("compare", str(muse), str(tfidf), "--out", str(tmp_path / "compare"))
+    assert r.returncode == 0, r.stderr
+    tables = (tmp_path / "compare" / "tables.md").read_text(encoding="utf-8")
+    assert r.stdout.strip() == tables.strip()
+    # Table 2a: query pairs per language (ES, PT); Table 4: queries with a relevant title per language and gender
+    assert tables.count("| n: m-use | – | 3 |\n| n: tfidf-char | 3 | 4 |") == 4  # Tables 2a, 2b, 3a, 3b
+    assert tables.count("| n: m-use | – | – | – | 3 | 3 | 1 |\n| n: tfidf-char | 3 | 3 | 0 | 4 | 4 | 1 |") == 4  # 4, 5, nDCG@10 x 2
+    assert "| n |" not in tables
+    assert tables.count("Value with bootstrap 95% interval; n = query pairs.") == 1  # one note for Tables 2a-3b
+
+    site = tmp_path / "site"
+    assert run_cli("report", str(muse), str(tfidf), "--out", str(site)).returncode == 0
+    for width in (1280, 390):
+        screenshot = tmp_path / f"mixed-{width}.png"
+        shown, errors = render(site / "index.html", tmp_path, screenshot, width=width)
+        keep_artifact(screenshot, f"eval-site-mixed-{width}.png")
+        assert errors == []
+        assert shown["n_rows"]["table-2a"] == [["n: m-use", "–", "3"], ["n: tfidf-char", "3", "4"]]
+        assert shown["n_rows"]["table-4"][1] == ["n: tfidf-char", "3", "3", "0", "4", "4", "1"]
+        assert len(shown["notes"]) == len(set(shown["notes"]))
+        assert shown["page_width"] <= shown["window_width"] == width and shown["wider"] == [], (width, shown["wider"])
+        assert shown["clipped"] == [] and shown["first_column_moved"] == [], (width, shown["clipped"], shown["first_column_moved"])
+        assert all(i["box_right"] <= width for i in shown["images"]), shown["images"]
+    assert shown["scrolling_tables"] > 0  # at 390 px Table 4 scrolls, its first column fixed
 
 
 def test_a_missing_figure_is_a_console_error(results, tmp_path):
