@@ -133,16 +133,23 @@ def build_site(paths: list[str | Path], out: str | Path) -> Path:
     out = Path(out)
     check_site_folder(out)
 
-    def fill(tmp: Path) -> None:
-        eval_figures = write_plots(docs, tmp / "figures")
-        audit_figures = write_audit_plots(audit, tmp / "figures") if audit else []
+    def page(eval_figures: list[str], audit_figures: list[str]) -> str:
         try:
-            page = render_page(docs, [p.name for p in result_paths], audit, audit_paths[0].name if audit else None,
-                               [p.name for p in eval_figures], [p.name for p in audit_figures])
+            return render_page(docs, [p.name for p in result_paths], audit, audit_paths[0].name if audit else None,
+                               eval_figures, audit_figures)
         except NotANumber as exc:
             raise EvalError(f"{', '.join(map(str, result_paths + audit_paths))}: {exc}; give files written by python -m "
                             "eval run / audit") from None
-        (tmp / "index.html").write_text(page, encoding="utf-8")
+
+    # The page checks every number it prints: rendered once before any figure is drawn (as if only the three
+    # figures every page has were), a file it refuses is refused at once, not after the plots (seconds each).
+    page(["symmetry.png", "map.png", "gap.png"], [])
+
+    def fill(tmp: Path) -> None:
+        eval_figures = write_plots(docs, tmp / "figures")
+        audit_figures = write_audit_plots(audit, tmp / "figures") if audit else []
+        (tmp / "index.html").write_text(page([p.name for p in eval_figures], [p.name for p in audit_figures]),
+                                        encoding="utf-8")
 
     # The whole site is written into a hidden sibling and swapped in (the test sets' writer): a failed or killed
     # report leaves the previous site as it was, and pictures of an earlier report do not linger.

@@ -632,3 +632,23 @@ def test_map_labels_never_overlap_and_stay_inside_the_axes(tmp_path):
                    if boxes[i].overlaps(boxes[j])]
     assert overlapping == []
     plt.close(fig)
+
+
+def test_a_refused_number_is_refused_before_any_figure_is_drawn(results, tmp_path, monkeypatch):
+    """The page's number checks run before the plots (seconds each): a refused file costs no drawing."""
+    import eval.site as site_module
+    from eval.errors import EvalError
+
+    doc = json.loads(next((results / "audit").glob("audit__*.json")).read_text(encoding="utf-8"))
+    doc["audit_settings"]["k"] = HOSTILE
+    crafted = tmp_path / "audit.json"
+    crafted.write_text(json.dumps(doc), encoding="utf-8")
+
+    def no_drawing(*args, **kwargs):
+        raise AssertionError("a figure was drawn before the refusal")
+
+    monkeypatch.setattr(site_module, "write_plots", no_drawing)
+    monkeypatch.setattr(site_module, "write_audit_plots", no_drawing)
+    with pytest.raises(EvalError, match="where a number belongs"):
+        site_module.build_site([results / "runs", crafted], tmp_path / "site")
+    assert not (tmp_path / "site").exists()
