@@ -15,7 +15,7 @@ from builder.errors import BuildError
 from builder.postprocess import SELF_MATCH_POLICIES
 from builder.translators import TRANSLATORS, WebSettings, is_translator_name
 from eval.testset import EXTRA_FORMS
-from languages import ROUTES, Language, LanguageError, compile_strip, load, resolve
+from languages import ROUTES, Language, LanguageError, Template, compile_strip, load, resolve
 
 REPO_ROOT = config.REPO_ROOT
 URL = re.compile(r"https?://")
@@ -83,7 +83,8 @@ class BuildParams:
 
     translator: dict[str, str] = field(default_factory=dict)  # {lang: translator or chain}
     route: dict[str, str] = field(default_factory=dict)  # {lang: mt | reference}: overrides the pack's route
-    templates: dict[str, dict[str, dict]] = field(default_factory=lambda: dict(DEFAULT_TEMPLATES))
+    # typed as a pack's templates are (languages.Template): `lowercase: 'yes'` is refused, not read as true
+    templates: dict[str, dict[str, Template]] = field(default_factory=lambda: dict(DEFAULT_TEMPLATES))
     strip: dict[str, str] = field(default_factory=dict)  # {lang: pattern with (?P<title>...)}
     self_match_policy: str = "keep_derived"
     batch_size: dict[str, int] = field(default_factory=lambda: dict(DEFAULT_BATCH_SIZE))
@@ -106,12 +107,6 @@ class BuildParams:
                 compile_strip(pattern)
             except ValueError as exc:
                 raise ValueError(f"build.strip.{lang} {exc}") from None
-        for scope, entries in self.templates.items():
-            for key, template in entries.items():
-                if any(not isinstance(template.get(g), str) or "{title}" not in template[g]
-                       for g in ("masculine", "feminine")):
-                    raise ValueError(f"build.templates.{scope}.{key} is {template!r}; expected a mapping with "
-                                     "'masculine' and 'feminine' strings containing {title}")
         if self.self_match_policy not in SELF_MATCH_POLICIES:
             raise ValueError(f"build.self_match_policy is {self.self_match_policy!r}; expected one of "
                              f"{', '.join(SELF_MATCH_POLICIES)}")

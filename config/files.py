@@ -155,17 +155,44 @@ def _exchange(a: Path, b: Path) -> bool:
     raise OSError(err, os.strerror(err), str(b))
 
 
-def write_folder_atomically(folder: str | Path, fill: Callable[[Path], None]) -> Path:
+def foreign_entries(folder: Path, ours: re.Pattern) -> list[str]:
+    """What ``folder`` holds that its writer does not write: each file, folder or link under it (at any depth,
+    links not followed) whose path relative to ``folder`` (``a/b.json``) ``ours`` does not match whole; a link is
+    never the writer's. Sorted; [] for a folder that does not exist."""
+    if not folder.is_dir():
+        return []
+    foreign = []
+    for top, dirs, files in os.walk(folder):
+        for name in sorted(dirs + files):
+            path = Path(top) / name
+            rel = path.relative_to(folder).as_posix()
+            if path.is_symlink() or not ours.fullmatch(rel):
+                foreign.append(rel)
+        dirs[:] = [d for d in dirs if not (Path(top) / d).is_symlink()]
+    return sorted(foreign)
+
+
+def write_folder_atomically(folder: str | Path, fill: Callable[[Path], None], *, ours: re.Pattern) -> Path:
     """Replace ``folder`` with what ``fill(tmp)`` writes into a fresh hidden sibling folder: readers see the old
     folder or the new one, never a mix. Every file and folder written is flushed to disk before the swap; on
     Linux the swap is one renameat2 call, elsewhere two renames (a kill between them leaves the new folder as
-    ``.<name>.tmp-*`` and no ``<name>``, which the next write removes). Returns ``folder``."""
+    ``.<name>.tmp-*`` and no ``<name>``, which the next write removes). Returns ``folder``.
+
+    ``ours``: the relative paths (``en``, ``en/stats.json``) this writer writes, matched whole. Replacing the
+    folder deletes what it held, so an existing folder holding anything else (a user's ``thesis.tex``, the
+    input the command reads, a note inside an older release) is refused before ``fill`` runs, naming it: the
+    one rule of every whole-folder output."""
     folder = Path(folder)
     if folder.is_symlink():  # the swap would move the link, not the folder it points to: refused before any write
         raise OutputPathError(folder, f"is a symbolic link (to {os.readlink(folder)}); the folder is replaced whole, "
                                       "so remove the link, or write to the folder it points to")
     if folder.exists() and not folder.is_dir():
         raise OutputPathError(folder, "exists and is not a folder; remove it or choose another output folder")
+    foreign = foreign_entries(folder, ours)
+    if foreign:
+        shown = ", ".join(foreign[:5]) + (f" and {len(foreign) - 5} more" if len(foreign) > 5 else "")
+        raise OutputPathError(folder, f"holds what this command does not write ({shown}); the folder is replaced "
+                                      "whole, so move those out, or choose a new or empty output folder")
     try:
         folder.parent.mkdir(parents=True, exist_ok=True)
     except (FileExistsError, NotADirectoryError):
@@ -199,6 +226,26 @@ def write_folder_atomically(folder: str | Path, fill: Callable[[Path], None]) ->
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)
     return folder
+
+
+def inside(folder: str | Path, name: str, what: str) -> Path:
+    """``folder / name`` when ``name`` is one plain file name: the one check of every name made of data (a
+    test-set version from a stats.json or manifest.json, a stored result's) before it reaches a file name.
+    A name with a ``/`` or ``\\``, ``..``, a leading ``.`` (the writers' hidden siblings), a control character
+    or over 255 bytes would write elsewhere than ``folder`` (or not at all): an ``OutputPathError``, before any
+    write, naming ``what`` the name is made of."""
+    folder = Path(folder)
+    if (not isinstance(name, str) or not name or name.startswith(".") or "/" in name or "\\" in name
+            or not name.isprintable() or len(os.fsencode(name)) > 255):
+        raise OutputPathError(folder, f"{what}: {_short_repr(name)} is not a plain file name (it has a / or \\, a "
+                                      "leading . or .., a control character, or over 255 bytes); nothing written, "
+                                      "check the file it comes from")
+    return folder / name
+
+
+def _short_repr(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:80] + "…"
 
 
 # A file-name-safe name: every run of other characters becomes one "_". "=" is kept: revisions name their

@@ -16,13 +16,14 @@ import argparse
 import contextlib
 import json
 import os
+import re
 import sqlite3
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 from config.cli import params_option, program, run_command
-from config.files import write_file_atomically, write_folder_atomically
+from config.files import foreign_entries, inside, write_file_atomically, write_folder_atomically
 from config.secrets import scrub
 from eval.errors import EvalError
 
@@ -58,6 +59,9 @@ def _rounded(value):
     return value
 
 
+METRICS_FILE = re.compile(r"[^/]+\.json")  # what a --summary folder holds: one flat file per model and language
+
+
 def _write_summary(path: Path, summary: dict, row_keys: set[str]) -> None:
     """A .json path: every figure of summary_metrics in one nested file. Any other path: a folder of one small,
     flat file per model and language (the masculine corpus, the paper's main tables), which `dvc metrics show`
@@ -66,7 +70,7 @@ def _write_summary(path: Path, summary: dict, row_keys: set[str]) -> None:
     if path.suffix == ".json":
         _write(path, json.dumps(_rounded(summary), indent=1, sort_keys=True) + "\n")
         return
-    if path.exists() and (not path.is_dir() or any(p.suffix != ".json" or p.is_dir() for p in path.iterdir())):
+    if path.exists() and (not path.is_dir() or foreign_entries(path, METRICS_FILE)):
         raise EvalError(f"--summary {path}: exists and is not a folder of metrics files; choose another path "
                         "(a folder for one file per model and language, or a .json file)")
 
@@ -79,7 +83,7 @@ def _write_summary(path: Path, summary: dict, row_keys: set[str]) -> None:
                 (staging / f"{model.replace('/', '--')}.{lang}.json").write_text(
                     json.dumps(_rounded(flat), indent=1, sort_keys=True) + "\n", encoding="utf-8")
 
-    write_folder_atomically(path, fill)
+    write_folder_atomically(path, fill, ours=METRICS_FILE)
 
 
 def run_settings(args: argparse.Namespace):
@@ -150,7 +154,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from eval.results import RunResult, find_stored
     import polars as pl
 
-    from eval.testset import INCLUSIVE, read_testset
+    from eval.testset import INCLUSIVE, read_testset, testset_digest
 
 
     settings = run_settings(args)
@@ -188,7 +192,8 @@ def cmd_run(args: argparse.Namespace) -> int:
             stored = None if args.force else find_stored(store, model.meta.name, revision, lang)
             # A result stored before the extra forms were measured lacks their figures: rerun it.
             forms_measured = "forms" in stored.figures.get("counts", {}) if stored is not None else False
-            if stored is not None and stored.matches(testset_version(ts, data), described, revision) \
+            if stored is not None and stored.matches(testset_version(ts, data), testset_digest(data, lang), described,
+                                                     revision) \
                     and forms_measured == bool(ts.queries.filter(pl.col("gender") == INCLUSIVE).height):
                 print(f"{model.meta.name} {lang}: stored result matches the test set, settings and model revision "
                       f"({store / stored.relative_path()}); not rerun (--force reruns)")
@@ -237,6 +242,10 @@ def write_outputs(docs: list[dict], out: Path, plots, summary, settings=None, *,
             stem += f"__self-match-{doc['settings']['self_match']}_rbo-p{rbo_p:g}" if rbo_p is not None else \
                 f"__self-match-{doc['settings']['self_match']}_no-rbo"  # never overwrite the default run's file
         stored = doc if timing else without_timing(doc)
+        # The version comes from the test set's stats.json or manifest.json (or a stored result): checked as a
+        # file name before anything is written, so that no crafted version writes outside --out.
+        inside(out, f"{stem}.worst_pairs.md", f"the results of {doc['model']['name']} on test set version "
+                                              f"{doc['testset']['version']!r}")
         write_json(out / f"{stem}.json", stored)
         _write(out / f"{stem}.md", tables_markdown([doc]))
         _write(out / f"{stem}.worst_pairs.md", worst_pairs_markdown(doc))
@@ -372,11 +381,13 @@ def cmd_audit(args: argparse.Namespace) -> int:
                           language_packs=language_packs(Path(args.params)))
     out = Path(args.out)
     version = doc["testset"]["version"]
-    _write(out / f"audit__{version}.json", json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
+    _write(inside(out, f"audit__{version}.json", f"the audit of test set version {version!r}"),
+           json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
     _write(out / "audit.md", audit_markdown(doc))
     if not args.document_only:
         for run in runs:  # without run-to-run timings, as eval run writes: the same inputs give the same bytes
-            _write(out / "runs" / f"{model_slug(run['model']['name'])}__{version}.json",
+            _write(inside(out / "runs", f"{model_slug(run['model']['name'])}__{version}.json",
+                          f"the run of test set version {version!r}"),
                    json.dumps(without_timing(run), indent=1, ensure_ascii=False) + "\n")
         write_audit_plots(doc, out / "plots")
     print(f"served: {doc['audit_settings']['served']}")

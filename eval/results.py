@@ -252,18 +252,24 @@ class LanguageResult:
     testset_version: str
     settings: dict
     figures: dict
+    testset_digest: str = ""  # eval.testset.testset_digest of the set scored; "" in a result stored before it
     schema_version: int = SCHEMA_VERSION
 
     def relative_path(self) -> Path:
         return Path(slug(self.model["name"])) / slug(self.model_revision) / f"{self.lang}.json"
 
-    def matches(self, testset_version: str, settings: dict, model_revision: str) -> bool:
-        return (self.testset_version, self.settings, self.model_revision) == (testset_version, settings, model_revision)
+    def matches(self, testset_version: str, testset_digest: str, settings: dict, model_revision: str) -> bool:
+        """Whether this stored result is the one a run would make now. Keyed on the set's content digest: a set
+        rebuilt (after corrections, or edited) keeps its version, and must not be answered with the old figures;
+        the version too, since the result names it."""
+        return (self.testset_version, self.testset_digest, self.settings, self.model_revision) == (
+            testset_version, testset_digest, settings, model_revision)
 
     def to_dict(self) -> dict:
         return {"schema_version": self.schema_version, "kind": "language-result", "toolkit": self.toolkit,
                 "model": self.model, "model_revision": self.model_revision, "lang": self.lang,
-                "testset": {"root": self.testset_root, "version": self.testset_version},
+                "testset": {"root": self.testset_root, "version": self.testset_version,
+                            "digest": self.testset_digest},
                 "settings": self.settings, "figures": self.figures}
 
     def to_disk(self, store: str | Path) -> Path:
@@ -278,8 +284,9 @@ class LanguageResult:
         try:
             return cls(toolkit=doc["toolkit"], model=doc["model"], model_revision=doc["model_revision"], lang=doc["lang"],
                        testset_root=doc["testset"]["root"], testset_version=doc["testset"]["version"],
-                       settings=doc["settings"], figures=doc["figures"], schema_version=doc["schema_version"])
-        except (KeyError, TypeError) as exc:
+                       testset_digest=doc["testset"].get("digest", ""), settings=doc["settings"],
+                       figures=doc["figures"], schema_version=doc["schema_version"])
+        except (KeyError, TypeError, AttributeError) as exc:
             raise EvalError(f"{path}: stored language result without {exc}; rerun `python -m eval run --force`") from None
 
 

@@ -15,7 +15,7 @@ import json
 import re
 from pathlib import Path
 
-from config.files import write_folder_atomically
+from config.files import foreign_entries, write_folder_atomically
 from eval.audit_report import write_audit_plots
 from eval.errors import EvalError
 from languages import is_code
@@ -139,7 +139,7 @@ def build_site(paths: list[str | Path], out: str | Path) -> Path:
 
     # The whole site is written into a hidden sibling and swapped in (the test sets' writer): a failed or killed
     # report leaves the previous site as it was, and pictures of an earlier report do not linger.
-    write_folder_atomically(out, fill)
+    write_folder_atomically(out, fill, ours=SITE_FILE)
     return out / "index.html"
 
 
@@ -156,9 +156,7 @@ def check_site_folder(out: Path) -> None:
         raise EvalError(f"{out}: --out is a file; give a folder for the site")
     if not out.is_dir():
         return
-    foreign = sorted(p.relative_to(out).as_posix() for p in out.rglob("*")
-                     if not SITE_FILE.fullmatch(p.relative_to(out).as_posix())
-                     or (p.is_symlink() or (p.is_dir() != (p.name == "figures" and p.parent == out))))
+    foreign = foreign_entries(out, SITE_FILE)  # the rule write_folder_atomically applies, said in eval's words
     if foreign:
         shown = ", ".join(foreign[:5]) + (f" and {len(foreign) - 5} more" if len(foreign) > 5 else "")
         raise EvalError(f"{out}: holds files eval report did not write ({shown}); the site is replaced whole, so give "

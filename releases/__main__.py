@@ -153,7 +153,7 @@ def cmd_checkout(args: argparse.Namespace) -> None:
 
 
 def cmd_verify(args: argparse.Namespace) -> None:
-    if args.against:
+    if args.against is not None:  # given, even empty: `--against ''` is a mistake, not a plain verify
         from .anchor import git_root, verify_against
 
         _print_anchored(args.release_dir, verify_against(args.release_dir, args.against, git_root(Path.cwd())))
