@@ -18,7 +18,6 @@ from eval.testset import EXTRA_FORMS
 from languages import ROUTES, Language, LanguageError, Template, compile_strip, load, resolve
 
 REPO_ROOT = config.REPO_ROOT
-URL = re.compile(r"https?://")
 DEFAULT_TEMPLATES = {"default": {"default": {"masculine": "He is: {title}.", "feminine": "She is: {title}."}}}
 DEFAULT_BATCH_SIZE = {"bergamot": 64, "apertium": 1000, "google": 32, "deepl": 32, "libre": 32, "mymemory": 32}
 
@@ -31,8 +30,8 @@ class SourceParams:
     base_url: str | None = None  # null: the registry's (builder/source.py)
 
     def __post_init__(self):
-        if self.base_url is not None and not URL.match(self.base_url):
-            raise ValueError(f"source.base_url is {self.base_url!r}; expected an http:// or https:// URL")
+        if self.base_url is not None:
+            config.check_url(self.base_url, "source.base_url", ValueError)
 
 
 @dataclass(frozen=True)
@@ -54,8 +53,7 @@ class WebParams:
         if not self.timeout_s > 0:
             raise ValueError(f"build.web.timeout_s is {self.timeout_s!r}; expected a number of seconds > 0")
         if self.libre_url is not None:
-            if not URL.match(self.libre_url):
-                raise ValueError(f"build.web.libre_url is {self.libre_url!r}; expected an http:// or https:// URL or null")
+            config.check_url(self.libre_url, "build.web.libre_url", ValueError)
             if re.match(r"https?://[^/]*@", self.libre_url):
                 # Never repeat the credentials in the message: the file is the place they must not be.
                 raise ValueError("build.web.libre_url holds a user or password; secrets are never stored in files: "

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from builder.errors import SourceError, scrub
+from config import check_url
 from builder.params import REPO_ROOT
 from config.files import write_file_atomically
 from eval.testset import sha256_of
@@ -250,6 +251,7 @@ def fetch_pinned(url: str, sha256: str, target: Path, timeout_s: float, *, local
     import urllib.request  # here: it imports http and ssl, 8 ms of every build that downloads nothing
 
     over = f"over the {max_bytes >> 20} MiB a source file may hold; refusing it (check --base-url, or {local_copy} to a local copy)"
+    check_url(url, "the download URL (--base-url, else source.base_url)", SourceError)
     try:
         with urllib.request.urlopen(url, timeout=timeout_s) as resp:
             announced = resp.headers.get("Content-Length")

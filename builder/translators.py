@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Callable, Iterator, Protocol
 
 from builder.errors import TranslationError, public_url, scrub
+from config import check_url
 
 SOURCE_LANG = "en"
 
@@ -229,6 +230,9 @@ class WebTranslator:
             raise TranslationError(f"unknown web translator {self.name!r} (have: {sorted(WEB_BACKENDS)})")
         self.version = f"deep-translator-{_dist_version('deep-translator')}"
         if self.name == "libre":
+            # before any request: a bad port or IPv6 address would come out of requests as a traceback
+            check_url(self._libre_url(), "the LibreTranslate URL (--libre-url, else build.web.libre_url, else "
+                                         "$LIBRE_URL)", TranslationError)
             self.version += f"@{public_url(self._libre_url())}"
         self._key = None
         # Set when a run stops early (a fatal error, Ctrl-C): calls still running give up their retries.

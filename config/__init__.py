@@ -154,6 +154,42 @@ def read_params(path: str | Path | None = None, *, required: bool = True) -> dic
     return data
 
 
+def url_problem(text: object) -> str | None:
+    """What makes ``text`` no http(s) URL a request can go to (a port out of range or not a number, a broken IPv6
+    address, no host, a space), in a few words; None when it is one. The one check of every URL the toolkit is
+    given: params (``source.base_url``, ``build.web.libre_url``), --libre-url, $LIBRE_URL, $ARGILLA_API_URL,
+    --base-url. Without it a bad port came out of the HTTP library as a traceback."""
+    from urllib.parse import urlsplit
+
+    if not isinstance(text, str):
+        return "not a string"
+    if not text.isprintable() or any(c.isspace() for c in text):
+        return "it holds a space or a control character"
+    try:
+        parts = urlsplit(text)
+        port = parts.port  # parsed on access: "Port out of range 0-65535", "Port could not be cast ..."
+    except ValueError as exc:
+        return str(exc).replace("0-65535", "1-65535")
+    if parts.scheme not in ("http", "https"):
+        return "not an http:// or https:// URL"
+    if not parts.hostname:
+        return "it names no host"
+    if port == 0:
+        return "port 0 is out of range 1-65535"
+    return None
+
+
+def check_url(text: object, what: str, error: type[Exception] = ConfigError) -> str:
+    """``text`` when it is an http(s) URL (``url_problem``), else an ``error`` (the caller's package error; a
+    ValueError in a section's ``__post_init__``, which the reader prefixes with the file) naming ``what`` (the
+    flag, variable or key it came from). The URL is not repeated: it may hold a password."""
+    problem = url_problem(text)
+    if problem is not None:
+        raise error(f"{what} is not a usable URL ({problem}); expected an http:// or https:// URL such as "
+                          "http://localhost:5000")
+    return typing.cast(str, text)
+
+
 _T = typing.TypeVar("_T")
 
 
