@@ -71,7 +71,8 @@ def _write_summary(path: Path, summary: dict, row_keys: set[str]) -> None:
         _write(path, json.dumps(_rounded(summary), indent=1, sort_keys=True) + "\n")
         return
     if path.exists() and (not path.is_dir() or foreign_entries(path, METRICS_FILE)):
-        raise EvalError(f"--summary {path}: exists and is not a folder of metrics files; choose another path "
+        held = f" (it holds {', '.join(foreign_entries(path, METRICS_FILE)[:5])})" if path.is_dir() else ""
+        raise EvalError(f"--summary {path}: exists and is not a folder of metrics files{held}; choose another path "
                         "(a folder for one file per model and language, or a .json file)")
 
     def fill(staging: Path) -> None:

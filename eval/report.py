@@ -5,7 +5,6 @@ report (the paper's Table 6) and a flat metrics file for DVC. Inputs are results
 from __future__ import annotations
 
 import functools
-import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,11 +20,9 @@ def load_results(paths: list[str | Path]) -> list[dict]:
 
     docs = []
     for p in paths:
-        try:
-            doc = json.loads(Path(p).read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError) as exc:
-            raise EvalError(f"{p}: not a readable results JSON ({exc})") from None
-        from eval.results import RunResult
+        from eval.results import RunResult, read_json
+
+        doc = read_json(p)
 
         RunResult.from_document(doc, p)  # the keys of a run and a schema this toolkit reads, else a clear error
         docs.append(doc)

@@ -39,11 +39,17 @@ def _schema(doc: dict, where) -> int:
     return version
 
 
-def _read_json(path: Path) -> dict:
+def read_json(path: str | Path, what: str = "results JSON") -> dict:
+    """The JSON object in ``path``: the one reader of the results, stored results and audit files (eval run,
+    collect, compare, report). Unreadable, not UTF-8, not JSON, nested too deep for the parser (a crafted file
+    of 100,000 brackets) or not an object: one EvalError naming the file."""
     try:
         doc = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        raise EvalError(f"{path}: not a readable results JSON ({exc})") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise EvalError(f"{path}: not a readable {what} ({exc})") from None
+    except RecursionError:
+        raise EvalError(f"{path}: not a readable {what} (nested too deep to parse); give files written by "
+                        "python -m eval") from None
     if not isinstance(doc, dict):
         raise EvalError(f"{path}: not a results file (a JSON object expected)")
     return doc
@@ -277,7 +283,7 @@ class LanguageResult:
 
     @classmethod
     def from_disk(cls, path: str | Path) -> "LanguageResult":
-        doc = _read_json(Path(path))
+        doc = read_json(path)
         _schema(doc, path)
         if doc.get("kind") != "language-result":
             raise EvalError(f"{path}: not a stored language result (written by `python -m eval run` into its --store)")
@@ -343,7 +349,7 @@ class RunResult:
 
     @classmethod
     def from_disk(cls, path: str | Path) -> "RunResult":
-        return cls.from_document(_read_json(Path(path)), path)
+        return cls.from_document(read_json(path), path)
 
 
 def read_store(store: str | Path) -> list[LanguageResult]:

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import dataclasses
 import html
-import json
 import re
 from pathlib import Path
 
 from config.files import foreign_entries, write_folder_atomically
 from eval.audit_report import write_audit_plots
 from eval.errors import EvalError
+from eval.results import read_json
 from languages import is_code
 from eval.report import (
     CORPUS_TITLES,
@@ -84,13 +84,10 @@ def read_inputs(paths: list[str | Path]) -> tuple[list[Path], list[Path]]:
         else:
             raise EvalError(f"{p}: no such file or folder; give results JSON files or the folders holding them")
         for f in files:
-            try:
-                doc = json.loads(f.read_text(encoding="utf-8"))
-            except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-                raise EvalError(f"{f}: not a readable JSON file ({exc})") from None
-            if isinstance(doc, dict) and all(k in doc for k in AUDIT_KEYS):
+            doc = read_json(f, "JSON file")
+            if all(k in doc for k in AUDIT_KEYS):
                 audits.append(f)
-            elif isinstance(doc, dict) and all(k in doc for k in RESULTS_KEYS):
+            elif all(k in doc for k in RESULTS_KEYS):
                 results.append(f)
             else:
                 raise EvalError(f"{f}: neither an eval results file nor an audit file; give files written by "
@@ -113,7 +110,7 @@ def build_site(paths: list[str | Path], out: str | Path) -> Path:
         if key in seen:
             raise EvalError(f"{path}: {key[0]} on test set {key[1]} is also in {seen[key]}; give one results file per model and test set")
         seen[key] = path
-    audit = json.loads(audit_paths[0].read_text(encoding="utf-8")) if audit_paths else None
+    audit = read_json(audit_paths[0], "JSON file") if audit_paths else None
     # Language keys name figure files and page anchors: only language codes (the check of every CLI's --lang).
     for path, doc in [*zip(result_paths, docs), *zip(audit_paths, [audit] if audit else [])]:
         languages = doc.get("languages")
