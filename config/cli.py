@@ -95,7 +95,11 @@ def run_command(
         print(interrupted, file=sys.stderr)
         return INTERRUPTED
     except (*errors, *more, OSError) as exc:
+        from config.files import OutputPathError  # here: --help and a clean run need not import it
+
         if isinstance(exc, errors):
+            message = scrub(exc)
+        elif isinstance(exc, OutputPathError):  # refused before any write, its fix in its own words
             message = scrub(exc)
         else:
             explain = next((how for kind, how in more.items() if isinstance(exc, kind)), None)
