@@ -6,6 +6,11 @@ Ctrl-C exits 130, both without a traceback; outputs are replaced whole or not at
 
 from __future__ import annotations
 
+from config.cli import quiet_interrupt_at_start
+
+if __name__ == "__main__":  # `python -m`: before the imports below, a Ctrl-C in them is one line, not a traceback
+    quiet_interrupt_at_start()
+
 import argparse
 import json
 import os

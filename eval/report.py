@@ -15,16 +15,30 @@ CORPUS_TITLES = {"masculine": "masculine corpora", "feminine": "feminine corpora
                  "doublet": "doublet corpora (titles as ads write them)"}
 
 
+def check_language_keys(doc: dict, path: str | Path) -> None:
+    """A results or audit document's ``languages`` keys, each a language code (the check of every CLI's --lang):
+    they name figure files, page anchors and table rows, of `eval compare` and `eval report` alike."""
+    from eval.errors import EvalError
+    from languages import is_code
+
+    languages = doc.get("languages")
+    if not isinstance(languages, dict):
+        raise EvalError(f"{path}: 'languages' is not a mapping of language codes; give files written by python -m eval")
+    for lang in languages:
+        if not is_code(lang):
+            raise EvalError(f"{path}: language {str(lang)[:60]!r} is not a language code (a lowercase ISO 639 code such "
+                            "as pt); give files written by python -m eval run / audit")
+
+
 def load_results(paths: list[str | Path]) -> list[dict]:
     from eval.errors import EvalError
+    from eval.results import RunResult, read_json
 
     docs = []
     for p in paths:
-        from eval.results import RunResult, read_json
-
         doc = read_json(p)
-
         RunResult.from_document(doc, p)  # the keys of a run and a schema this toolkit reads, else a clear error
+        check_language_keys(doc, p)
         docs.append(doc)
     if not docs:
         raise EvalError("no results files given")

@@ -18,11 +18,11 @@ from config.files import foreign_entries, write_folder_atomically
 from eval.audit_report import write_audit_plots
 from eval.errors import EvalError
 from eval.results import read_json
-from languages import is_code
 from eval.report import (
     CORPUS_TITLES,
     Table,
     _rbo_name,
+    check_language_keys,
     load_results,
     model_styles,
     pair_measure_names,
@@ -111,15 +111,8 @@ def build_site(paths: list[str | Path], out: str | Path) -> Path:
             raise EvalError(f"{path}: {key[0]} on test set {key[1]} is also in {seen[key]}; give one results file per model and test set")
         seen[key] = path
     audit = read_json(audit_paths[0], "JSON file") if audit_paths else None
-    # Language keys name figure files and page anchors: only language codes (the check of every CLI's --lang).
-    for path, doc in [*zip(result_paths, docs), *zip(audit_paths, [audit] if audit else [])]:
-        languages = doc.get("languages")
-        if not isinstance(languages, dict):
-            raise EvalError(f"{path}: 'languages' is not a mapping of language codes; give files written by python -m eval")
-        for lang in languages:
-            if not is_code(lang):
-                raise EvalError(f"{path}: language {lang[:60]!r} is not a language code (a lowercase ISO 639 code such as pt); "
-                                "give files written by python -m eval run / audit")
+    if audit:  # the results' keys are checked as they are read (load_results)
+        check_language_keys(audit, audit_paths[0])
     out = Path(out)
     check_site_folder(out)
 

@@ -7,6 +7,11 @@ Defaults come from the `release:` section of params.yaml; flags override them.
 
 from __future__ import annotations
 
+from config.cli import quiet_interrupt_at_start
+
+if __name__ == "__main__":  # `python -m`: before the imports below, a Ctrl-C in them is one line, not a traceback
+    quiet_interrupt_at_start()
+
 import argparse
 import json
 import sys
