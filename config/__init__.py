@@ -376,7 +376,7 @@ def _convert(hint, value, key: str, where: str):
         # .nan and .inf are YAML floats, but no setting means them: a NaN backoff or threshold compares false
         # with everything and would pass every check after it
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            _fail(where, key, value, "a finite number")
+            _fail(where, key, value, "a number")
         try:
             number = float(value)
         except OverflowError:  # an integer of hundreds of digits

@@ -430,7 +430,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--out", help="folder for results JSON, tables and worst-pairs reports")
     run.add_argument("--store", help="folder of the per model, revision and language results "
                      "(<store>/<model>/<revision>/<lang>.json; default OUT/store): a combination stored with the same "
-                     "test-set version, settings and model revision is not rerun")
+                     "test set (version and content digest), settings and model revision is not rerun")
     run.add_argument("--force", action="store_true", help="rerun every combination even when a matching one is stored")
     run.add_argument("--store-only", action="store_true", help="only write the store (no --out documents, tables or "
                      "plots; python -m eval collect puts stores together), as the DVC grid stages do")
