@@ -50,17 +50,25 @@ def load_results(paths: list[str | Path]) -> list[dict]:
     return docs
 
 
+def _finite(value, digits: int) -> str:
+    """A figure's value formatted; NaN or an infinity is refused (eval writes an undefined figure as null, shown
+    "–"): a damaged file's ``NaN`` must not reach a table as "nan" (``eval compare`` names the files)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError(f"a figure is {value} where a number or null belongs")
+    return f"{value:.{digits}f}"
+
+
 def _fmt(fig: dict | None, digits: int = 4) -> str:
     if not fig or fig.get("value") is None:
         return "–"
-    return f"{fig['value']:.{digits}f}"
+    return _finite(fig["value"], digits)
 
 
 def _fmt_ci(fig: dict | None, digits: int = 3) -> str:
     if not fig or fig.get("value") is None:
         return "–"
     lo, hi = fig["ci95"]
-    return f"{fig['value']:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]"
+    return f"{_finite(fig['value'], digits)} [{_finite(lo, digits)}, {_finite(hi, digits)}]"
 
 
 JOB_TITLES = "job-title similarity dataset"

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import html
+import math
 import re
 from pathlib import Path
 
@@ -165,9 +166,10 @@ class NotANumber(EvalError):
 
 def _number(value, field: str = "a figure") -> int | float:
     """``value`` when it is a number; anything else (a string, a list, a boolean) is refused, never written."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
+    if isinstance(value, bool) or not isinstance(value, (int, float)) \
+            or (isinstance(value, float) and not math.isfinite(value)):
         shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:57] + "..."
-        raise NotANumber(f"{field} is {shown} where a number belongs")
+        raise NotANumber(f"{field} is {shown} where a number belongs")  # NaN too: eval writes null, shown "–"
     return value
 
 

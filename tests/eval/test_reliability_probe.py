@@ -150,3 +150,33 @@ def test_a_summary_folder_holding_a_users_file_is_refused_and_kept(tmp_path, sma
     r = run_cli(*run_args(small_data, tmp_path / "out", tmp_path), "--summary", str(summary))
     one_error_line(r, "thesis.tex")
     assert (summary / "thesis.tex").read_text() == "mine"
+
+
+@pytest.fixture
+def results_file(tmp_path, small_data) -> Path:
+    out = tmp_path / "runs"
+    assert run_cli("run", "--data", str(small_data), "--model", "tfidf-char", "--out", str(out), "--cache",
+                   str(tmp_path / "c"), "--quiet").returncode == 0
+    (path,) = out.glob("tfidf-char__*.json")
+    return path
+
+
+def test_a_nan_map_is_refused_by_compare_and_report_not_printed_as_nan(tmp_path, results_file):
+    doc = json.loads(results_file.read_text())
+    doc["languages"]["pt"]["corpora"]["masculine"]["MAP"]["feminine"]["value"] = float("nan")
+    results_file.write_text(json.dumps(doc))  # json writes NaN, as a damaged or hand-edited file may hold
+    compare = run_cli("compare", str(results_file))
+    one_error_line(compare, str(results_file), "nan")
+    assert "nan" not in compare.stdout
+    one_error_line(run_cli("report", str(results_file), "--out", str(tmp_path / "site")), str(results_file))
+    assert not (tmp_path / "site").exists()
+
+
+def test_a_language_key_that_is_markup_is_refused_by_compare_as_by_report(tmp_path, results_file):
+    doc = json.loads(results_file.read_text())
+    doc["languages"]["<img src=x onerror=alert(1)>"] = doc["languages"].pop("pt")
+    results_file.write_text(json.dumps(doc))
+    for command in (["compare", str(results_file)], ["report", str(results_file), "--out", str(tmp_path / "site")]):
+        r = run_cli(*command)
+        one_error_line(r, "is not a language code")
+        assert "<img" not in r.stdout
