@@ -71,3 +71,13 @@ def test_rule_apply_with_out_a_folder_writes_nothing_beside_it(tmp_path, capsys)
                  "--find", "advogado", "--replace", "advogados", "--annotator", "ana", "--apply"])
     one_error_line(code, capsys.readouterr().err, f"--out {tmp_path / 'c'} is a folder")
     assert files_under(tmp_path) == before
+
+
+def test_a_corrupt_translations_parquet_is_one_line(tmp_path, capsys):
+    write_tiny_testset(tmp_path / "data")
+    path = tmp_path / "data" / "pt" / "translations.parquet"
+    data = bytearray(path.read_bytes())
+    path.write_bytes(bytes(data[: len(data) // 2]))  # cut short, as a failed copy leaves it
+    code = main(["rule", "--data", str(tmp_path / "data"), "--lang", "pt", "--out", str(tmp_path / "c" / "pt.jsonl"),
+                 "--find", "advogado", "--replace", "advogados"])
+    one_error_line(code, capsys.readouterr().err, f"{path}: not a readable Parquet file")

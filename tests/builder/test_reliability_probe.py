@@ -122,3 +122,26 @@ def test_a_params_mistake_is_one_line_naming_the_file_and_key(tmp_path, settings
     one_error_line(cli("source", "--source", str(tiny_source(tmp_path / "en")), "--out", str(tmp_path / "out"),
                        "--params", str(params)), f"{params}", needle)
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("damage", ["drop output_feminine", "in_queries as text"])
+def test_postprocess_of_raw_translations_lacking_a_column_or_of_another_type_is_one_line(tmp_path, params, damage):
+    import polars as pl
+
+    from builder.translators import offline_available
+
+    if not offline_available("apertium", "es"):
+        pytest.skip("apertium-eng-spa not installed")
+    src = tiny_source(tmp_path / "en")
+    common = ["--source", str(src), "--lang", "es", "--out", str(tmp_path / "out"), "--cache", str(tmp_path / "cache"),
+              "--params", str(params), "--quiet"]
+    assert cli("translate", *common, "--route", "mt", "--translator", "apertium").returncode == 0
+    raw_path = tmp_path / "out" / "es" / "raw_translations.parquet"
+    raw = pl.read_parquet(raw_path)
+    raw = raw.drop("output_feminine") if damage.startswith("drop") else raw.with_columns(pl.col("in_queries").cast(pl.String))
+    raw.write_parquet(raw_path)
+    before = snapshot(tmp_path / "out")
+    one_error_line(cli("postprocess", *common, "--corrections", str(tmp_path / "none.jsonl")),
+                   f"{raw_path}: not raw translations", "output_feminine (missing" if damage.startswith("drop")
+                   else "in_queries (String; expected Boolean)")
+    assert snapshot(tmp_path / "out") == before
