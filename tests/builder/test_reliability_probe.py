@@ -145,3 +145,14 @@ def test_postprocess_of_raw_translations_lacking_a_column_or_of_another_type_is_
                    f"{raw_path}: not raw translations", "output_feminine (missing" if damage.startswith("drop")
                    else "in_queries (String; expected Boolean)")
     assert snapshot(tmp_path / "out") == before
+
+
+@pytest.mark.parametrize("label", ["juez/jueza", "director técnico/directora técnica"])
+def test_an_esco_file_whose_only_record_is_dropped_is_one_line(tmp_path, label):
+    from tests.builder.test_esco import write_occupations
+
+    esco = tmp_path / "esco-v1.2.0"
+    write_occupations(esco, "es", [("a1", label, [])])
+    one_error_line(cli("esco", "--esco", str(esco), "--lang", "es", "--out", str(tmp_path / "out"), "--cache",
+                       str(tmp_path / "c"), "--quiet"), "nothing to test")
+    assert not (tmp_path / "out" / "es").exists()
