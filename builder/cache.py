@@ -7,12 +7,12 @@ only what is missing. A blank or non-text cached output is never used: it counts
 
 from __future__ import annotations
 
-import os
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
 from builder.errors import BuildError
+from config.files import storage_problem  # also eval's embedding cache: one reading of SQLite's storage errors
 
 # Keys per statement: SQLite caps the parameters of one statement (999 before SQLite 3.32).
 CHUNK = 500
@@ -26,31 +26,6 @@ def select_in(db: sqlite3.Connection, query: str, fixed: tuple, keys: list[str])
     for i in range(0, len(keys), CHUNK):
         chunk = keys[i : i + CHUNK]
         yield from db.execute(query.format(keys=",".join("?" * len(chunk))), (*fixed, *chunk))
-
-
-def storage_problem(path: Path, exc: Exception) -> str | None:
-    """What keeps SQLite from writing ``path``, when it is the disk or the folder rather than the file: a full
-    disk, a read-only filesystem, a folder it may not write, a disk I/O error. None: the file itself is at fault."""
-    name = getattr(exc, "sqlite_errorname", "") or ""
-    text = str(exc)
-    folder = Path(path).parent
-    try:
-        fs = os.statvfs(folder)
-    except OSError:
-        fs = None
-    if fs is not None and fs.f_flag & os.ST_RDONLY:
-        return f"the filesystem holding {folder} is read-only"
-    if name.startswith("SQLITE_FULL") or "disk is full" in text:
-        return f"the disk holding {folder} is full"
-    if name.startswith(("SQLITE_READONLY", "SQLITE_CANTOPEN")) or "readonly" in text or "unable to open" in text:
-        if not os.access(folder, os.W_OK) or (Path(path).exists() and not os.access(path, os.W_OK)):
-            return f"no permission to write {path} or its folder"
-        return f"SQLite cannot write {path} or its -wal/-shm files beside it"
-    if name.startswith("SQLITE_IOERR") or "disk I/O error" in text:
-        if fs is not None and fs.f_bavail * fs.f_frsize < (1 << 20):
-            return f"the disk holding {folder} is full"
-        return "a disk I/O error (a failing disk, a file size limit or a vanished network folder)"
-    return None
 
 
 class TranslationCache:

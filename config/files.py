@@ -257,3 +257,28 @@ def slug(text: str, empty: str = "_") -> str:
     """A file-name-safe form of a model name or revision (no "/", no space, no leading or trailing "_");
     ``empty`` when nothing is left."""
     return SLUG_UNSAFE.sub("_", text.strip("/")).strip("_") or empty
+
+
+def storage_problem(path: Path, exc: Exception) -> str | None:
+    """What keeps SQLite from writing ``path``, when it is the disk or the folder rather than the file: a full
+    disk, a read-only filesystem, a folder it may not write, a disk I/O error. None: the file itself is at fault."""
+    name = getattr(exc, "sqlite_errorname", "") or ""
+    text = str(exc)
+    folder = Path(path).parent
+    try:
+        fs = os.statvfs(folder)
+    except OSError:
+        fs = None
+    if fs is not None and fs.f_flag & os.ST_RDONLY:
+        return f"the filesystem holding {folder} is read-only"
+    if name.startswith("SQLITE_FULL") or "disk is full" in text:
+        return f"the disk holding {folder} is full"
+    if name.startswith(("SQLITE_READONLY", "SQLITE_CANTOPEN")) or "readonly" in text or "unable to open" in text:
+        if not os.access(folder, os.W_OK) or (Path(path).exists() and not os.access(path, os.W_OK)):
+            return f"no permission to write {path} or its folder"
+        return f"SQLite cannot write {path} or its -wal/-shm files beside it"
+    if name.startswith("SQLITE_IOERR") or "disk I/O error" in text:
+        if fs is not None and fs.f_bavail * fs.f_frsize < (1 << 20):
+            return f"the disk holding {folder} is full"
+        return "a disk I/O error (a failing disk, a file size limit or a vanished network folder)"
+    return None

@@ -502,12 +502,29 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _settings_cache(args: argparse.Namespace) -> str:
+    """The embedding cache folder the command used when --cache was not given (params eval.cache)."""
+    from eval.params import EvalSettings, read_eval_settings
+
+    try:
+        return read_eval_settings(getattr(args, "params", "params.yaml")).cache
+    except EvalError:
+        return EvalSettings.cache
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     from eval.testset import TestSetError  # after parsing: --help and a usage error load no polars
 
     def corrupt_cache(exc: BaseException) -> str:  # only the embedding cache is SQLite
+        from config.files import storage_problem
+
         cache = getattr(args, "cache", None) or "the embedding cache (params eval.cache)"
+        folder = Path(getattr(args, "cache", None) or _settings_cache(args))
+        problem = storage_problem(folder / "cache.sqlite", exc)
+        if problem is not None:  # the disk or the folder, not the cache: deleting it would not help
+            return (f"{cache}: the embedding cache cannot be written: {problem} ({scrub(exc)}); free space or "
+                    "pass another --cache (the embeddings stored so far are intact)")
         return (f"{cache}: the embedding cache is corrupt or locked ({scrub(exc)}); delete it (embeddings are "
                 "recomputed) or pass another --cache")
 

@@ -180,3 +180,21 @@ def test_a_language_key_that_is_markup_is_refused_by_compare_as_by_report(tmp_pa
         r = run_cli(*command)
         one_error_line(r, "is not a language code")
         assert "<img" not in r.stdout
+
+
+def test_a_full_disk_under_the_embedding_cache_is_named_as_such_not_as_a_corrupt_cache(tmp_path, small_data):
+    from tests.builder.test_cache_storage import tmpfs
+
+    with tmpfs(tmp_path / "disk", "32k") as disk:
+        (disk / "cache").mkdir()
+        try:  # the disk filled up to its last block, the cache folder there
+            with open(disk / "filler", "wb") as fh:
+                while True:
+                    fh.write(b"\0" * 4096)
+                    fh.flush()
+        except OSError:
+            pass
+        r = run_cli("run", "--data", str(small_data), "--model", "m-use", "--out", str(tmp_path / "out"),
+                    "--cache", str(disk / "cache"), "--quiet")
+        one_error_line(r, f"{disk / 'cache'}: the embedding cache cannot be written: the disk holding")
+        assert "corrupt" not in r.stderr and "delete it" not in r.stderr, r.stderr
