@@ -98,6 +98,25 @@ def _naming(exc: OSError, hidden: Path, path: Path) -> OSError:
     return exc
 
 
+# How a Rust library (polars) words the OS error under its own exception: "... No space left on device (os error 28)".
+_RUST_OS_ERROR = re.compile(r"\(os error (\d+)\)")
+
+
+def _filled(fill: Callable[[Path], None], tmp: Path, path: Path) -> None:
+    """``fill(tmp)``; a library's own exception for an OS error (polars' ComputeError for a full disk) is raised as
+    the OSError it carries, naming the output ``path``: every command prints it as one line, as any path problem."""
+    try:
+        fill(tmp)
+    except OSError:
+        raise
+    except Exception as exc:
+        found = _RUST_OS_ERROR.search(str(exc))
+        if found is None:
+            raise
+        code = int(found.group(1))
+        raise OSError(code, os.strerror(code), str(path)) from None
+
+
 def write_file_atomically(path: str | Path, content: str | bytes | Callable[[Path], None]) -> Path:
     """Replace the file ``path`` with ``content``: a ``str`` (written as UTF-8, newlines as given), ``bytes``, or
     ``fill(tmp)``, which writes the file at ``tmp`` by any means (polars, matplotlib, a stream of pieces). The
@@ -124,7 +143,7 @@ def write_file_atomically(path: str | Path, content: str | bytes | Callable[[Pat
             elif isinstance(content, (bytes, bytearray, memoryview)):
                 fh.write(content)
         if callable(content):
-            content(tmp)
+            _filled(content, tmp, path)
         _fsync_path(tmp)
         os.replace(tmp, path)
         _fsync_path(path.parent, folder=True)
@@ -206,7 +225,7 @@ def write_folder_atomically(folder: str | Path, fill: Callable[[Path], None], *,
     except OSError as exc:
         raise _naming(exc, tmp, folder) from None
     try:
-        fill(tmp)
+        _filled(fill, tmp, folder)
         # On disk before the swap, so a crash cannot show a swapped folder of empty files or missing entries.
         for path in sorted(tmp.rglob("*"), reverse=True):
             if not path.is_symlink() and (path.is_file() or path.is_dir()):

@@ -5,6 +5,7 @@ name. The per-package probes: tests/<package>/test_reliability_probe.py. Each ca
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -58,3 +59,24 @@ def test_a_name_that_is_not_one_plain_file_name_is_refused(tmp_path, name):
 
 def test_a_plain_file_name_is_kept(tmp_path):
     assert inside(tmp_path, "m-use__v0.5.0.worst_pairs.md", "the test") == tmp_path / "m-use__v0.5.0.worst_pairs.md"
+
+
+def test_a_full_disk_while_polars_writes_parquet_is_the_oserror_naming_the_output(tmp_path):
+    import errno
+
+    import polars as pl
+
+    from config.files import write_file_atomically, write_folder_atomically
+    from tests.builder.test_cache_storage import tmpfs
+
+    frame = pl.DataFrame({"a": [str(i) * 50 for i in range(20_000)]})
+    with tmpfs(tmp_path / "disk", "64k") as disk:
+        with pytest.raises(OSError) as err:
+            write_file_atomically(disk / "q.parquet", frame.write_parquet)
+        assert (err.value.errno, err.value.filename) == (errno.ENOSPC, str(disk / "q.parquet"))
+        with pytest.raises(OSError) as err:
+            write_folder_atomically(disk / "pt", lambda tmp: frame.write_parquet(tmp / "queries.parquet"),
+                                    ours=re.compile("queries.parquet"))
+        assert (err.value.errno, err.value.filename) == (errno.ENOSPC, str(disk / "pt"))
+        assert sorted(p.name for p in disk.iterdir()) == []
+
