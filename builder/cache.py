@@ -11,6 +11,7 @@ import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
+from builder.characters import unsafe_character
 from builder.errors import BuildError
 from config.files import storage_problem  # also eval's embedding cache: one reading of SQLite's storage errors
 
@@ -26,6 +27,12 @@ def select_in(db: sqlite3.Connection, query: str, fixed: tuple, keys: list[str])
     for i in range(0, len(keys), CHUNK):
         chunk = keys[i : i + CHUNK]
         yield from db.execute(query.format(keys=",".join("?" * len(chunk))), (*fixed, *chunk))
+
+
+def _answer(output) -> bool:
+    """Whether a stored output can be a translator's answer: text with a visible character, and none that no
+    title holds."""
+    return isinstance(output, str) and bool(output.strip()) and unsafe_character(output) is None
 
 
 class TranslationCache:
@@ -72,7 +79,8 @@ class TranslationCache:
 
     def get_many(self, translator: str, version: str, src: str, tgt: str, sentences: list[str]) -> dict[str, str]:
         # A blank or non-text output was never a translator's answer (web answers are checked before they are
-        # stored): it counts as missing rather than build a set with holes.
+        # stored): it counts as missing rather than build a set with holes; so does one holding a character no
+        # title holds (builder.characters), which only a damaged or tampered cache holds: it is asked again.
         key = (translator, version, src, tgt)
         try:
             stored = self._db.execute(f"SELECT COUNT(*) FROM translations WHERE {KEY}", key).fetchone()[0]
@@ -81,10 +89,10 @@ class TranslationCache:
                 # order is a third faster than looking each sentence up (chains read five steps so, issue 13).
                 wanted = set(sentences)
                 rows = self._db.execute(f"SELECT sentence, output FROM translations WHERE {KEY}", key).fetchall()
-                return {s: o for s, o in rows if s in wanted and isinstance(o, str) and o.strip()}
+                return {s: o for s, o in rows if s in wanted and _answer(o)}
             rows = select_in(self._db, f"SELECT sentence, output FROM translations WHERE {KEY} AND sentence IN ({{keys}})",
                              key, sentences)
-            return {s: o for s, o in rows if isinstance(o, str) and o.strip()}
+            return {s: o for s, o in rows if _answer(o)}
         except sqlite3.DatabaseError as exc:
             raise self._corrupt(exc) from None
 

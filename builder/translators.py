@@ -19,12 +19,12 @@ import os
 import shutil
 import subprocess
 import threading
-import unicodedata
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator, Protocol
 
+from builder.characters import unsafe_character
 from builder.errors import TranslationError, public_url, scrub
 from config import check_url
 
@@ -169,21 +169,13 @@ class WebSettings:
     libre_url: str | None = None
 
 
-# Characters no translated title holds, which a web answer is refused for (retried as a malformed answer, then
-# an error naming the sentence): control characters (C0 with NUL, tab and newline, DEL, C1), the line and
-# paragraph separators U+2028/U+2029, bidi embeddings, overrides and isolates (U+202A-202E, U+2066-2069) and
-# marks (U+200E, U+200F, U+061C), lone surrogates. Stored, they reached item ids and qrels.tsv lines.
-_BIDI = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c")
-
-
 def unsafe_answer(text: str, key: str | None = None) -> str | None:
-    """Why the web answer ``text`` is not stored (a character above, or the API key echoed), else None."""
+    """Why the web answer ``text`` is not stored (a character no title holds: builder.characters, or the API key
+    echoed), else None."""
     if key and key in text:
         return "it quotes the API key"
-    for ch in text:
-        if ch in _BIDI or unicodedata.category(ch) in ("Cc", "Cs", "Zl", "Zp"):
-            return f"it holds U+{ord(ch):04X}"
-    return None
+    ch = unsafe_character(text)
+    return f"it holds U+{ord(ch):04X}" if ch is not None else None
 
 
 class RetryableError(Exception):

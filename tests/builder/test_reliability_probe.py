@@ -4,6 +4,7 @@ mistake one `error:` line. Each case failed on main 7194864."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -156,3 +157,44 @@ def test_an_esco_file_whose_only_record_is_dropped_is_one_line(tmp_path, label):
     one_error_line(cli("esco", "--esco", str(esco), "--lang", "es", "--out", str(tmp_path / "out"), "--cache",
                        str(tmp_path / "c"), "--quiet"), "nothing to test")
     assert not (tmp_path / "out" / "es").exists()
+
+
+@pytest.mark.parametrize("char", ["\u2028", "\u202e", "\u2066"])
+def test_the_source_reader_refuses_the_characters_the_corrections_reader_refuses(tmp_path, params, char):
+    from builder.corrections import read_corrections
+    from builder.errors import CorrectionsError
+
+    src = tiny_source(tmp_path / "en")
+    (src / "queries.tsv").write_text((src / "queries.tsv").read_text().replace("\tNurse", f"\tNur{char}se"))
+    one_error_line(cli("source", "--source", str(src), "--out", str(tmp_path / "out"), "--params", str(params)),
+                   f"queries.tsv:2: control character U+{ord(char):04X}")
+    corrections = tmp_path / "pt.jsonl"
+    corrections.write_text(json.dumps({
+        "kind": "translation", "lang": "pt", "source_id": "Nurse", "record_id": "pt-translation-Nurse",
+        "masculine": f"enfer{char}meiro", "feminine": "enfermeira", "gender_marking": "gendered", "flag": None,
+        "annotators": ["ana"], "submitted_at": "2026-11-29T15:00:00Z"}) + "\n")
+    with pytest.raises(CorrectionsError, match=f"masculine holds the control character U\\+{ord(char):04X}"):
+        read_corrections(corrections, "pt")
+
+
+def test_a_tampered_translation_cache_answer_does_not_reach_the_set(tmp_path, params):
+    import sqlite3
+
+    import polars as pl
+
+    from builder.translators import offline_available
+
+    if not offline_available("apertium", "es"):
+        pytest.skip("apertium-eng-spa not installed")
+    src = tiny_source(tmp_path / "en")
+    common = ["--source", str(src), "--lang", "es", "--route", "mt", "--translator", "apertium", "--out",
+              str(tmp_path / "out"), "--cache", str(tmp_path / "cache"), "--params", str(params), "--quiet"]
+    assert cli("translate", *common).returncode == 0
+    clean = pl.read_parquet(tmp_path / "out" / "es" / "raw_translations.parquet")
+    db = sqlite3.connect(tmp_path / "cache" / "translations.sqlite")
+    db.execute("UPDATE translations SET output = output || ?", ("\u202e\x00",))
+    db.commit()
+    db.close()
+    assert cli("translate", *common).returncode == 0
+    again = pl.read_parquet(tmp_path / "out" / "es" / "raw_translations.parquet")
+    assert again.equals(clean)  # each tampered answer asked again, none kept
