@@ -169,6 +169,13 @@ class WebSettings:
     libre_url: str | None = None
 
 
+def one_line(text: str, limit: int = 300) -> str:
+    """A service's or library's text on one short line: deep-translator's "not supported" lists every language
+    the service has, over several lines."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
 def unsafe_answer(text: str, key: str | None = None) -> str | None:
     """Why the web answer ``text`` is not stored (a character no title holds: builder.characters, or the API key
     echoed), else None."""
@@ -240,7 +247,8 @@ class WebTranslator:
         try:
             self._new_client()
         except (dx.LanguageNotSupportedException, dx.InvalidSourceOrTargetLanguage) as exc:
-            raise TranslationError(scrub(f"{self.name}: language pair en->{self.target} not supported: {exc}")) from None
+            raise TranslationError(scrub(f"{self.name}: language pair en->{self.target} not supported: "
+                                         f"{one_line(str(exc))}")) from None
 
     def _libre_url(self) -> str:
         url = self.settings.libre_url or os.environ.get("LIBRE_URL") or "https://libretranslate.com/"
@@ -292,7 +300,8 @@ class WebTranslator:
             if isinstance(exc, (dx.AuthorizationException, dx.ApiKeyException)):
                 raise TranslationError(f"{self.name}: the service refused the API key ({type(exc).__name__}); check the key") from None
             if isinstance(exc, (dx.LanguageNotSupportedException, dx.InvalidSourceOrTargetLanguage)):
-                raise TranslationError(f"{self.name}: language pair en->{self.target} not supported: {text}") from None
+                raise TranslationError(f"{self.name}: language pair en->{self.target} not supported: "
+                                       f"{one_line(text)}") from None
             if isinstance(exc, dx.ServerException) and "TOO_MANY" not in str(exc) and "INTERNAL" not in str(exc) \
                     and "NOT_AVAIBLE" not in str(exc) and "API server error" not in str(exc):
                 raise SentenceRefused(f"{self.name}: the service refused the request for {sentence!r}: "

@@ -198,3 +198,17 @@ def test_a_tampered_translation_cache_answer_does_not_reach_the_set(tmp_path, pa
     assert cli("translate", *common).returncode == 0
     again = pl.read_parquet(tmp_path / "out" / "es" / "raw_translations.parquet")
     assert again.equals(clean)  # each tampered answer asked again, none kept
+
+
+@pytest.mark.parametrize("translator", ["google", "mymemory"])
+def test_a_language_pair_the_service_does_not_have_is_one_short_line(tmp_path, params, translator):
+    packs = tmp_path / "packs"
+    packs.mkdir()
+    pack = yaml.safe_load((REPO / "languages" / "packs" / "fr.yaml").read_text(encoding="utf-8"))
+    (packs / "xx.yaml").write_text(yaml.safe_dump({**pack, "code": "xx", "web_codes": {}}, allow_unicode=True),
+                                   encoding="utf-8")
+    r = cli("translate", "--source", str(tiny_source(tmp_path / "en")), "--lang", "xx", "--route", "mt",
+            "--translator", translator, "--out", str(tmp_path / "out"), "--cache", str(tmp_path / "c"), "--params",
+            str(params), "--quiet", env={"GJT_LANGUAGE_PACKS": str(packs)})
+    one_error_line(r, f"{translator}: language pair en->xx not supported")
+    assert len(r.stderr) < 500, r.stderr
