@@ -201,6 +201,12 @@ def _positive_int(text: str) -> int:
     return int(text)
 
 
+def _port(text: str) -> int:
+    if not text.isdigit() or not 1 <= int(text) <= 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port (a whole number from 1 to 65535)")
+    return int(text)
+
+
 def _params(args: argparse.Namespace) -> AnnotationParams:
     """The annotation: section of --params with the command line's overrides."""
     if getattr(args, "lang", None) is not None:
@@ -407,7 +413,7 @@ def build_parser() -> argparse.ArgumentParser:
     ri.set_defaults(func=cmd_review_import)
     sv = sub.add_parser("serve", help="run a local Argilla (redis, in-memory search, argilla-server) until Ctrl-C, "
                                       "to try annotation; prints the URL, user, password and API key")
-    sv.add_argument("--port", type=_positive_int, default=DEFAULT_PORT, help=f"argilla-server port (default {DEFAULT_PORT})")
+    sv.add_argument("--port", type=_port, default=DEFAULT_PORT, help=f"argilla-server port (default {DEFAULT_PORT})")
     sv.set_defaults(func=cmd_serve)
     return parser
 

@@ -51,6 +51,9 @@ def run_rule(df: pl.DataFrame, lang: str, corrections: Path, find: str, replace:
         raise AnnotationError("--find is empty; give the words to replace, e.g. --find 'de conta'")
     if apply and not annotator:
         raise AnnotationError("--apply needs --annotator NAME: the person who reviewed the rule")
+    if corrections.is_dir():  # its rules file would be written beside the folder, as <folder>.rules.jsonl
+        raise AnnotationError(f"--out {corrections} is a folder; give the corrections file (e.g. "
+                              f"{corrections / f'{lang}.jsonl'}), the rule goes beside it in {lang}.rules.jsonl")
     rules_path = corrections_format.rules_path_of(corrections)
     old = [line for _, line in _format(corrections_format.read_rule_lines, rules_path, lang)] \
         if rules_path.is_file() else []

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import httpx
 
 from annotation import AnnotationError
+from config import check_url
 from config.secrets import scrub
 
 URL_VAR = "ARGILLA_API_URL"
@@ -84,6 +85,7 @@ def connect(api_url: str | None = None, api_key: str | None = None) -> Server:
         raise AnnotationError(f"{URL_VAR} is not set; export the Argilla server URL, e.g. http://localhost:6900")
     if not api_key:
         raise AnnotationError(f"{KEY_VAR} is not set; export your Argilla API key (never put it in a file)")
+    check_url(api_url, URL_VAR, AnnotationError)  # a bad port or IPv6 address: one line, before the SDK loads
     rg = _rg()
     with server_errors(api_url):
         return Server(rg.Argilla(api_url=api_url, api_key=api_key, retries=1), scrub(api_url.rstrip("/")))

@@ -85,13 +85,22 @@ def record_id(lang: str, source_id: str) -> str:
     return f"{lang}-translation-{source_id}"
 
 
+def _read_parquet(path: Path) -> pl.DataFrame:
+    """A builder working file; one that is not readable Parquet (damaged, truncated) is an AnnotationError."""
+    try:
+        return pl.read_parquet(path)
+    except Exception as exc:  # polars raises several error types for unreadable files
+        raise AnnotationError(f"{path}: not a readable Parquet file ({type(exc).__name__}); rebuild the language "
+                              "(python -m builder build ...)") from None
+
+
 def read_translations(data: str | Path, lang: str) -> pl.DataFrame:
     """translations.parquet, with the route and alignment columns of raw_translations.parquet beside it when
     the working file lacks them (builds that wrote them only there)."""
     path = Path(data) / lang / "translations.parquet"
     if not path.is_file():
         raise AnnotationError(f"{path}: file missing; build the language first (python -m builder build ...)")
-    df = pl.read_parquet(path)
+    df = _read_parquet(path)
     missing = [c for c in REQUIRED_COLUMNS if c not in df.columns]
     if missing:
         raise AnnotationError(f"{path}: missing column(s) {missing}; see docs/FORMAT.md (builder working file)")
@@ -103,7 +112,7 @@ def read_translations(data: str | Path, lang: str) -> pl.DataFrame:
         raise AnnotationError(f"{path}: {nulls.height} row(s) without source_id or source_text")
     raw_path = path.with_name("raw_translations.parquet")
     if "route" not in df.columns and raw_path.is_file():
-        raw = pl.read_parquet(raw_path)
+        raw = _read_parquet(raw_path)
         if "route" in raw.columns:
             lacking = [c for c in ROUTE_COLUMNS if c not in raw.columns]
             if lacking:
@@ -111,7 +120,7 @@ def read_translations(data: str | Path, lang: str) -> pl.DataFrame:
             df = df.join(raw.select("source_id", *ROUTE_COLUMNS), on="source_id", how="left")
     alignment = path.with_name("alignment.parquet")
     if alignment.is_file():  # the alignment's best candidate, shown for an unaligned record
-        cand = pl.read_parquet(alignment).select("source_id", pl.col("reference_text").alias("candidate_text"))
+        cand = _read_parquet(alignment).select("source_id", pl.col("reference_text").alias("candidate_text"))
         df = df.join(cand.unique("source_id", keep="first"), on="source_id", how="left")
     else:
         df = df.with_columns(candidate_text=pl.lit(None, dtype=pl.String))

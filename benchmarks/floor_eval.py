@@ -143,7 +143,7 @@ def floor_language(data: Path, lang: str, model, revision: str, settings):
                                per_query_rows, split_pairs, worst_pairs, _counts)
     from eval.relevance import rows_of
     from eval.results import LanguageResult, ResultRows
-    from eval.testset import read_testset, testset_source, testset_version
+    from eval.testset import read_testset, testset_digest, testset_source, testset_version
 
     ts = read_testset(data, lang)  # the qrels whole
     corpus = ts.corpus.with_row_index("row")
@@ -189,6 +189,7 @@ def floor_language(data: Path, lang: str, model, revision: str, settings):
     return LanguageResult(
         toolkit={"name": "gendered-job-titles eval", "version": toolkit_version}, model=model.meta.to_dict(),
         model_revision=revision, lang=lang, testset_root=str(data), testset_version=testset_version(ts, data),
+        testset_digest=testset_digest(data, lang),
         settings=settings.describe(), figures=result)
 
 

@@ -6,9 +6,15 @@ Ctrl-C exits 130, both without a traceback; outputs are replaced whole or not at
 
 from __future__ import annotations
 
+from config.cli import quiet_interrupt_at_start
+
+if __name__ == "__main__":  # `python -m`: before the imports below, a Ctrl-C in them is one line, not a traceback
+    quiet_interrupt_at_start()
+
 import argparse
 import json
 import os
+import re
 import shutil
 import sys
 import threading
@@ -17,7 +23,7 @@ from pathlib import Path
 from builder.errors import BuildError
 from builder.translators import TRANSLATORS, is_translator_name, offline_available
 from config.cli import params_option, program, run_command
-from languages import LanguageError, check_code
+from languages import CODE, LanguageError, check_code
 
 # Each command imports the modules it runs when it runs: `--help` and a usage error load no polars (builder.params
 # and eval.testset do), `corrections` no gender layer, and each dvc.yaml stage lists the code its command imports.
@@ -71,7 +77,10 @@ def cmd_source(args, params) -> None:
     if out.resolve() == src.folder.resolve():
         write_file_atomically(out / "manifest.json", json.dumps(counts, indent=2) + "\n")
     else:
-        write_folder_atomically(out, fill)
+        # What fill writes; a folder holding anything else (a user's file, the --source folder itself) is refused.
+        files = "|".join(map(re.escape, REGISTRY["files"]))
+        write_folder_atomically(out, fill, ours=re.compile(
+            rf"{files}|manifest\.json|reference(/{CODE.pattern}(/({files}))?)?"))
     print(f"source ok: {len(src.queries)} queries, {len(src.corpus)} corpus titles, {len(src.qrels)} qrels -> {args.out}")
 
 

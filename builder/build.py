@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import sys
@@ -27,12 +28,17 @@ from builder.source import EnglishSource, load_source
 from builder.translate import check_raw_matches_source, translate_source
 from builder.translators import WebSettings, make_translator
 from config.files import hidden_sibling, write_folder_atomically
-from eval.testset import TestSet, table1_counts, write_testset
+from eval.testset import REQUIRED_FILES, TestSet, table1_counts, write_testset
 from languages import Language
 
 RAW_FILE = "raw_translations.parquet"
 ALIGNMENT_SUMMARY = "alignment.json"  # the reference route's alignment figures (builder/reference.py)
 DEFAULT_CACHE_DIR = Path("cache")
+# Every file the builder writes into <out>/<lang>/: translate's, then postprocess's (the test set and its working
+# files). Each replaces the folder whole, so each may replace what the other wrote, and nothing else.
+LANGUAGE_FOLDER = re.compile("|".join(map(re.escape, (
+    RAW_FILE, ALIGNMENT_FILE, ALIGNMENT_SUMMARY, "templates.json", "translations.parquet", *REQUIRED_FILES,
+    "stats.json"))))
 
 
 # The folder whose ``<lang>.jsonl`` a build without --corrections applies: $GJT_CORRECTIONS_DIR, else corrections/.
@@ -110,7 +116,7 @@ def run_translate(source: EnglishSource, lang: Language | str, translator_name: 
         (tmp / ALIGNMENT_SUMMARY).write_text(json.dumps(summary, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
         (tmp / "templates.json").write_text(json.dumps(templates, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
 
-    write_folder_atomically(Path(out) / lang.code, fill)
+    write_folder_atomically(Path(out) / lang.code, fill, ours=LANGUAGE_FOLDER)
     return raw
 
 
@@ -237,7 +243,8 @@ def run_postprocess(source: EnglishSource, language: Language | str, out: Path, 
             if (folder / name).is_file():                                              # move with the set
                 shutil.copyfile(folder / name, tmp / name)
 
-    write_testset(TestSet(lang=lang, queries=queries, corpus=corpus, qrels=qrels, stats=stats), out, working_files)
+    write_testset(TestSet(lang=lang, queries=queries, corpus=corpus, qrels=qrels, stats=stats), out, working_files,
+                  ours=LANGUAGE_FOLDER)
     return stats
 
 

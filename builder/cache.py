@@ -7,12 +7,13 @@ only what is missing. A blank or non-text cached output is never used: it counts
 
 from __future__ import annotations
 
-import os
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
+from builder.characters import unsafe_character
 from builder.errors import BuildError
+from config.files import storage_problem  # also eval's embedding cache: one reading of SQLite's storage errors
 
 # Keys per statement: SQLite caps the parameters of one statement (999 before SQLite 3.32).
 CHUNK = 500
@@ -28,29 +29,10 @@ def select_in(db: sqlite3.Connection, query: str, fixed: tuple, keys: list[str])
         yield from db.execute(query.format(keys=",".join("?" * len(chunk))), (*fixed, *chunk))
 
 
-def storage_problem(path: Path, exc: Exception) -> str | None:
-    """What keeps SQLite from writing ``path``, when it is the disk or the folder rather than the file: a full
-    disk, a read-only filesystem, a folder it may not write, a disk I/O error. None: the file itself is at fault."""
-    name = getattr(exc, "sqlite_errorname", "") or ""
-    text = str(exc)
-    folder = Path(path).parent
-    try:
-        fs = os.statvfs(folder)
-    except OSError:
-        fs = None
-    if fs is not None and fs.f_flag & os.ST_RDONLY:
-        return f"the filesystem holding {folder} is read-only"
-    if name.startswith("SQLITE_FULL") or "disk is full" in text:
-        return f"the disk holding {folder} is full"
-    if name.startswith(("SQLITE_READONLY", "SQLITE_CANTOPEN")) or "readonly" in text or "unable to open" in text:
-        if not os.access(folder, os.W_OK) or (Path(path).exists() and not os.access(path, os.W_OK)):
-            return f"no permission to write {path} or its folder"
-        return f"SQLite cannot write {path} or its -wal/-shm files beside it"
-    if name.startswith("SQLITE_IOERR") or "disk I/O error" in text:
-        if fs is not None and fs.f_bavail * fs.f_frsize < (1 << 20):
-            return f"the disk holding {folder} is full"
-        return "a disk I/O error (a failing disk, a file size limit or a vanished network folder)"
-    return None
+def _answer(output) -> bool:
+    """Whether a stored output can be a translator's answer: text with a visible character, and none that no
+    title holds."""
+    return isinstance(output, str) and bool(output.strip()) and unsafe_character(output) is None
 
 
 class TranslationCache:
@@ -97,7 +79,8 @@ class TranslationCache:
 
     def get_many(self, translator: str, version: str, src: str, tgt: str, sentences: list[str]) -> dict[str, str]:
         # A blank or non-text output was never a translator's answer (web answers are checked before they are
-        # stored): it counts as missing rather than build a set with holes.
+        # stored): it counts as missing rather than build a set with holes; so does one holding a character no
+        # title holds (builder.characters), which only a damaged or tampered cache holds: it is asked again.
         key = (translator, version, src, tgt)
         try:
             stored = self._db.execute(f"SELECT COUNT(*) FROM translations WHERE {KEY}", key).fetchone()[0]
@@ -106,10 +89,10 @@ class TranslationCache:
                 # order is a third faster than looking each sentence up (chains read five steps so, issue 13).
                 wanted = set(sentences)
                 rows = self._db.execute(f"SELECT sentence, output FROM translations WHERE {KEY}", key).fetchall()
-                return {s: o for s, o in rows if s in wanted and isinstance(o, str) and o.strip()}
+                return {s: o for s, o in rows if s in wanted and _answer(o)}
             rows = select_in(self._db, f"SELECT sentence, output FROM translations WHERE {KEY} AND sentence IN ({{keys}})",
                              key, sentences)
-            return {s: o for s, o in rows if isinstance(o, str) and o.strip()}
+            return {s: o for s, o in rows if _answer(o)}
         except sqlite3.DatabaseError as exc:
             raise self._corrupt(exc) from None
 

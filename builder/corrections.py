@@ -21,6 +21,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from builder.characters import unsafe_character
 from builder.errors import CorrectionsError
 from config.files import write_file_atomically
 
@@ -141,13 +142,12 @@ def _text(obj: dict, key: str, where: str, *, nullable: bool = False) -> str | N
     if not isinstance(value, str):
         raise CorrectionsError(f"{where}: {key} is {value!r}; expected a string{' or null' if nullable else ''} "
                                "(docs/FORMAT.md)")
-    for ch in value:
-        category = unicodedata.category(ch)
-        if category == "Cs":
-            raise CorrectionsError(f"{where}: {key} holds a lone surrogate (\\u{ord(ch):04x}), which is no character; "
-                                   "write the character itself (the file is UTF-8)")
-        if category in ("Cc", "Zl", "Zp"):
-            raise CorrectionsError(f"{where}: {key} holds the control character U+{ord(ch):04X}; remove it")
+    ch = unsafe_character(value)  # the characters no title holds (builder.characters), as the source reader's
+    if ch is not None and unicodedata.category(ch) == "Cs":
+        raise CorrectionsError(f"{where}: {key} holds a lone surrogate (\\u{ord(ch):04x}), which is no character; "
+                               "write the character itself (the file is UTF-8)")
+    if ch is not None:
+        raise CorrectionsError(f"{where}: {key} holds the control character U+{ord(ch):04X}; remove it")
     if not any(not ch.isspace() and unicodedata.category(ch) != "Cf" for ch in value):
         fix = "give the title, or null to keep the machine text" if nullable else "give a value"
         raise CorrectionsError(f"{where}: {key} {value!r} has no visible character; {fix}")

@@ -454,14 +454,17 @@ def build_esco(folder: Path, lang, out: Path, version: str | None = None, corpus
     esco = read_occupations(folder, lang.code, version)
     judge = _Judge(lang, cache)
     units, relevant, dropped = esco_units(esco, judge, corpus_design)
+    nothing = BuildError(f"{esco.path}: no confirmed pair, corpus document or relevant pair; nothing to test "
+                         f"(dropped: {dropped.counts})")
+    if not units:  # every record dropped: no frame to build items from (its columns would have no type)
+        raise nothing
     processed = processed_frame(units)
     provenance = f"{SOURCE}:{esco.version}:{lang.code}"
     queries = build_items(processed, "queries", provenance)
     corpus = build_items(processed, "corpus", provenance)
     qrels, info = derive_qrels(queries, corpus, relevant)
     if queries.height == 0 or corpus.height == 0 or qrels.height == 0:
-        raise BuildError(f"{esco.path}: no confirmed pair, corpus document or relevant pair; nothing to test "
-                         f"(dropped: {dropped.counts})")
+        raise nothing
     query_units = [u for u in units if u.role == "queries"]
     with_relevant = {q for q, _ in relevant}
     stats = {

@@ -15,10 +15,9 @@ from builder.errors import BuildError
 from builder.postprocess import SELF_MATCH_POLICIES
 from builder.translators import TRANSLATORS, WebSettings, is_translator_name
 from eval.testset import EXTRA_FORMS
-from languages import ROUTES, Language, LanguageError, compile_strip, load, resolve
+from languages import ROUTES, Language, LanguageError, Template, compile_strip, load, resolve
 
 REPO_ROOT = config.REPO_ROOT
-URL = re.compile(r"https?://")
 DEFAULT_TEMPLATES = {"default": {"default": {"masculine": "He is: {title}.", "feminine": "She is: {title}."}}}
 DEFAULT_BATCH_SIZE = {"bergamot": 64, "apertium": 1000, "google": 32, "deepl": 32, "libre": 32, "mymemory": 32}
 
@@ -31,8 +30,8 @@ class SourceParams:
     base_url: str | None = None  # null: the registry's (builder/source.py)
 
     def __post_init__(self):
-        if self.base_url is not None and not URL.match(self.base_url):
-            raise ValueError(f"source.base_url is {self.base_url!r}; expected an http:// or https:// URL")
+        if self.base_url is not None:
+            config.check_url(self.base_url, "source.base_url", ValueError)
 
 
 @dataclass(frozen=True)
@@ -54,8 +53,7 @@ class WebParams:
         if not self.timeout_s > 0:
             raise ValueError(f"build.web.timeout_s is {self.timeout_s!r}; expected a number of seconds > 0")
         if self.libre_url is not None:
-            if not URL.match(self.libre_url):
-                raise ValueError(f"build.web.libre_url is {self.libre_url!r}; expected an http:// or https:// URL or null")
+            config.check_url(self.libre_url, "build.web.libre_url", ValueError)
             if re.match(r"https?://[^/]*@", self.libre_url):
                 # Never repeat the credentials in the message: the file is the place they must not be.
                 raise ValueError("build.web.libre_url holds a user or password; secrets are never stored in files: "
@@ -83,7 +81,8 @@ class BuildParams:
 
     translator: dict[str, str] = field(default_factory=dict)  # {lang: translator or chain}
     route: dict[str, str] = field(default_factory=dict)  # {lang: mt | reference}: overrides the pack's route
-    templates: dict[str, dict[str, dict]] = field(default_factory=lambda: dict(DEFAULT_TEMPLATES))
+    # typed as a pack's templates are (languages.Template): `lowercase: 'yes'` is refused, not read as true
+    templates: dict[str, dict[str, Template]] = field(default_factory=lambda: dict(DEFAULT_TEMPLATES))
     strip: dict[str, str] = field(default_factory=dict)  # {lang: pattern with (?P<title>...)}
     self_match_policy: str = "keep_derived"
     batch_size: dict[str, int] = field(default_factory=lambda: dict(DEFAULT_BATCH_SIZE))
@@ -106,12 +105,6 @@ class BuildParams:
                 compile_strip(pattern)
             except ValueError as exc:
                 raise ValueError(f"build.strip.{lang} {exc}") from None
-        for scope, entries in self.templates.items():
-            for key, template in entries.items():
-                if any(not isinstance(template.get(g), str) or "{title}" not in template[g]
-                       for g in ("masculine", "feminine")):
-                    raise ValueError(f"build.templates.{scope}.{key} is {template!r}; expected a mapping with "
-                                     "'masculine' and 'feminine' strings containing {title}")
         if self.self_match_policy not in SELF_MATCH_POLICIES:
             raise ValueError(f"build.self_match_policy is {self.self_match_policy!r}; expected one of "
                              f"{', '.join(SELF_MATCH_POLICIES)}")

@@ -22,6 +22,7 @@ folder is the user cache.
 from __future__ import annotations
 
 import functools
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -123,7 +124,7 @@ def download_reference(dest: Path, lang: Language, base_url: str | None = None, 
             fetch_pinned(f"{base}/{REGISTRY['commit']}/dataset/{lang.code}/{name}", sha, part / name, timeout_s,
                          local_copy="pass --source DIR", local_copy_env=f"set ${ENV_SOURCE_DIR}")
 
-    write_folder_atomically(dest, fill)
+    write_folder_atomically(dest, fill, ours=re.compile("|".join(map(re.escape, lang.reference.files))))
     return dest
 
 

@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 import sys
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
+from builder.characters import describe, unsafe_character
 from builder.errors import SourceError, scrub
+from config import check_url
 from builder.params import REPO_ROOT
 from config.files import write_file_atomically
 from eval.testset import sha256_of
@@ -56,7 +57,6 @@ HEADER_IDS = {"id", "_id", "qid", "query_id", "queryid", "doc_id", "docid", "doc
 
 
 # Unicode's control characters (category Cc: U+0000-U+001F, U+007F-U+009F) but the tab that separates columns.
-CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f]")
 
 def user_cache_root() -> Path:
     """The project's folder in the user cache (``$XDG_CACHE_HOME``, default ``~/.cache``), where downloads are kept."""
@@ -114,11 +114,10 @@ def _read_lines(path: Path) -> list[str]:
             text = line.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise SourceError(f"{path}:{lineno}: not valid UTF-8 ({exc.reason} at byte {exc.start}); re-encode the file as UTF-8") from None
-        found = CONTROL.search(text)
-        if found:
-            control = found.group()
-            raise SourceError(f"{path}:{lineno}: control character U+{ord(control):04X} "
-                              f"({unicodedata.name(control, 'control')}); remove it (a lone CR, NUL, ...)")
+        control = unsafe_character(text.replace("\t", ""))  # the tab separates the columns
+        if control is not None:
+            raise SourceError(f"{path}:{lineno}: control character {describe(control)}; remove it (a lone CR, NUL, "
+                              "a line separator, a bidi override, ...)")
         out.append(text)
     return out
 
@@ -250,6 +249,7 @@ def fetch_pinned(url: str, sha256: str, target: Path, timeout_s: float, *, local
     import urllib.request  # here: it imports http and ssl, 8 ms of every build that downloads nothing
 
     over = f"over the {max_bytes >> 20} MiB a source file may hold; refusing it (check --base-url, or {local_copy} to a local copy)"
+    check_url(url, "the download URL (--base-url, else source.base_url)", SourceError)
     try:
         with urllib.request.urlopen(url, timeout=timeout_s) as resp:
             announced = resp.headers.get("Content-Length")

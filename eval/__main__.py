@@ -12,17 +12,23 @@ Defaults come from the eval: section of params.yaml; flags override them.
 
 from __future__ import annotations
 
+from config.cli import quiet_interrupt_at_start
+
+if __name__ == "__main__":  # `python -m`: before the imports below, a Ctrl-C in them is one line, not a traceback
+    quiet_interrupt_at_start()
+
 import argparse
 import contextlib
 import json
 import os
+import re
 import sqlite3
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 from config.cli import params_option, program, run_command
-from config.files import write_file_atomically, write_folder_atomically
+from config.files import foreign_entries, inside, write_file_atomically, write_folder_atomically
 from config.secrets import scrub
 from eval.errors import EvalError
 
@@ -58,6 +64,9 @@ def _rounded(value):
     return value
 
 
+METRICS_FILE = re.compile(r"[^/]+\.json")  # what a --summary folder holds: one flat file per model and language
+
+
 def _write_summary(path: Path, summary: dict, row_keys: set[str]) -> None:
     """A .json path: every figure of summary_metrics in one nested file. Any other path: a folder of one small,
     flat file per model and language (the masculine corpus, the paper's main tables), which `dvc metrics show`
@@ -66,8 +75,9 @@ def _write_summary(path: Path, summary: dict, row_keys: set[str]) -> None:
     if path.suffix == ".json":
         _write(path, json.dumps(_rounded(summary), indent=1, sort_keys=True) + "\n")
         return
-    if path.exists() and (not path.is_dir() or any(p.suffix != ".json" or p.is_dir() for p in path.iterdir())):
-        raise EvalError(f"--summary {path}: exists and is not a folder of metrics files; choose another path "
+    if path.exists() and (not path.is_dir() or foreign_entries(path, METRICS_FILE)):
+        held = f" (it holds {', '.join(foreign_entries(path, METRICS_FILE)[:5])})" if path.is_dir() else ""
+        raise EvalError(f"--summary {path}: exists and is not a folder of metrics files{held}; choose another path "
                         "(a folder for one file per model and language, or a .json file)")
 
     def fill(staging: Path) -> None:
@@ -79,7 +89,7 @@ def _write_summary(path: Path, summary: dict, row_keys: set[str]) -> None:
                 (staging / f"{model.replace('/', '--')}.{lang}.json").write_text(
                     json.dumps(_rounded(flat), indent=1, sort_keys=True) + "\n", encoding="utf-8")
 
-    write_folder_atomically(path, fill)
+    write_folder_atomically(path, fill, ours=METRICS_FILE)
 
 
 def run_settings(args: argparse.Namespace):
@@ -150,7 +160,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from eval.results import RunResult, find_stored
     import polars as pl
 
-    from eval.testset import INCLUSIVE, read_testset
+    from eval.testset import INCLUSIVE, read_testset, testset_digest
 
 
     settings = run_settings(args)
@@ -190,7 +200,8 @@ def cmd_run(args: argparse.Namespace) -> int:
             stored = None if args.force else find_stored(store, model.meta.name, revision, lang)
             # A result stored before the extra forms were measured lacks their figures: rerun it.
             forms_measured = "forms" in stored.figures.get("counts", {}) if stored is not None else False
-            if stored is not None and stored.matches(testset_version(ts, data), described, revision) \
+            if stored is not None and stored.matches(testset_version(ts, data), testset_digest(data, lang), described,
+                                                     revision) \
                     and forms_measured == bool(ts.queries.filter(pl.col("gender") == INCLUSIVE).height):
                 print(f"{model.meta.name} {lang}: stored result matches the test set, settings and model revision "
                       f"({store / stored.relative_path()}); not rerun (--force reruns)")
@@ -239,6 +250,10 @@ def write_outputs(docs: list[dict], out: Path, plots, summary, settings=None, *,
             stem += f"__self-match-{doc['settings']['self_match']}_rbo-p{rbo_p:g}" if rbo_p is not None else \
                 f"__self-match-{doc['settings']['self_match']}_no-rbo"  # never overwrite the default run's file
         stored = doc if timing else without_timing(doc)
+        # The version comes from the test set's stats.json or manifest.json (or a stored result): checked as a
+        # file name before anything is written, so that no crafted version writes outside --out.
+        inside(out, f"{stem}.worst_pairs.md", f"the results of {doc['model']['name']} on test set version "
+                                              f"{doc['testset']['version']!r}")
         write_json(out / f"{stem}.json", stored)
         _write(out / f"{stem}.md", tables_markdown([doc]))
         _write(out / f"{stem}.worst_pairs.md", worst_pairs_markdown(doc))
@@ -374,11 +389,13 @@ def cmd_audit(args: argparse.Namespace) -> int:
                           language_packs=language_packs(Path(args.params)))
     out = Path(args.out)
     version = doc["testset"]["version"]
-    _write(out / f"audit__{version}.json", json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
+    _write(inside(out, f"audit__{version}.json", f"the audit of test set version {version!r}"),
+           json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
     _write(out / "audit.md", audit_markdown(doc))
     if not args.document_only:
         for run in runs:  # without run-to-run timings, as eval run writes: the same inputs give the same bytes
-            _write(out / "runs" / f"{model_slug(run['model']['name'])}__{version}.json",
+            _write(inside(out / "runs", f"{model_slug(run['model']['name'])}__{version}.json",
+                          f"the run of test set version {version!r}"),
                    json.dumps(without_timing(run), indent=1, ensure_ascii=False) + "\n")
         write_audit_plots(doc, out / "plots")
     print(f"served: {doc['audit_settings']['served']}")
@@ -419,7 +436,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--out", help="folder for results JSON, tables and worst-pairs reports")
     run.add_argument("--store", help="folder of the per model, revision and language results "
                      "(<store>/<model>/<revision>/<lang>.json; default OUT/store): a combination stored with the same "
-                     "test-set version, settings and model revision is not rerun")
+                     "test set (version and content digest), settings and model revision is not rerun")
     run.add_argument("--force", action="store_true", help="rerun every combination even when a matching one is stored")
     run.add_argument("--store-only", action="store_true", help="only write the store (no --out documents, tables or "
                      "plots; python -m eval collect puts stores together), as the DVC grid stages do")
@@ -491,12 +508,29 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _settings_cache(args: argparse.Namespace) -> str:
+    """The embedding cache folder the command used when --cache was not given (params eval.cache)."""
+    from eval.params import EvalSettings, read_eval_settings
+
+    try:
+        return read_eval_settings(getattr(args, "params", "params.yaml")).cache
+    except EvalError:
+        return EvalSettings.cache
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     from eval.testset import TestSetError  # after parsing: --help and a usage error load no polars
 
     def corrupt_cache(exc: BaseException) -> str:  # only the embedding cache is SQLite
+        from config.files import storage_problem
+
         cache = getattr(args, "cache", None) or "the embedding cache (params eval.cache)"
+        folder = Path(getattr(args, "cache", None) or _settings_cache(args))
+        problem = storage_problem(folder / "cache.sqlite", exc)
+        if problem is not None:  # the disk or the folder, not the cache: deleting it would not help
+            return (f"{cache}: the embedding cache cannot be written: {problem} ({scrub(exc)}); free space or "
+                    "pass another --cache (the embeddings stored so far are intact)")
         return (f"{cache}: the embedding cache is corrupt or locked ({scrub(exc)}); delete it (embeddings are "
                 "recomputed) or pass another --cache")
 

@@ -47,8 +47,8 @@ from eval.ranking import (
     self_match_columns,
 )
 from eval.stats import bootstrap_ci, bootstrap_ci_difference, paired_randomization_test
-from eval.testset import (DOUBLET, EXTRA_FORMS, FEMININE, INCLUSIVE, MASCULINE, NEUTRAL, TestSet, testset_source,
-                           testset_version)
+from eval.testset import (DOUBLET, EXTRA_FORMS, FEMININE, INCLUSIVE, MASCULINE, NEUTRAL, TestSet, testset_digest,
+                           testset_source, testset_version)
 
 CORPORA = (MASCULINE, FEMININE)
 # The gendered forms an extra form (doublet, neomorpheme) is compared with, and their short names in the keys
@@ -765,7 +765,7 @@ def evaluate_one(
     return LanguageResult(
         toolkit={"name": "gendered-job-titles eval", "version": toolkit_version}, model=model.meta.to_dict(),
         model_revision=revision, lang=ts.lang, testset_root=str(data), testset_version=testset_version(ts, data),
-        settings=settings.describe(), figures=figures,
+        testset_digest=testset_digest(data, ts.lang), settings=settings.describe(), figures=figures,
     )
 
 

@@ -83,6 +83,8 @@ class EvalSettings:
                 raise EvalError(f"eval.{name} must be >= 1, got {getattr(self, name)}")
         if self.worst_pairs < 0:
             raise EvalError(f"eval.worst_pairs must be >= 0, got {self.worst_pairs}")
+        if self.seed < 0:  # numpy's generators take no negative seed: refused here, not as a traceback mid-run
+            raise EvalError(f"eval.seed must be >= 0, got {self.seed}")
 
     def with_measures(self, *extra: str) -> "EvalSettings":
         """These settings with ``extra`` measures added (those already listed are kept once)."""

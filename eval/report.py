@@ -5,7 +5,6 @@ report (the paper's Table 6) and a flat metrics file for DVC. Inputs are results
 from __future__ import annotations
 
 import functools
-import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,18 +15,30 @@ CORPUS_TITLES = {"masculine": "masculine corpora", "feminine": "feminine corpora
                  "doublet": "doublet corpora (titles as ads write them)"}
 
 
+def check_language_keys(doc: dict, path: str | Path) -> None:
+    """A results or audit document's ``languages`` keys, each a language code (the check of every CLI's --lang):
+    they name figure files, page anchors and table rows, of `eval compare` and `eval report` alike."""
+    from eval.errors import EvalError
+    from languages import is_code
+
+    languages = doc.get("languages")
+    if not isinstance(languages, dict):
+        raise EvalError(f"{path}: 'languages' is not a mapping of language codes; give files written by python -m eval")
+    for lang in languages:
+        if not is_code(lang):
+            raise EvalError(f"{path}: language {str(lang)[:60]!r} is not a language code (a lowercase ISO 639 code such "
+                            "as pt); give files written by python -m eval run / audit")
+
+
 def load_results(paths: list[str | Path]) -> list[dict]:
     from eval.errors import EvalError
+    from eval.results import RunResult, read_json
 
     docs = []
     for p in paths:
-        try:
-            doc = json.loads(Path(p).read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError) as exc:
-            raise EvalError(f"{p}: not a readable results JSON ({exc})") from None
-        from eval.results import RunResult
-
+        doc = read_json(p)
         RunResult.from_document(doc, p)  # the keys of a run and a schema this toolkit reads, else a clear error
+        check_language_keys(doc, p)
         docs.append(doc)
     if not docs:
         raise EvalError("no results files given")
@@ -39,17 +50,25 @@ def load_results(paths: list[str | Path]) -> list[dict]:
     return docs
 
 
+def _finite(value, digits: int) -> str:
+    """A figure's value formatted; NaN or an infinity is refused (eval writes an undefined figure as null, shown
+    "–"): a damaged file's ``NaN`` must not reach a table as "nan" (``eval compare`` names the files)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError(f"a figure is {value} where a number or null belongs")
+    return f"{value:.{digits}f}"
+
+
 def _fmt(fig: dict | None, digits: int = 4) -> str:
     if not fig or fig.get("value") is None:
         return "–"
-    return f"{fig['value']:.{digits}f}"
+    return _finite(fig["value"], digits)
 
 
 def _fmt_ci(fig: dict | None, digits: int = 3) -> str:
     if not fig or fig.get("value") is None:
         return "–"
     lo, hi = fig["ci95"]
-    return f"{fig['value']:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]"
+    return f"{_finite(fig['value'], digits)} [{_finite(lo, digits)}, {_finite(hi, digits)}]"
 
 
 JOB_TITLES = "job-title similarity dataset"

@@ -39,11 +39,17 @@ def _schema(doc: dict, where) -> int:
     return version
 
 
-def _read_json(path: Path) -> dict:
+def read_json(path: str | Path, what: str = "results JSON") -> dict:
+    """The JSON object in ``path``: the one reader of the results, stored results and audit files (eval run,
+    collect, compare, report). Unreadable, not UTF-8, not JSON, nested too deep for the parser (a crafted file
+    of 100,000 brackets) or not an object: one EvalError naming the file."""
     try:
         doc = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        raise EvalError(f"{path}: not a readable results JSON ({exc})") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise EvalError(f"{path}: not a readable {what} ({exc})") from None
+    except RecursionError:
+        raise EvalError(f"{path}: not a readable {what} (nested too deep to parse); give files written by "
+                        "python -m eval") from None
     if not isinstance(doc, dict):
         raise EvalError(f"{path}: not a results file (a JSON object expected)")
     return doc
@@ -252,18 +258,24 @@ class LanguageResult:
     testset_version: str
     settings: dict
     figures: dict
+    testset_digest: str = ""  # eval.testset.testset_digest of the set scored; "" in a result stored before it
     schema_version: int = SCHEMA_VERSION
 
     def relative_path(self) -> Path:
         return Path(slug(self.model["name"])) / slug(self.model_revision) / f"{self.lang}.json"
 
-    def matches(self, testset_version: str, settings: dict, model_revision: str) -> bool:
-        return (self.testset_version, self.settings, self.model_revision) == (testset_version, settings, model_revision)
+    def matches(self, testset_version: str, testset_digest: str, settings: dict, model_revision: str) -> bool:
+        """Whether this stored result is the one a run would make now. Keyed on the set's content digest: a set
+        rebuilt (after corrections, or edited) keeps its version, and must not be answered with the old figures;
+        the version too, since the result names it."""
+        return (self.testset_version, self.testset_digest, self.settings, self.model_revision) == (
+            testset_version, testset_digest, settings, model_revision)
 
     def to_dict(self) -> dict:
         return {"schema_version": self.schema_version, "kind": "language-result", "toolkit": self.toolkit,
                 "model": self.model, "model_revision": self.model_revision, "lang": self.lang,
-                "testset": {"root": self.testset_root, "version": self.testset_version},
+                "testset": {"root": self.testset_root, "version": self.testset_version,
+                            "digest": self.testset_digest},
                 "settings": self.settings, "figures": self.figures}
 
     def to_disk(self, store: str | Path) -> Path:
@@ -271,15 +283,16 @@ class LanguageResult:
 
     @classmethod
     def from_disk(cls, path: str | Path) -> "LanguageResult":
-        doc = _read_json(Path(path))
+        doc = read_json(path)
         _schema(doc, path)
         if doc.get("kind") != "language-result":
             raise EvalError(f"{path}: not a stored language result (written by `python -m eval run` into its --store)")
         try:
             return cls(toolkit=doc["toolkit"], model=doc["model"], model_revision=doc["model_revision"], lang=doc["lang"],
                        testset_root=doc["testset"]["root"], testset_version=doc["testset"]["version"],
-                       settings=doc["settings"], figures=doc["figures"], schema_version=doc["schema_version"])
-        except (KeyError, TypeError) as exc:
+                       testset_digest=doc["testset"].get("digest", ""), settings=doc["settings"],
+                       figures=doc["figures"], schema_version=doc["schema_version"])
+        except (KeyError, TypeError, AttributeError) as exc:
             raise EvalError(f"{path}: stored language result without {exc}; rerun `python -m eval run --force`") from None
 
 
@@ -336,7 +349,7 @@ class RunResult:
 
     @classmethod
     def from_disk(cls, path: str | Path) -> "RunResult":
-        return cls.from_document(_read_json(Path(path)), path)
+        return cls.from_document(read_json(path), path)
 
 
 def read_store(store: str | Path) -> list[LanguageResult]:

@@ -11,18 +11,19 @@ from __future__ import annotations
 
 import dataclasses
 import html
-import json
+import math
 import re
 from pathlib import Path
 
-from config.files import write_folder_atomically
+from config.files import foreign_entries, write_folder_atomically
 from eval.audit_report import write_audit_plots
 from eval.errors import EvalError
-from languages import is_code
+from eval.results import read_json
 from eval.report import (
     CORPUS_TITLES,
     Table,
     _rbo_name,
+    check_language_keys,
     load_results,
     model_styles,
     pair_measure_names,
@@ -91,13 +92,10 @@ def read_inputs(paths: list[str | Path]) -> tuple[list[Path], list[Path]]:
         else:
             raise EvalError(f"{p}: no such file or folder; give results JSON files or the folders holding them")
         for f in files:
-            try:
-                doc = json.loads(f.read_text(encoding="utf-8"))
-            except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-                raise EvalError(f"{f}: not a readable JSON file ({exc})") from None
-            if isinstance(doc, dict) and all(k in doc for k in AUDIT_KEYS):
+            doc = read_json(f, "JSON file")
+            if all(k in doc for k in AUDIT_KEYS):
                 audits.append(f)
-            elif isinstance(doc, dict) and all(k in doc for k in RESULTS_KEYS):
+            elif all(k in doc for k in RESULTS_KEYS):
                 results.append(f)
             else:
                 raise EvalError(f"{f}: neither an eval results file nor an audit file; give files written by "
@@ -120,16 +118,9 @@ def build_site(paths: list[str | Path], out: str | Path) -> Path:
         if key in seen:
             raise EvalError(f"{path}: {key[0]} on test set {key[1]} is also in {seen[key]}; give one results file per model and test set")
         seen[key] = path
-    audit = json.loads(audit_paths[0].read_text(encoding="utf-8")) if audit_paths else None
-    # Language keys name figure files and page anchors: only language codes (the check of every CLI's --lang).
-    for path, doc in [*zip(result_paths, docs), *zip(audit_paths, [audit] if audit else [])]:
-        languages = doc.get("languages")
-        if not isinstance(languages, dict):
-            raise EvalError(f"{path}: 'languages' is not a mapping of language codes; give files written by python -m eval")
-        for lang in languages:
-            if not is_code(lang):
-                raise EvalError(f"{path}: language {lang[:60]!r} is not a language code (a lowercase ISO 639 code such as pt); "
-                                "give files written by python -m eval run / audit")
+    audit = read_json(audit_paths[0], "JSON file") if audit_paths else None
+    if audit:  # the results' keys are checked as they are read (load_results)
+        check_language_keys(audit, audit_paths[0])
     out = Path(out)
     check_site_folder(out)
 
@@ -153,7 +144,7 @@ def build_site(paths: list[str | Path], out: str | Path) -> Path:
 
     # The whole site is written into a hidden sibling and swapped in (the test sets' writer): a failed or killed
     # report leaves the previous site as it was, and pictures of an earlier report do not linger.
-    write_folder_atomically(out, fill)
+    write_folder_atomically(out, fill, ours=SITE_FILE)
     return out / "index.html"
 
 
@@ -170,9 +161,7 @@ def check_site_folder(out: Path) -> None:
         raise EvalError(f"{out}: --out is a file; give a folder for the site")
     if not out.is_dir():
         return
-    foreign = sorted(p.relative_to(out).as_posix() for p in out.rglob("*")
-                     if not SITE_FILE.fullmatch(p.relative_to(out).as_posix())
-                     or (p.is_symlink() or (p.is_dir() != (p.name == "figures" and p.parent == out))))
+    foreign = foreign_entries(out, SITE_FILE)  # the rule write_folder_atomically applies, said in eval's words
     if foreign:
         shown = ", ".join(foreign[:5]) + (f" and {len(foreign) - 5} more" if len(foreign) > 5 else "")
         raise EvalError(f"{out}: holds files eval report did not write ({shown}); the site is replaced whole, so give "
@@ -191,9 +180,10 @@ class NotANumber(EvalError):
 
 def _number(value, field: str = "a figure") -> int | float:
     """``value`` when it is a number; anything else (a string, a list, a boolean) is refused, never written."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
+    if isinstance(value, bool) or not isinstance(value, (int, float)) \
+            or (isinstance(value, float) and not math.isfinite(value)):
         shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:57] + "..."
-        raise NotANumber(f"{field} is {shown} where a number belongs")
+        raise NotANumber(f"{field} is {shown} where a number belongs")  # NaN too: eval writes null, shown "–"
     return value
 
 

@@ -484,9 +484,16 @@ def _mixed_builds(path: Path, build_id: str | None) -> str:
             "builds (an interrupted or partial copy?): rebuild the language or re-pull the release")
 
 
-def write_testset(ts: TestSet, root: str | Path, extra: Callable[[Path], None] | None = None) -> Path:
+# What write_testset writes into <root>/<lang>/ (a writer adding working files with ``extra`` names its own).
+TESTSET_FOLDER = re.compile("|".join(map(re.escape, (*REQUIRED_FILES, "stats.json"))))
+
+
+def write_testset(ts: TestSet, root: str | Path, extra: Callable[[Path], None] | None = None, *,
+                  ours: re.Pattern = TESTSET_FOLDER) -> Path:
     """Write a test set (validated first) to ``<root>/<lang>/``, replacing the folder whole; returns it.
-    ``extra(tmp)`` may add working files (they join the set's integrity record)."""
+    ``extra(tmp)`` may add working files (they join the set's integrity record); ``ours``: every name the folder
+    may hold, the set's and those files' (``config.files.write_folder_atomically`` refuses a folder holding
+    anything else)."""
     folder = Path(root) / ts.lang
     queries = validate_items(ts.queries, f"queries of {ts.lang}").sort("id")
     corpus = validate_items(ts.corpus, f"corpus of {ts.lang}").sort("id")
@@ -507,7 +514,7 @@ def write_testset(ts: TestSet, root: str | Path, extra: Callable[[Path], None] |
         (tmp / "stats.json").write_text(json.dumps(stats, indent=2, ensure_ascii=False, sort_keys=True) + "\n",
                                         encoding="utf-8")
 
-    return write_folder_atomically(folder, fill)
+    return write_folder_atomically(folder, fill, ours=ours)
 
 
 def list_languages(root: str | Path) -> list[str]:
@@ -623,7 +630,13 @@ def testset_version(ts: TestSet, root: str | Path) -> str:
     the set was built as (stats.json ``version``: the pipeline's build, which ``builder postprocess --version``
     stamps with params.yaml's ``release.version``); ``sha-`` + a content digest only for a set that no version
     names."""
-    version = read_release_version(root) or ts.stats.get("version")
+    release = read_release_version(root)
+    version = release or ts.stats.get("version")
+    if version and not (isinstance(version, str) and VERSION_RE.fullmatch(version)):
+        # it names results files and the result store's records: only a release version, never a path
+        where = Path(root) / (MANIFEST_NAME if release else f"{ts.lang}/stats.json")
+        raise TestSetError(f"{where}: version {str(version)[:80]!r} is not a release version X.Y.Z (e.g. 0.4.1); "
+                           "rebuild the language or re-pull the release")
     return f"v{version}" if version else f"sha-{testset_digest(root, ts.lang)}"
 
 

@@ -336,7 +336,7 @@ class _GenderRules:
 
 
 @dataclass(frozen=True)
-class _Template:
+class Template:
     """One entry of ``templates:``; Language.templates keeps it as the mapping given (``lowercase`` only if given)."""
 
     masculine: TemplateText
@@ -381,7 +381,7 @@ class _Pack:
     notes: NonEmptyStr | None = None
     translator: NonEmptyStr | None = None
     web_codes: dict[str, str] | None = None
-    templates: dict[str, _Template] | None = None
+    templates: dict[str, Template] | None = None
     paper_table1: tuple[int, int, int, int, int, int] | None = None
     paper_table2_ao: dict[str, float] | None = None  # model -> AO
     paper_table4_map: dict[str, tuple[float, float]] | None = None  # model -> MAP (feminine, masculine queries)

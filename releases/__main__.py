@@ -7,6 +7,11 @@ Defaults come from the `release:` section of params.yaml; flags override them.
 
 from __future__ import annotations
 
+from config.cli import quiet_interrupt_at_start
+
+if __name__ == "__main__":  # `python -m`: before the imports below, a Ctrl-C in them is one line, not a traceback
+    quiet_interrupt_at_start()
+
 import argparse
 import json
 import sys
@@ -153,7 +158,7 @@ def cmd_checkout(args: argparse.Namespace) -> None:
 
 
 def cmd_verify(args: argparse.Namespace) -> None:
-    if args.against:
+    if args.against is not None:  # given, even empty: `--against ''` is a mistake, not a plain verify
         from .anchor import git_root, verify_against
 
         _print_anchored(args.release_dir, verify_against(args.release_dir, args.against, git_root(Path.cwd())))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 from importlib import metadata
@@ -14,7 +15,7 @@ import polars as pl
 from config.files import write_folder_atomically
 from eval.testset import (FEMININE, MASCULINE, VERSION_RE, TestSet, TestSetError, list_languages, read_testset,
                           table1_counts)
-from languages import LanguageError, check_code, load
+from languages import CODE, LanguageError, check_code, load
 
 from .beir import BEIR_FOLDER, write_beir
 from .anchor import (folder_md5, git, git_root, md5_of, read_published, recorded_md5, recorded_outs, resolve_release,
@@ -27,6 +28,10 @@ from .params import read_release_params
 # `datasets`. The builder's working file translations.parquet stays out: it is the builder's raw
 # material (schema owned by the builder), not part of the benchmark contract.
 SHIPPED_FILES = ("queries.parquet", "corpus.parquet", "qrels.tsv", "stats.json")
+# Everything make_release writes into --out: a release folder holding anything else (a user's note) is refused
+# rather than replaced (config.files.write_folder_atomically).
+RELEASE_FOLDER = re.compile(rf"README\.md|{re.escape(MANIFEST_NAME)}|{CODE.pattern}"
+                            rf"(/({'|'.join(map(re.escape, (*SHIPPED_FILES, 'qrels.parquet')))}))?")
 COUNT_KEYS = ("pairs", "neutral", "titles", MASCULINE, FEMININE)
 TOOLKIT = "gendered-job-titles"
 
@@ -304,5 +309,5 @@ def make_release(data: str | Path, version: str, out: str | Path, params_path: s
 
     # Written into a hidden sibling and swapped in whole (the toolkit's one folder writer): a failed or killed
     # make leaves the previous release as it was.
-    write_folder_atomically(out, fill)
+    write_folder_atomically(out, fill, ours=RELEASE_FOLDER)
     return written["manifest"]

@@ -8,8 +8,11 @@ from annotation import AnnotationError
 from annotation.params import AnnotationParams, RelevanceParams, load_params, with_overrides
 
 
-def test_missing_file_or_section_gives_the_defaults(tmp_path):
-    assert load_params(tmp_path / "none.yaml") == AnnotationParams()
+def test_missing_file_or_section_gives_the_defaults(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert load_params("params.yaml") == AnnotationParams()  # the default file, absent: the defaults
+    with pytest.raises(AnnotationError, match="none.yaml: params file not found"):  # a file named must be there
+        load_params(tmp_path / "none.yaml")
     (tmp_path / "p.yaml").write_text("languages: [pt]\n")
     assert load_params(tmp_path / "p.yaml") == AnnotationParams()
 

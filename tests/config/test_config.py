@@ -119,10 +119,15 @@ def test_a_mapping_key_of_the_wrong_type_and_junk_keys_are_one_short_line():
         read_typed(Entry, [1], where="f.yaml")
 
 
-def test_read_params_names_a_missing_or_broken_file(tmp_path):
+def test_read_params_names_a_missing_or_broken_file(tmp_path, monkeypatch):
     with pytest.raises(ConfigError, match="not found"):
         read_params(tmp_path / "none.yaml")
-    assert read_params(tmp_path / "none.yaml", required=False) == {}
+    # Not required: only the default params.yaml may be missing (the defaults); a file named must be there
+    # (issue 38: eval and annotation ran on the defaults with a mistyped --params).
+    with pytest.raises(ConfigError, match="not found"):
+        read_params(tmp_path / "none.yaml", required=False)
+    monkeypatch.chdir(tmp_path)
+    assert read_params("params.yaml", required=False) == {}
     bad = tmp_path / "bad.yaml"
     bad.write_text("a: [1,\n")
     with pytest.raises(ConfigError, match=r"bad.yaml:2: not valid YAML"):

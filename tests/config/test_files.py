@@ -23,6 +23,7 @@ from config.files import OutputPathError, slug, write_file_atomically, write_fol
 from tests.read_only import read_only
 
 REPO = Path(__file__).resolve().parents[2]
+BINS = re.compile(r"[abc]\.bin")  # what the folder writes of these tests write
 SIZE = 1 << 20  # each version of the file: 1 MiB of one letter, written in 64 pieces
 
 # A writer that never stops: version after version of the file (or the folder of three files), each written
@@ -30,6 +31,7 @@ SIZE = 1 << 20  # each version of the file: 1 MiB of one letter, written in 64 p
 WRITER = r"""
 import sys, time
 from pathlib import Path
+import re
 from config.files import write_file_atomically, write_folder_atomically
 
 kind, target, SIZE = sys.argv[1], Path(sys.argv[2]), int(sys.argv[3])
@@ -48,7 +50,8 @@ while True:
     if kind == "file":
         write_file_atomically(target, pieces)
     else:
-        write_folder_atomically(target, lambda tmp: [pieces(tmp / name) for name in ("a.bin", "b.bin", "c.bin")])
+        write_folder_atomically(target, lambda tmp: [pieces(tmp / name) for name in ("a.bin", "b.bin", "c.bin")],
+                                ours=re.compile(r"[abc]\.bin"))
     i += 1
 """
 
@@ -100,10 +103,11 @@ def test_a_kill_during_a_file_write_leaves_the_old_or_the_new_file(tmp_path):
 
 def test_a_kill_during_a_folder_write_leaves_the_old_or_the_new_folder(tmp_path):
     target = tmp_path / "out" / "pt"
-    write_folder_atomically(target, lambda tmp: [(tmp / n).write_bytes(b"A" * SIZE) for n in ("a.bin", "b.bin", "c.bin")])
+    write_folder_atomically(target, lambda tmp: [(tmp / n).write_bytes(b"A" * SIZE) for n in ("a.bin", "b.bin", "c.bin")],
+                            ours=BINS)
     seen = _kill_mid_write("folder", target, attempts=6)
     assert set(seen) <= {b"A", b"B"}
-    write_folder_atomically(target, lambda tmp: (tmp / "a.bin").write_bytes(b"new"))
+    write_folder_atomically(target, lambda tmp: (tmp / "a.bin").write_bytes(b"new"), ours=BINS)
     assert _leftovers(target.parent) == [] and sorted(p.name for p in target.iterdir()) == ["a.bin"]
 
 
@@ -140,7 +144,7 @@ def test_leftovers_of_a_dead_process_go_and_nothing_else(tmp_path):
     kept = [running.name, ".pt.backup-2024-01", f".pt.tmp-{dead}-staging", f".pt.jsonl.tmp-{dead}-0123abcd"]
     for name in kept[1:]:
         (tmp_path / name).write_text("mine")
-    write_folder_atomically(target, lambda tmp: (tmp / "a").write_text("new"))
+    write_folder_atomically(target, lambda tmp: (tmp / "a").write_text("new"), ours=re.compile("a"))
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["pt", *kept])
     (tmp_path / f".f.json.tmp-{dead}-0123abcd").write_text("half")
     write_file_atomically(tmp_path / "f.json", "{}\n")
@@ -169,7 +173,7 @@ def test_a_failing_writer_leaves_the_old_file_and_no_sibling(tmp_path):
         write_file_atomically(path, fails)
     assert path.read_text() == "old\n" and _leftovers(tmp_path) == []
     with pytest.raises(ValueError):
-        write_folder_atomically(tmp_path / "set", lambda tmp: (_ for _ in ()).throw(ValueError("no")))
+        write_folder_atomically(tmp_path / "set", lambda tmp: (_ for _ in ()).throw(ValueError("no")), ours=BINS)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["r.json"]
 
 
@@ -185,7 +189,8 @@ def test_a_read_only_folder_keeps_the_old_file_and_names_the_output(tmp_path):
         # The path the user gave, not the hidden sibling: the commands print "error: <filename>: <strerror>".
         assert err.value.filename == str(folder / "r.json") and err.value.strerror, err.value
         with pytest.raises(OSError) as err:
-            write_folder_atomically(folder / "pt", lambda tmp: (tmp / "queries.parquet").write_text("new set"))
+            write_folder_atomically(folder / "pt", lambda tmp: (tmp / "queries.parquet").write_text("new set"),
+                                    ours=re.compile("queries.parquet"))
         assert err.value.filename == str(folder / "pt"), err.value
         assert (folder / "r.json").read_text() == "old\n" and (folder / "pt" / "queries.parquet").read_text() == "old set"
         assert _leftovers(folder) == [] and sorted(p.name for p in folder.iterdir()) == ["pt", "r.json"]
@@ -210,10 +215,10 @@ def test_a_read_only_folder_is_one_error_line_from_a_command(tmp_path):
 def test_refused_outputs_are_os_errors_naming_the_path(tmp_path):
     (tmp_path / "file").write_text("x")
     with pytest.raises(OutputPathError, match=f"^{re.escape(str(tmp_path / 'file'))}: exists and is not a folder"):
-        write_folder_atomically(tmp_path / "file", lambda tmp: None)
+        write_folder_atomically(tmp_path / "file", lambda tmp: None, ours=BINS)
     (tmp_path / "link").symlink_to(tmp_path / "file")
     with pytest.raises(OSError, match="is a symbolic link"):
-        write_folder_atomically(tmp_path / "link", lambda tmp: None)
+        write_folder_atomically(tmp_path / "link", lambda tmp: None, ours=BINS)
     (tmp_path / "folder").mkdir()
     with pytest.raises(OutputPathError, match="is a folder"):
         write_file_atomically(tmp_path / "folder", "x")

@@ -153,7 +153,7 @@ def test_refuses_stats_without_the_table1_counts(project):
 
 
 def test_refuses_uncommitted_params(project):
-    project.params.write_text(project.params.read_text() + "extra: 1\n")
+    project.params.write_text(project.params.read_text() + "eval:\n  seed: 1\n")
     with pytest.raises(ReleaseError, match=r"(?s)uncommitted changes to tracked inputs.*params\.yaml"):
         make(project)
 
@@ -329,10 +329,16 @@ def test_cli_refusals_print_error_and_exit_2(project, capsys, spoil, message):
     assert re.search(message, captured.err), captured.err
 
 
-def test_cli_names_the_flags_that_have_no_value(tmp_path, capsys):
+def test_cli_names_the_flags_that_have_no_value(tmp_path, capsys, monkeypatch):
+    # a params file named that is not there is refused as every command line refuses it (issue 38)
     code = main(["make", "--params", str(tmp_path / "missing.yaml"), "--version", "0.1.0"])
     err = capsys.readouterr().err
-    assert code == 2 and err.startswith("error: --data, --out not given") and "missing.yaml does not exist" in err
+    assert code == 2 and err == f"error: {tmp_path / 'missing.yaml'}: params file not found; check --params (or run " \
+                                "from the repository root)\n"
+    (tmp_path / "p.yaml").write_text("languages: [pt]\n")
+    code = main(["make", "--params", str(tmp_path / "p.yaml"), "--version", "0.1.0"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith("error: --data, --out not given") and "has no release.data, release.out" in err
 
 
 def test_an_empty_release_section_takes_the_defaults(project):
