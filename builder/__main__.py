@@ -267,7 +267,7 @@ def cmd_corrections(args, params) -> None:
 
 
 def cmd_esco(args, params) -> None:
-    """An ESCO language (builder/esco.py, docs/esco.md): only when a folder is given; the main job never needs it."""
+    """An ESCO language (builder/esco.py, docs/esco.md): from ESCO's CSV download or MELO's copy of ESCO's labels."""
     from builder.build import DEFAULT_CACHE_DIR
     from builder.esco import build_esco, describe_esco
     from builder.params import language_for, load_esco_params
@@ -283,12 +283,11 @@ def cmd_esco(args, params) -> None:
         version = version or PUBLIC_COPY["version"]
         print(f"ESCO public copy {PUBLIC_COPY['repository']}@{PUBLIC_COPY['commit'][:12]} ({PUBLIC_COPY['version']}, "
               f"unofficial; checksums verified) in {folder}")
-    if not folder:
-        raise BuildError("no ESCO folder: give --esco DIR (ESCO's CSV download, holding occupations_<lang>.csv), "
-                         "esco.dir in params.yaml, or --download (the pinned public copy)")
+    # No folder: ESCO's labels as MELO publishes them, found as the English source is (builder/esco.py resolve_melo).
     language = language_for(params, args.lang)
-    stats = build_esco(Path(folder), language, Path(args.out), version,
-                       args.corpus or esco.corpus, Path(args.cache or DEFAULT_CACHE_DIR) / "lexicon.sqlite")
+    stats = build_esco(Path(folder) if folder else None, language, Path(args.out), version,
+                       args.corpus or esco.corpus, Path(args.cache or DEFAULT_CACHE_DIR) / "lexicon.sqlite",
+                       base_url=None if args.download else args.base_url)
     if not args.quiet:
         print(format_table(table1_rows([stats], [])))
     print(describe_esco(stats, Path(args.out) / args.lang))
@@ -366,7 +365,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--corrections", default=None, help="default: corrections/<lang>.jsonl")
     p.set_defaults(func=cmd_corrections)
     p = add_parser("esco", help="build a test set from ESCO's occupation labels (docs/esco.md)")
-    p.add_argument("--esco", default=None, help="folder of ESCO's CSV download (default: esco.dir in params.yaml)")
+    p.add_argument("--esco", default=None,
+                   help="ESCO's CSV download (holding occupations_<lang>.csv) or a MELO copy (holding processed/melo/); "
+                        "default: esco.dir in params.yaml, else MELO from $GJT_MELO_DIR, ../shared/data/melo or the user "
+                        "cache (downloaded at the pinned commit)")
     p.add_argument("--lang", required=True)
     p.add_argument("--out", default=str(Path("data") / "esco"), help="output root (default: data/esco)")
     p.add_argument("--esco-version", default=None,
@@ -377,7 +379,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--download", action="store_true",
                    help="first fetch the pinned public copy of occupations_{es,fr,en-us}.csv (unofficial, ESCO v1.0.x; "
                         "docs/esco.md) into --esco DIR (default: the user cache) and verify its checksums")
-    p.add_argument("--base-url", default=None, help="--download base URL (default: raw.githubusercontent.com)")
+    p.add_argument("--base-url", default=None,
+                   help="base URL of what is downloaded, --download's public copy or MELO's files (default: "
+                        "raw.githubusercontent.com)")
     p.add_argument("--quiet", action="store_true", help="no table")
     p.set_defaults(func=cmd_esco)
     p = add_parser("defaults", help="build every params.yaml language offline and print the Table-1 summary")
