@@ -189,11 +189,19 @@ def cmd_defaults(args, params) -> None:
         else:
             skipped.append(f"{lang.code} ({name or 'no translator'} not installed)")
     built = _build_languages(src, planned, args, params)
+    esco_built = _build_esco_family(args, params)
     print(format_table(table1_rows(built, declared)))
     for st in built:
         print(describe(st, Path(args.out) / st["lang"]))
         print(describe_forms(st))
         _print_rules(st)
+    if esco_built:
+        from builder.esco import describe_esco
+
+        print(f"ESCO family ({esco_root(args.out)}; labels written by people, from MELO's pinned files):")
+        print(format_table(table1_rows(esco_built, [])))
+        for st in esco_built:
+            print(describe_esco(st, esco_root(args.out) / st["lang"]))
     if skipped:
         print("skipped: " + ", ".join(skipped))
     # Languages the paper released that no offline translator here can build (German): its row, for the record.
@@ -203,6 +211,27 @@ def cmd_defaults(args, params) -> None:
         if pack.paper_table1 and code not in built_codes and not pack.translator and pack.route == "mt":
             print(f"{code}: paper Table 1 {'/'.join(map(str, pack.paper_table1))} (queries M/F, N, T; corpus M/F, N, T); "
                   f"not built offline: {pack.notes}")
+
+
+def esco_root(out: str | Path) -> Path:
+    """The ESCO family's root beside the job-title sets' ``out`` (data -> data-esco): a sibling, not a folder inside
+    it, so every reader of ``out`` (releases make, eval audit, the DVC stages) sees the job-title sets alone."""
+    out = Path(out)
+    out = out if out.name else out.absolute()  # "." has no name to extend
+    return out.with_name(out.name + "-esco")
+
+
+def _build_esco_family(args, params: dict) -> list[dict]:
+    """``esco.languages`` built from MELO's pinned files (builder/esco.py; ``esco.dir`` is for the esco command), in
+    the order listed; their stats."""
+    from builder.build import DEFAULT_CACHE_DIR
+    from builder.esco import build_esco
+    from builder.params import language_for, load_esco_params
+
+    esco = load_esco_params(args.params)
+    cache = Path(args.cache or DEFAULT_CACHE_DIR) / "lexicon.sqlite"
+    return [build_esco(None, language_for(params, code), esco_root(args.out), None, esco.corpus, cache)
+            for code in esco.languages]
 
 
 def _build_languages(src, planned: list, args, params: dict) -> list[dict]:
@@ -370,7 +399,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "default: esco.dir in params.yaml, else MELO from $GJT_MELO_DIR, ../shared/data/melo or the user "
                         "cache (downloaded at the pinned commit)")
     p.add_argument("--lang", required=True)
-    p.add_argument("--out", default=str(Path("data") / "esco"), help="output root (default: data/esco)")
+    p.add_argument("--out", default="data-esco", help="output root (default: data-esco, beside data/)")
     p.add_argument("--esco-version", default=None,
                    help="ESCO version of the files (default: esco.version, else the folder name's vN.N.N)")
     p.add_argument("--corpus", choices=("labels", "preferred"), default=None,

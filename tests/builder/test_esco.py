@@ -577,3 +577,32 @@ def test_melo_download_refuses_a_wrong_checksum_and_writes_nothing(melo_served, 
     assert "does not match the pinned" in err[-1] and "Traceback" not in "\n".join(err)
     assert [line for line in err if line.startswith("error")] == [err[-1]]
     assert not list((tmp_path / "xdg").rglob("concept_mapping.tsv")) and not (tmp_path / "out").exists()
+
+
+@pytest.mark.skipif(__import__("shutil").which("apertium") is None, reason="apertium is not installed")
+def test_defaults_builds_the_esco_family_beside_the_job_title_sets(tmp_path, monkeypatch, capsys):
+    """`builder defaults` with esco.languages: the family in <out>-esco/<lang>, its Table-1 counts printed, and the
+    job-title sets the same bytes as a run without it (nothing of ESCO inside --out)."""
+    from tests.builder.test_reference import write_english
+
+    english = write_english(tmp_path / "dataset")
+    root = tmp_path / "melo"
+    write_melo(root, "es", SPANISH)
+    pin_melo(monkeypatch, root, "es")
+    monkeypatch.setenv("GJT_MELO_DIR", str(root))
+    monkeypatch.chdir(tmp_path)  # no corrections/<lang>.jsonl of the repository's sets
+    digests = {}
+    for name, esco in (("without", ""), ("with", "esco: {languages: [es]}\n")):
+        params = tmp_path / f"params-{name}.yaml"
+        params.write_text("languages: [ca]\n" + esco, encoding="utf-8")
+        out = tmp_path / name / "data"
+        assert main(["--params", str(params), "defaults", "--source", str(english), "--out", str(out),
+                     "--cache", str(tmp_path / "cache"), "--quiet"]) == 0
+        printed = capsys.readouterr().out
+        digests[name] = {p.relative_to(out).as_posix(): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
+    assert digests["with"] == digests["without"] and {k.split("/")[0] for k in digests["with"]} == {"ca"}
+    assert not (tmp_path / "without" / "data-esco").exists()
+    ts = read_testset(tmp_path / "with" / "data-esco", "es")
+    assert ts.stats["esco"]["layout"] == "melo" and ts.stats["queries"]["pairs"] == 3
+    assert f"ESCO family ({tmp_path / 'with' / 'data-esco'}; labels written by people" in printed
+    assert "ES   this build (ESCO v1.0.8)" in printed and f"written to {tmp_path / 'with' / 'data-esco' / 'es'}" in printed
