@@ -73,6 +73,26 @@ def esco_hints(lang: str, english_titles: list[str]) -> dict[str, list[str]]:
     return out
 
 
+def esco_agreement(pack: list[dict]) -> dict[str, int]:
+    """How often the build's forms are ESCO's own labels (issue 36 item 5): over the pack's ids with ESCO hints,
+    how many have the built masculine, the built feminine, both, among their ESCO labels (a dual form counted as its
+    two sides; compared case- and space-insensitively, as the builder normalises titles)."""
+    from builder.esco import dual_sides
+    from builder.strip import normalise
+
+    out = {"ids": len(pack), "with_esco": 0, "masculine": 0, "feminine": 0, "both": 0}
+    for x in pack:
+        if not x.get("esco"):
+            continue
+        labels = {normalise(side) for label in x["esco"] for side in dual_sides(label)[0]}
+        m, f = (normalise(t) if t else None for t in x["built"])
+        out["with_esco"] += 1
+        out["masculine"] += m in labels
+        out["feminine"] += f in labels
+        out["both"] += m in labels and f in labels
+    return out
+
+
 def review_pack(data: str | Path, lang: str, source: str | Path | None = None) -> list[dict]:
     """One object per English id of the build ``data/<lang>`` (translations.parquet, raw_translations.parquet,
     alignment.parquet when the route uses the given translation), sorted by id."""

@@ -191,3 +191,13 @@ def test_esco_hints_read_melo_through_the_builders_one_reader(tmp_path, monkeypa
     mapping.write_text(mapping.read_text(encoding="utf-8").replace(f"\t{URI}aaa1\n", "\t\n", 1), encoding="utf-8")
     with pytest.raises(AnnotationError, match=rf"{mapping}:2: empty value"):
         esco_hints("es", ["Technical Director"])
+
+
+def test_esco_agreement_counts_built_forms_among_escos_labels():
+    from annotation.review import esco_agreement
+
+    pack = [{"esco": ["director técnico/directora técnica", "jefe técnico"], "built": ["Director  técnico", "directora técnica"]},
+            {"esco": ["jefe de obra/jefa de obra"], "built": ["jefe de obra", "jefa del obra"]},  # the feminine is not ESCO's
+            {"esco": ["analista de datos"], "built": ["analista", "analista"]},
+            {"built": ["jardinero", "jardinera"]}]  # no ESCO label for its English title: not counted
+    assert esco_agreement(pack) == {"ids": 4, "with_esco": 3, "masculine": 2, "feminine": 1, "both": 1}
