@@ -1,7 +1,9 @@
 """A second kind of source: ESCO's occupation labels, written by people in both genders (docs/esco.md).
 
 ESCO, the European classification of occupations, publishes per language a CSV of occupations
-(``occupations_<lang>.csv``: ``conceptUri``, ``preferredLabel``, ``altLabels`` one per line, …). Romance and
+(``occupations_<lang>.csv``: ``conceptUri``, ``preferredLabel``, ``altLabels`` one per line, …); the MELO
+benchmark republishes the labels as two TSV files per language (``MELO``, pinned). One reader per layout
+(``read_occupations``, ``read_melo``) gives an ``EscoFile``, and one set builder (``build_esco``) reads it. Romance and
 German preferred labels are often written in dual form (es *director técnico/directora técnica*, de
 *Medizinisch-technischer Laborassistent/Medizinisch-technische Laborassistentin*), and the alternatives list
 both forms. This module turns one language's file into a test set of the same format as the job-title sets
@@ -400,7 +402,7 @@ def read_melo(root: Path, lang: str, version: str | None = None) -> EscoFile:
                               "belong together (a truncated or damaged mapping?)")
         if not uri.startswith(_OCCUPATION_URI):
             continue  # an ISCO group: a class of occupations, not an occupation's label
-        occ = grouped.setdefault(uri, {"line": None, "preferred": None, "alternatives": []})
+        occ = grouped.setdefault(uri, {"first": n, "line": None, "preferred": None, "alternatives": []})
         if key.endswith("_000"):
             occ["line"], occ["preferred"] = n, label
         else:
@@ -413,7 +415,8 @@ def read_melo(root: Path, lang: str, version: str | None = None) -> EscoFile:
     out = []
     for uri, occ in grouped.items():
         if occ["preferred"] is None:
-            raise SourceError(f"{labels_path}: occupation {uri} has no preferred label (no _000 key); a damaged file?")
+            raise SourceError(f"{labels_path}:{occ['first']}: occupation {uri} has no preferred label (no _000 key "
+                              "among its labels); a damaged file?")
         out.append(Occupation(uri, occ["line"], occ["preferred"], tuple(occ["alternatives"])))
     if not out:
         raise SourceError(f"{labels_path}: no occupation; expected MELO's ESCO labels")
@@ -438,6 +441,9 @@ def load_esco(folder: Path | None, lang: str, version: str | None = None, base_u
         return read_melo(resolve_melo(lang, base_url), lang, version)
     if is_melo_copy(folder):
         return read_melo(folder, lang, version)
+    if (Path(folder) / MELO_FILES[0]).is_file():  # one dataset folder of a MELO copy, not the copy
+        raise SourceError(f"{folder}: a MELO dataset folder; give the MELO copy, the folder holding processed/melo/ "
+                          "(its dataset of each language is pinned)")
     return read_occupations(folder, lang, version)
 
 

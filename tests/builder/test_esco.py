@@ -455,6 +455,16 @@ def test_melo_is_found_through_the_environment_variable(melo_es, tmp_path, monke
     assert read_testset(tmp_path / "out", "es").stats["esco"]["layout"] == "melo"
 
 
+def test_a_melo_dataset_folder_is_not_taken_for_a_csv_download(melo_es, tmp_path, capsys):
+    from builder import esco
+
+    folder = esco.melo_dataset(melo_es, "es")
+    assert build_melo(tmp_path, folder) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"error: {folder}: a MELO dataset folder; give the MELO copy, the folder holding processed/melo/ "
+                   "(its dataset of each language is pinned)"]
+
+
 def test_melo_refuses_a_version_given_for_the_csv(melo_es, tmp_path, capsys):
     assert build_melo(tmp_path, melo_es, "es", "--esco-version", "v1.2.0") == 2
     err = capsys.readouterr().err.strip().splitlines()
@@ -484,6 +494,9 @@ MELO_BAD = [
     ("mapping longer than the labels", lambda f: _edit(f / "concept_mapping.tsv", "C000001_es_000\t",
                                                         "C000009_es_000\thttp://data.europa.eu/esco/isco/C9\nC000001_es_000\t"),
      "concept_mapping.tsv", ":1: key C000009_es_000 has no label in corpus_elements.tsv"),
+    ("no preferred label", lambda f: [_edit(f / name, "C000004_es_000\t", "C000004_es_002\t") for name in
+                                      ("corpus_elements.tsv", "concept_mapping.tsv")],
+     "corpus_elements.tsv", ":13: occupation http://data.europa.eu/esco/occupation/ccc3 has no preferred label"),
     ("another language's file", lambda f: _edit(f / "corpus_elements.tsv", "C000001_es_000", "C000001_fr_000"),
      "corpus_elements.tsv", ":1: key 'C000001_fr_000' is not MELO's <concept>_es_<n>"),
 ]
