@@ -277,6 +277,10 @@ def cmd_review_pack(args: argparse.Namespace) -> None:
     pack = review.review_pack(args.data, args.lang, args.source)
     path = review.write_pack(pack, args.out)
     print(f"{path}: {len(pack)} English ids of {args.data}/{args.lang} to read (docs/review.md)")
+    a = review.esco_agreement(pack)
+    if a["with_esco"]:
+        print(f"ESCO: {a['with_esco']} of the ids are ESCO English labels; the built masculine is one of their ESCO "
+              f"labels for {a['masculine']}, the feminine for {a['feminine']}, both for {a['both']}")
 
 
 def cmd_review_import(args: argparse.Namespace) -> None:

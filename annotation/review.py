@@ -29,55 +29,67 @@ import polars as pl
 from annotation import AnnotationError
 from builder import corrections as corrections_format
 
-MELO_ENGLISH = "usa_q_en_c_en"  # MELO's folders: <country>_q_<lang>_c_<lang>, one per country of a language
-
-
 def melo_root() -> Path | None:
-    """The MELO benchmark's processed folders (ESCO labels): $GJT_MELO_DIR, else ../shared/data/melo."""
-    given = os.environ.get("GJT_MELO_DIR")
-    candidates = [Path(given)] if given else [Path(__file__).resolve().parents[2] / "shared" / "data" / "melo"]
-    for c in candidates:
-        if (c / "processed" / "melo" / MELO_ENGLISH).is_dir():
-            return c / "processed" / "melo"
-    return None
+    """A MELO copy (ESCO's labels; the folder holding processed/melo/): $GJT_MELO_DIR, else ../shared/data/melo, as
+    builder/esco.py finds it, but never downloaded: a hint is no reason to go online (None when neither is here)."""
+    from builder.esco import DEFAULT_MELO_DIR, ENV_MELO_DIR, is_melo_copy
+
+    given = os.environ.get(ENV_MELO_DIR)
+    root = Path(given) if given else DEFAULT_MELO_DIR
+    return root if is_melo_copy(root) else None
 
 
-def _labels(folder: Path) -> dict[str, list[str]]:
-    """URI → labels (preferred first) of one MELO folder; ISCO groups left out."""
-    keys = dict(line.split("\t", 1) for line in (folder / "concept_mapping.tsv").read_text(encoding="utf-8").splitlines()
-                if "\t" in line)
-    out: dict[str, list[str]] = defaultdict(list)
-    for line in (folder / "corpus_elements.tsv").read_text(encoding="utf-8").splitlines():
-        if "\t" not in line:
-            continue
-        key, label = line.split("\t", 1)
-        uri = keys.get(key, "")
-        if "/occupation/" in uri:
-            out[uri].insert(0, label) if key.endswith("_000") else out[uri].append(label)
-    return out
+def _labels(root: Path, lang: str) -> dict[str, list[str]]:
+    """URI → labels (preferred first) of ``lang``'s pinned MELO dataset, read and checked by builder/esco.py's one
+    MELO reader (ISCO groups left out); a damaged file is one AnnotationError naming file and line."""
+    from builder.errors import SourceError
+    from builder.esco import read_melo
+
+    try:
+        return {o.uri: [o.preferred, *o.alternatives] for o in read_melo(root, lang).occupations}
+    except SourceError as exc:
+        raise AnnotationError(f"{exc} (ESCO hints of the review pack)") from None
 
 
 def esco_hints(lang: str, english_titles: list[str]) -> dict[str, list[str]]:
     """English title → ESCO's labels in ``lang`` of every occupation holding it as an English label
-    (case-insensitive exact match); {} where ESCO has no such language or no copy is here."""
+    (case-insensitive exact match); {} where MELO has no pinned dataset of that language or no copy is here."""
+    from builder.esco import MELO
+
     root = melo_root()
-    folders = sorted(root.glob(f"*_q_{lang}_c_{lang}")) if root is not None else []
-    if not folders:
+    if root is None or lang not in MELO["datasets"]:
         return {}
-    english = _labels(root / MELO_ENGLISH)
+    english = _labels(root, "en")
     by_label: dict[str, set[str]] = defaultdict(set)
     for uri, labels in english.items():
         for label in labels:
             by_label[label.lower()].add(uri)
-    target: dict[str, list[str]] = defaultdict(list)
-    for folder in folders:
-        for uri, labels in _labels(folder).items():
-            target[uri] += [x for x in labels if x not in target[uri]]
+    target = _labels(root, lang)
     out = {}
     for title in english_titles:
         labels = [x for uri in sorted(by_label.get(title.lower(), ())) for x in target.get(uri, [])]
         if labels:
             out[title] = list(dict.fromkeys(labels))[:12]
+    return out
+
+
+def esco_agreement(pack: list[dict]) -> dict[str, int]:
+    """How often the build's forms are ESCO's own labels (issue 36 item 5): over the pack's ids with ESCO hints,
+    how many have the built masculine, the built feminine, both, among their ESCO labels (a dual form counted as its
+    two sides; compared case- and space-insensitively, as the builder normalises titles)."""
+    from builder.esco import dual_sides
+    from builder.strip import normalise
+
+    out = {"ids": len(pack), "with_esco": 0, "masculine": 0, "feminine": 0, "both": 0}
+    for x in pack:
+        if not x.get("esco"):
+            continue
+        labels = {normalise(side) for label in x["esco"] for side in dual_sides(label)[0]}
+        m, f = (normalise(t) if t else None for t in x["built"])
+        out["with_esco"] += 1
+        out["masculine"] += m in labels
+        out["feminine"] += f in labels
+        out["both"] += m in labels and f in labels
     return out
 
 

@@ -198,11 +198,19 @@ def cmd_defaults(args, params) -> None:
         else:
             skipped.append(f"{lang.code} ({name or 'no translator'} not installed)")
     built = _build_languages(src, planned, args, params)
+    esco_built = _build_esco_family(args, params)
     print(format_table(table1_rows(built, declared)))
     for st in built:
         print(describe(st, Path(args.out) / st["lang"]))
         print(describe_forms(st))
         _print_rules(st)
+    if esco_built:
+        from builder.esco import describe_esco
+
+        print(f"ESCO family ({esco_root(args.out)}; labels written by people, from MELO's pinned files):")
+        print(format_table(table1_rows(esco_built, [])))
+        for st in esco_built:
+            print(describe_esco(st, esco_root(args.out) / st["lang"]))
     if skipped:
         print("skipped: " + ", ".join(skipped))
     # Languages the paper released that no offline translator here can build (German): its row, for the record.
@@ -212,6 +220,27 @@ def cmd_defaults(args, params) -> None:
         if pack.paper_table1 and code not in built_codes and not pack.translator and pack.route == "mt":
             print(f"{code}: paper Table 1 {'/'.join(map(str, pack.paper_table1))} (queries M/F, N, T; corpus M/F, N, T); "
                   f"not built offline: {pack.notes}")
+
+
+def esco_root(out: str | Path) -> Path:
+    """The ESCO family's root beside the job-title sets' ``out`` (data -> data-esco): a sibling, not a folder inside
+    it, so every reader of ``out`` (releases make, eval audit, the DVC stages) sees the job-title sets alone."""
+    out = Path(out)
+    out = out if out.name else out.absolute()  # "." has no name to extend
+    return out.with_name(out.name + "-esco")
+
+
+def _build_esco_family(args, params: dict) -> list[dict]:
+    """``esco.languages`` built from MELO's pinned files (builder/esco.py; ``esco.dir`` is for the esco command), in
+    the order listed; their stats."""
+    from builder.build import DEFAULT_CACHE_DIR
+    from builder.esco import build_esco
+    from builder.params import language_for, load_esco_params
+
+    esco = load_esco_params(args.params)
+    cache = Path(args.cache or DEFAULT_CACHE_DIR) / "lexicon.sqlite"
+    return [build_esco(None, language_for(params, code), esco_root(args.out), None, esco.corpus, cache)
+            for code in esco.languages]
 
 
 def _build_languages(src, planned: list, args, params: dict) -> list[dict]:
@@ -276,7 +305,7 @@ def cmd_corrections(args, params) -> None:
 
 
 def cmd_esco(args, params) -> None:
-    """An ESCO language (builder/esco.py, docs/esco.md): only when a folder is given; the main job never needs it."""
+    """An ESCO language (builder/esco.py, docs/esco.md): from ESCO's CSV download or MELO's copy of ESCO's labels."""
     from builder.build import DEFAULT_CACHE_DIR
     from builder.esco import build_esco, describe_esco
     from builder.params import language_for, load_esco_params
@@ -292,12 +321,11 @@ def cmd_esco(args, params) -> None:
         version = version or PUBLIC_COPY["version"]
         print(f"ESCO public copy {PUBLIC_COPY['repository']}@{PUBLIC_COPY['commit'][:12]} ({PUBLIC_COPY['version']}, "
               f"unofficial; checksums verified) in {folder}")
-    if not folder:
-        raise BuildError("no ESCO folder: give --esco DIR (ESCO's CSV download, holding occupations_<lang>.csv), "
-                         "esco.dir in params.yaml, or --download (the pinned public copy)")
+    # No folder: ESCO's labels as MELO publishes them, found as the English source is (builder/esco.py resolve_melo).
     language = language_for(params, args.lang)
-    stats = build_esco(Path(folder), language, Path(args.out), version,
-                       args.corpus or esco.corpus, Path(args.cache or DEFAULT_CACHE_DIR) / "lexicon.sqlite")
+    stats = build_esco(Path(folder) if folder else None, language, Path(args.out), version,
+                       args.corpus or esco.corpus, Path(args.cache or DEFAULT_CACHE_DIR) / "lexicon.sqlite",
+                       base_url=None if args.download else args.base_url)
     if not args.quiet:
         print(format_table(table1_rows([stats], [])))
     print(describe_esco(stats, Path(args.out) / args.lang))
@@ -375,9 +403,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--corrections", default=None, help="default: corrections/<lang>.jsonl")
     p.set_defaults(func=cmd_corrections)
     p = add_parser("esco", help="build a test set from ESCO's occupation labels (docs/esco.md)")
-    p.add_argument("--esco", default=None, help="folder of ESCO's CSV download (default: esco.dir in params.yaml)")
+    p.add_argument("--esco", default=None,
+                   help="ESCO's CSV download (holding occupations_<lang>.csv) or a MELO copy (holding processed/melo/); "
+                        "default: esco.dir in params.yaml, else MELO from $GJT_MELO_DIR, ../shared/data/melo or the user "
+                        "cache (downloaded at the pinned commit)")
     p.add_argument("--lang", required=True)
-    p.add_argument("--out", default=str(Path("data") / "esco"), help="output root (default: data/esco)")
+    p.add_argument("--out", default="data-esco", help="output root (default: data-esco, beside data/)")
     p.add_argument("--esco-version", default=None,
                    help="ESCO version of the files (default: esco.version, else the folder name's vN.N.N)")
     p.add_argument("--corpus", choices=("labels", "preferred"), default=None,
@@ -386,10 +417,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--download", action="store_true",
                    help="first fetch the pinned public copy of occupations_{es,fr,en-us}.csv (unofficial, ESCO v1.0.x; "
                         "docs/esco.md) into --esco DIR (default: the user cache) and verify its checksums")
-    p.add_argument("--base-url", default=None, help="--download base URL (default: raw.githubusercontent.com)")
+    p.add_argument("--base-url", default=None,
+                   help="base URL of what is downloaded, --download's public copy or MELO's files (default: "
+                        "raw.githubusercontent.com)")
     p.add_argument("--quiet", action="store_true", help="no table")
     p.set_defaults(func=cmd_esco)
-    p = add_parser("defaults", help="build every params.yaml language offline and print the Table-1 summary")
+    p = add_parser("defaults", help="build every params.yaml language offline, then the ESCO family (esco.languages) "
+                                    "into <out>-esco, and print the Table-1 summary")
     common(p, lang=False)
     p.add_argument("--cache", default=None, help="cache folder (default: cache)")
     # One process by default: on the 2-core machine measured, two gained 1.02-1.14x for 30% more CPU time (one

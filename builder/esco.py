@@ -1,7 +1,9 @@
 """A second kind of source: ESCO's occupation labels, written by people in both genders (docs/esco.md).
 
 ESCO, the European classification of occupations, publishes per language a CSV of occupations
-(``occupations_<lang>.csv``: ``conceptUri``, ``preferredLabel``, ``altLabels`` one per line, …). Romance and
+(``occupations_<lang>.csv``: ``conceptUri``, ``preferredLabel``, ``altLabels`` one per line, …); the MELO
+benchmark republishes the labels as two TSV files per language (``MELO``, pinned). One reader per layout
+(``read_occupations``, ``read_melo``) gives an ``EscoFile``, and one set builder (``build_esco``) reads it. Romance and
 German preferred labels are often written in dual form (es *director técnico/directora técnica*, de
 *Medizinisch-technischer Laborassistent/Medizinisch-technische Laborassistentin*), and the alternatives list
 both forms. This module turns one language's file into a test set of the same format as the job-title sets
@@ -34,13 +36,16 @@ from __future__ import annotations
 
 import csv
 import io
+import os
 import re
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import polars as pl
 
 from builder.errors import SourceError
+from config import REPO_ROOT
 from builder.verdict import PAIR_VERDICTS, Verdict
 from eval.testset import TestSet, sha256_of, table1_counts, write_testset
 
@@ -73,11 +78,16 @@ class Occupation:
 
 @dataclass(frozen=True)
 class EscoFile:
-    path: Path
+    """One language's occupations as either layout gives them; the one input of the set builder."""
+
+    path: Path  # the labels file (occupations_<lang>.csv, MELO's corpus_elements.tsv)
     lang: str
     version: str
-    sha256: str
+    sha256: str  # of ``path``
     occupations: tuple[Occupation, ...]
+    layout: str = "csv"  # csv: ESCO's portal download; melo: MELO's processed dataset (MELO_LAYOUT)
+    files: dict[str, str] = field(default_factory=dict)  # every file read, name -> SHA-256
+    origin: str = ""  # where the files come from, as stats.json and the card say it
 
 
 # The one public copy found of ESCO's occupations CSVs (docs/esco.md "The public copy"): an unofficial re-upload,
@@ -203,7 +213,238 @@ def read_occupations(folder: Path, lang: str, version: str | None = None) -> Esc
         out.append(Occupation(uri, line, preferred, alternatives))
     if not out:
         raise SourceError(f"{path}: no occupation; expected ESCO's occupations CSV")
-    return EscoFile(path, lang, version, sha256_of(path), tuple(out))
+    sha = sha256_of(path)
+    return EscoFile(path, lang, version, sha, tuple(out), "csv", {path.name: sha}, "ESCO's CSV download")
+
+
+# --- MELO's layout: ESCO's labels as the MELO benchmark publishes them (docs/esco.md "Two layouts") ----------
+# Retyk et al. 2024, public repository Avature/melo-benchmark, MIT (the labels ESCO's). Per language one processed
+# dataset, data/processed/melo/<country>_q_<lang>_c_<lang>/: corpus_elements.tsv (``<key>\t<label>``, every
+# preferred ``_000`` and alternative label of every occupation and ISCO group) and concept_mapping.tsv
+# (``<key>\t<ESCO URI>``). Each dataset was built from one ESCO version, which upstream's
+# src/melo_benchmark/data_processing/dataset_builder.py (SUPPORTED_CROSSWALKS, same commit) names: that is the
+# version recorded. The SHA-256s were measured from the commit (git show <commit>:<path>), equal to the copy in
+# ../shared/data/melo. One dataset per language, its own country's where there are two (de: deu not aut, fr: fra
+# not bel, nl: nld not bel).
+MELO_LAYOUT = "melo"
+MELO_FILES = ("corpus_elements.tsv", "concept_mapping.tsv")
+MELO = {
+    "repository": "Avature/melo-benchmark",
+    "commit": "014982fef0abf5149b16e75b1043bd286ae4c98f",
+    "base_url": "https://raw.githubusercontent.com/Avature/melo-benchmark",
+    "path": "data/processed/melo",
+    "licence": "MIT (the MELO benchmark); the labels are ESCO's",
+    "datasets": {
+        "de": {"folder": "deu_q_de_c_de", "esco_version": "v1.0.3", "files": {
+            "corpus_elements.tsv": "f7685858da8471b65914c43f914ffdfc2df0fed92b3ee8402afa7aafaa56a702",
+            "concept_mapping.tsv": "77c7e52fbd3fe4073cd00a3ac4ea9126395109af5aa7294dd2b90e90a6f17768"}},
+        "es": {"folder": "esp_q_es_c_es", "esco_version": "v1.0.8", "files": {
+            "corpus_elements.tsv": "14cf601ce1972a51ceecf7c36b704df79e22d5db660174dd8243cedc49b70f63",
+            "concept_mapping.tsv": "a921a7711e5831f5062b44153b46cd3f3f42b55326e338b1f2a1e81b53cc4588"}},
+        "fr": {"folder": "fra_q_fr_c_fr", "esco_version": "v1.0.9", "files": {
+            "corpus_elements.tsv": "3d62ebce34031ef7227e208940fdc074dda7f4179a261ed96e104d6dd8012108",
+            "concept_mapping.tsv": "5223da51ccf3ee6c17cee24746ec6c347bd754e9bf4688534aecc4fa9c982b84"}},
+        "it": {"folder": "ita_q_it_c_it", "esco_version": "v1.0.8", "files": {
+            "corpus_elements.tsv": "c7214d5362a1a05706e0b5273ac60def83af99af6fd56c8eff8c268c2594f0af",
+            "concept_mapping.tsv": "ac1df577a60108056b1e5ba88abdd9e79361361be41e679ca96bb542ee174f2f"}},
+        "pt": {"folder": "prt_q_pt_c_pt", "esco_version": "v1.0.3", "files": {
+            "corpus_elements.tsv": "df69cbaf4ae40efdf45a9fd53c59fa1d62a599183e61e5da30d4ccec37758b5f",
+            "concept_mapping.tsv": "e33aea07a782e4ad89903ca8edac32dc889d765ddeaee79e75c2d1231ee546d4"}},
+        "nl": {"folder": "nld_q_nl_c_nl", "esco_version": "v1.0.3", "files": {
+            "corpus_elements.tsv": "3719b20cd1dcc66b02442732d7e3e4ba5b0ad27f5c1efd985e16d3b9661e3c5d",
+            "concept_mapping.tsv": "b0891ca5dfe839f9e751096510ac9edbeb259e4297f62646153bd15cba60ecf1"}},
+        "pl": {"folder": "pol_q_pl_c_pl", "esco_version": "v1.0.3", "files": {
+            "corpus_elements.tsv": "1fd84fe61f142a139e16946d31bbbbb93bf54804a5d6887f9d88301707347079",
+            "concept_mapping.tsv": "ba010d963ad05f4afb72045c479f15c5492857c4395be89ed5dcdfbf0ded815b"}},
+        "en": {"folder": "usa_q_en_c_en", "esco_version": "v1.1.0", "files": {
+            "corpus_elements.tsv": "afe1a64350ff5538e63043bdda08b8bc8d6bebc23f41946f83ec322df9c00ead",
+            "concept_mapping.tsv": "d6389b32d09ccc220fbcc6f28d737d0e76f41b9b7090d59c405b87265d5f3815"}},
+    },
+}
+ENV_MELO_DIR = "GJT_MELO_DIR"  # a MELO copy: the folder holding processed/melo/ (annotation/review.py reads it too)
+DEFAULT_MELO_DIR = REPO_ROOT.parent / "shared" / "data" / "melo"
+MAX_MELO_BYTES = 8 << 20  # the largest pinned file is 3.0 MB (English concept_mapping.tsv)
+_ESCO_URI = "http://data.europa.eu/esco/"
+_OCCUPATION_URI = _ESCO_URI + "occupation/"
+
+
+def melo_dataset(root: Path, lang: str) -> Path:
+    """The folder of ``lang``'s pinned MELO dataset inside a MELO copy ``root``."""
+    return Path(root) / "processed" / "melo" / _melo_entry(lang)["folder"]
+
+
+def _melo_entry(lang: str) -> dict:
+    entry = MELO["datasets"].get(lang)
+    if entry is None:
+        raise SourceError(f"MELO: no pinned dataset for {lang!r}; pinned: {', '.join(MELO['datasets'])} (ESCO's other "
+                          "languages: give ESCO's CSV download with --esco DIR)")
+    return entry
+
+
+def melo_cache_dir() -> Path:
+    """Where the pinned MELO files are downloaded when no copy is here: the user cache, by commit."""
+    from builder.source import user_cache_root
+
+    return user_cache_root() / "melo" / MELO["repository"].replace("/", "+") / MELO["commit"]
+
+
+def _melo_complete(root: Path, lang: str) -> bool:
+    folder = melo_dataset(root, lang)
+    return all((folder / name).is_file() and sha256_of(folder / name) == sha
+               for name, sha in _melo_entry(lang)["files"].items())
+
+
+def download_melo(root: Path, lang: str, base_url: str | None = None, timeout_s: float = 60.0) -> Path:
+    """``lang``'s two pinned MELO files into the copy ``root`` (its processed/melo/<folder>/): a file there with its
+    SHA-256 is kept, another is fetched from ``<base_url>/<commit>/data/processed/melo/<folder>/<name>`` and written
+    only when its SHA-256 matches (builder.source.fetch_pinned); a file there with other bytes is refused."""
+    from builder.source import fetch_pinned
+
+    entry = _melo_entry(lang)
+    base = (base_url or MELO["base_url"]).rstrip("/")
+    folder = melo_dataset(root, lang)
+    for name, sha in entry["files"].items():
+        target = folder / name
+        if target.is_file():
+            if sha256_of(target) == sha:
+                continue
+            raise SourceError(f"{target}: already there and not the pinned MELO file (SHA-256 {sha256_of(target)}, "
+                              f"pinned {sha}); delete it to download it again, or set ${ENV_MELO_DIR} to a good copy")
+        fetch_pinned(f"{base}/{MELO['commit']}/{MELO['path']}/{entry['folder']}/{name}", sha, target, timeout_s,
+                     local_copy="pass --esco DIR", local_copy_env=f"set ${ENV_MELO_DIR}", max_bytes=MAX_MELO_BYTES)
+    return root
+
+
+def resolve_melo(lang: str, base_url: str | None = None) -> Path:
+    """The MELO copy to read, as the English source is found: $GJT_MELO_DIR, else ../shared/data/melo, else the
+    user cache, where ``lang``'s pinned files are downloaded (and checked) the first time they are needed."""
+    given = os.environ.get(ENV_MELO_DIR)
+    if given:
+        return Path(given)
+    if DEFAULT_MELO_DIR.is_dir():
+        return DEFAULT_MELO_DIR
+    root = melo_cache_dir()
+    if not _melo_complete(root, lang):
+        print(f"ESCO labels (MELO) not found locally: downloading {lang} from {MELO['repository']}@"
+              f"{MELO['commit'][:12]} into {root}", file=sys.stderr)
+        download_melo(root, lang, base_url)
+    return root
+
+
+def is_melo_copy(folder: Path) -> bool:
+    return (Path(folder) / "processed" / "melo").is_dir()
+
+
+def _melo_lines(path: Path) -> list[tuple[int, str, str]]:
+    """(line, key, value) of one MELO file, checked: a missing or cut-short file, a line without exactly one tab, an
+    empty key or value, a repeated key are one SourceError naming the file and line."""
+    from builder.source import read_lines
+
+    if not path.is_file():
+        raise SourceError(f"{path}: missing; a MELO dataset folder holds {' and '.join(MELO_FILES)} (fetch the folder "
+                          f"again from {MELO['repository']}@{MELO['commit'][:12]}, or set ${ENV_MELO_DIR})")
+    if path.stat().st_size > MAX_MELO_BYTES:
+        raise SourceError(f"{path}: {path.stat().st_size >> 20} MiB, over the {MAX_MELO_BYTES >> 20} MiB a MELO file "
+                          "may hold; is this MELO's file?")
+    lines = read_lines(path)
+    if not lines:
+        raise SourceError(f"{path}:1: empty file; expected MELO's <key><TAB><value> lines")
+    with open(path, "rb") as fh:
+        fh.seek(-1, os.SEEK_END)
+        if fh.read(1) != b"\n":  # every MELO file ends with a newline: a last line without one was cut
+            raise SourceError(f"{path}:{len(lines)}: the last line has no line end: the file is cut short (a "
+                              "truncated copy?); fetch it again")
+    out, seen = [], {}
+    for n, line in enumerate(lines, 1):
+        parts = line.split("\t")
+        if len(parts) != 2:
+            raise SourceError(f"{path}:{n}: {len(parts)} tab-separated fields, MELO's lines have 2 (<key><TAB><value>): "
+                              "a stray tab, or a damaged line; fetch the file again")
+        key, value = parts[0].strip(), parts[1].strip()
+        if not key or not value:
+            raise SourceError(f"{path}:{n}: empty {'key' if not key else 'value'}; every line is <key><TAB><value>")
+        if key in seen:
+            raise SourceError(f"{path}:{n}: key {key} repeats line {seen[key]}; one line per key (a damaged file?)")
+        seen[key] = n
+        out.append((n, key, value))
+    return out
+
+
+def read_melo(root: Path, lang: str, version: str | None = None) -> EscoFile:
+    """``lang``'s occupations from the MELO copy ``root`` (ISCO groups left out), checked line by line, then the
+    files' SHA-256s against the pins (the recorded ESCO version is the pinned dataset's, so other bytes are
+    refused: a tampered or another MELO's file has no known version)."""
+    entry = _melo_entry(lang)
+    if version and version != entry["esco_version"]:
+        raise SourceError(f"--esco-version {version}: MELO's {entry['folder']} was built from ESCO "
+                          f"{entry['esco_version']} (upstream dataset_builder.py); the version is the dataset's, "
+                          "give --esco-version only with ESCO's CSV download")
+    folder = melo_dataset(root, lang)
+    if not folder.is_dir():
+        raise SourceError(f"{folder}: no such folder; a MELO copy holds processed/melo/{entry['folder']}/ (fetch it "
+                          f"from {MELO['repository']}@{MELO['commit'][:12]}, or set ${ENV_MELO_DIR})")
+    labels_path, mapping_path = folder / MELO_FILES[0], folder / MELO_FILES[1]
+    labels, mapping = _melo_lines(labels_path), _melo_lines(mapping_path)
+    key_shape = re.compile(rf"[A-Za-z0-9]+_{re.escape(lang)}_\d+")
+    uri_of: dict[str, str] = {}
+    for n, key, uri in mapping:
+        if not uri.startswith(_ESCO_URI):
+            raise SourceError(f"{mapping_path}:{n}: key {key} maps to {uri[:80]!r}, not an ESCO URI ({_ESCO_URI}...)")
+        uri_of[key] = uri
+    grouped: dict[str, dict] = {}
+    for n, key, label in labels:
+        if not key_shape.fullmatch(key):
+            raise SourceError(f"{labels_path}:{n}: key {key!r} is not MELO's <concept>_{lang}_<n>; is this the {lang} "
+                              "dataset?")
+        uri = uri_of.pop(key, None)
+        if uri is None:
+            raise SourceError(f"{labels_path}:{n}: key {key} has no URI in {mapping_path.name}; the two files do not "
+                              "belong together (a truncated or damaged mapping?)")
+        if not uri.startswith(_OCCUPATION_URI):
+            continue  # an ISCO group: a class of occupations, not an occupation's label
+        occ = grouped.setdefault(uri, {"first": n, "line": None, "preferred": None, "alternatives": []})
+        if key.endswith("_000"):
+            occ["line"], occ["preferred"] = n, label
+        else:
+            occ["alternatives"].append(label)
+    if uri_of:
+        key = next(iter(uri_of))
+        line = next(n for n, k, _ in mapping if k == key)
+        raise SourceError(f"{mapping_path}:{line}: key {key} has no label in {labels_path.name}; the two files do not "
+                          "belong together (a truncated labels file?)")
+    out = []
+    for uri, occ in grouped.items():
+        if occ["preferred"] is None:
+            raise SourceError(f"{labels_path}:{occ['first']}: occupation {uri} has no preferred label (no _000 key "
+                              "among its labels); a damaged file?")
+        out.append(Occupation(uri, occ["line"], occ["preferred"], tuple(occ["alternatives"])))
+    if not out:
+        raise SourceError(f"{labels_path}: no occupation; expected MELO's ESCO labels")
+    files = {}
+    for path in (labels_path, mapping_path):
+        got, pinned = sha256_of(path), entry["files"][path.name]
+        if got != pinned:
+            raise SourceError(f"{path}: SHA-256 {got} is not the pinned {pinned} ({MELO['repository']}@"
+                              f"{MELO['commit'][:12]}); the file is damaged or from another MELO version, whose ESCO "
+                              "version is not known: fetch it again")
+        files[f"{entry['folder']}/{path.name}"] = got
+    out.sort(key=lambda o: o.line)
+    return EscoFile(labels_path, lang, entry["esco_version"], files[f"{entry['folder']}/{labels_path.name}"],
+                    tuple(out), MELO_LAYOUT, files,
+                    f"MELO benchmark {MELO['repository']}@{MELO['commit'][:12]} {entry['folder']} ({MELO['licence']})")
+
+
+def load_esco(folder: Path | None, lang: str, version: str | None = None, base_url: str | None = None) -> EscoFile:
+    """One language's occupations: from ``folder`` in its layout (a MELO copy, holding processed/melo/, or ESCO's
+    CSV download), else from MELO found as ``resolve_melo`` finds it."""
+    if folder is None:
+        return read_melo(resolve_melo(lang, base_url), lang, version)
+    if is_melo_copy(folder):
+        return read_melo(folder, lang, version)
+    if (Path(folder) / MELO_FILES[0]).is_file():  # one dataset folder of a MELO copy, not the copy
+        raise SourceError(f"{folder}: a MELO dataset folder; give the MELO copy, the folder holding processed/melo/ "
+                          "(its dataset of each language is pinned)")
+    return read_occupations(folder, lang, version)
 
 
 def dual_sides(label: str) -> tuple[list[str], str | None]:
@@ -441,9 +682,10 @@ def processed_frame(units: list[_Unit]) -> pl.DataFrame:
     }, schema_overrides={"flags": pl.List(pl.String), "annotators": pl.List(pl.String)})
 
 
-def build_esco(folder: Path, lang, out: Path, version: str | None = None, corpus_design: str = "labels",
-               cache: Path | None = None) -> dict:
-    """One language's ESCO test set written to ``<out>/<lang>/`` (whole or not at all); returns its stats.json."""
+def build_esco(folder: Path | None, lang, out: Path, version: str | None = None, corpus_design: str = "labels",
+               cache: Path | None = None, base_url: str | None = None) -> dict:
+    """One language's ESCO test set written to ``<out>/<lang>/`` (whole or not at all); returns its stats.json.
+    ``folder``: ESCO's CSV download or a MELO copy; None: MELO as ``resolve_melo`` finds it (``load_esco``)."""
     from builder.errors import BuildError
     from builder.postprocess import build_items, derive_qrels
     from languages import resolve
@@ -451,7 +693,7 @@ def build_esco(folder: Path, lang, out: Path, version: str | None = None, corpus
     if corpus_design not in CORPUS_DESIGNS:
         raise BuildError(f"ESCO corpus design {corpus_design!r}; expected one of {', '.join(CORPUS_DESIGNS)}")
     lang = resolve(lang)
-    esco = read_occupations(folder, lang.code, version)
+    esco = load_esco(Path(folder) if folder is not None else None, lang.code, version, base_url)
     judge = _Judge(lang, cache)
     units, relevant, dropped = esco_units(esco, judge, corpus_design)
     nothing = BuildError(f"{esco.path}: no confirmed pair, corpus document or relevant pair; nothing to test "
@@ -476,8 +718,11 @@ def build_esco(folder: Path, lang, out: Path, version: str | None = None, corpus
         "templates": {},
         "esco": {
             "version": esco.version,
+            "layout": esco.layout,
+            "origin": esco.origin,
             "file": esco.path.name,
             "sha256": esco.sha256,
+            "files": esco.files,
             "occupations": len(esco.occupations),
             "preferred_dual_form": sum("/" in o.preferred for o in esco.occupations),
             "query_pairs": sum(u.verdict == Verdict.GENDERED for u in query_units),

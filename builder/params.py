@@ -112,12 +112,13 @@ class BuildParams:
 
 @dataclass(frozen=True)
 class EscoParams:
-    """``esco:``: the ESCO source (builder/esco.py), read by ``python -m builder esco`` alone: the main job and
-    the DVC pipeline never need it."""
+    """``esco:``: the ESCO source (builder/esco.py), read by ``python -m builder esco`` and, for its ``languages``,
+    by the main job, which builds that family from MELO's pinned files into ``<out>-esco/``."""
 
-    dir: str | None = None  # the folder of ESCO's CSV download; null: only --esco builds
-    version: str | None = None  # null: --esco-version, else the folder name's vN.N.N
+    dir: str | None = None  # the folder of ESCO's CSV download or a MELO copy; null: MELO, found as the English source
+    version: str | None = None  # null: --esco-version, else the folder name's vN.N.N (MELO's: its dataset's)
     corpus: str = "labels"  # labels | preferred (builder.esco.CORPUS_DESIGNS)
+    languages: tuple[str, ...] = ()  # the ESCO family `builder defaults` and dvc.yaml build (none unless listed)
 
     def __post_init__(self):
         if self.corpus not in ("labels", "preferred"):

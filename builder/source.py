@@ -97,7 +97,9 @@ def cached_source_complete(folder: Path) -> bool:
                for name, entry in REGISTRY["files"].items())
 
 
-def _read_lines(path: Path) -> list[str]:
+def read_lines(path: Path) -> list[str]:
+    """A UTF-8 text file's lines, checked (no BOM, CRLF, bad UTF-8, control characters but the tab); every problem
+    a SourceError naming the file and line. Also builder/esco.py's reader of MELO's TSV files."""
     if not path.is_file():
         raise SourceError(f"{path}: file missing (the source folder needs {', '.join(FILES)})")
     raw = path.read_bytes()
@@ -131,7 +133,7 @@ def _read_titles(path: Path, line_of: dict[str, int] | None = None) -> dict[str,
     """id -> title; ``line_of`` (when given) receives each id's line number."""
     titles: dict[str, str] = {}
     first_line: dict[str, int] = {} if line_of is None else line_of
-    for lineno, line in enumerate(_read_lines(path), 1):
+    for lineno, line in enumerate(read_lines(path), 1):
         fields = line.split("\t")
         if len(fields) != 2:
             raise SourceError(f"{path}:{lineno}: expected 2 tab-separated columns 'id<TAB>title', found {len(fields)}")
@@ -157,7 +159,7 @@ def _read_titles(path: Path, line_of: dict[str, int] | None = None) -> dict[str,
 def _read_qrels(path: Path, queries: dict[str, str], corpus: dict[str, str]) -> list[tuple[str, str]]:
     pairs: list[tuple[str, str]] = []
     seen: set[tuple[str, str]] = set()
-    lines = _read_lines(path)
+    lines = read_lines(path)
     if not lines:
         raise SourceError(f"{path}: no rows; the qrels file needs at least one relevant pair")
     for lineno, line in enumerate(lines, 1):

@@ -69,8 +69,9 @@ def _route_lines(s: dict) -> list[str]:
     if s.get("source") == "esco":  # builder/esco.py: labels written by people, no translation (docs/esco.md)
         e = s.get("esco") or {}
         dropped = e.get("dropped") or {}
+        origin = f"; {e['origin']}" if e.get("origin") else ""  # the layout read: ESCO's CSV download, MELO's copy
         return [f"- Source: ESCO {e.get('version', '?')} (`{e.get('file', '?')}`, SHA-256 `{e.get('sha256', '?')}`, "
-                f"{e.get('occupations', '?')} occupations): masculine/feminine pairs from the labels ESCO publishes in "
+                f"{e.get('occupations', '?')} occupations{origin}): masculine/feminine pairs from the labels ESCO publishes in "
                 f"both forms, each confirmed by the gender layer ({sum(dropped.values())} labels or candidate pairs "
                 f"dropped with a reason); corpus: {e.get('corpus_design_meaning', '?')}. No machine translation.",
                 f"- Relevance: {e.get('relevance', 'not recorded')}.",

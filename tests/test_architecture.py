@@ -217,7 +217,8 @@ def test_yaml_is_parsed_only_by_config():
 # embedding cache (builder/reference.py aligns the source's translations with a model) and eval's two exact
 # primitives, the score grid and exp (builder/align.py: an alignment the same bits on every machine); annotation
 # borrows the builder's reader of the corrections format (the one definition of it) and its term-rules step (so
-# `annotation rule` lists what the build will change), eval's one public ranking entry point
+# `annotation rule` lists what the build will change), its one reader of ESCO's labels in MELO's layout and the title
+# normalisation (the review pack's ESCO hints and how often the build agrees with them), eval's one public ranking entry point
 # and its one entry point for vectors (with EvalError, what they raise): annotation ranks and embeds what eval
 # does, through eval's cache and memory budget.
 EVAL_RANKING_API = "eval.evaluate.rank_testset"
@@ -227,7 +228,8 @@ EVAL_EXACT_EXP = "eval.exact_use.exp_nonpositive"
 SHARED = ("config", "languages", FORMAT)
 PACKAGE_IMPORTS = {
     "builder": ("builder", *SHARED, "eval.models", EVAL_SCORE_GRID, EVAL_EXACT_EXP),
-    "annotation": ("annotation", *SHARED, "builder.corrections", "builder.errors", "builder.rules", "builder.verdict", "eval.errors",
+    "annotation": ("annotation", *SHARED, "builder.corrections", "builder.errors", "builder.rules", "builder.verdict",
+                   "builder.esco", "builder.strip", "eval.errors",
                    EVAL_RANKING_API,
                    EVAL_VECTORS_API),
     "releases": ("releases", *SHARED),

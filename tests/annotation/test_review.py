@@ -201,3 +201,39 @@ def test_a_bad_round_name_is_one_error_before_any_server_is_asked(capsys, monkey
     rc = main(["pull", "--lang", "pt", "--review", "round one!", "--out", "/nonexistent/pt.jsonl"])
     err = capsys.readouterr().err
     assert rc == 2 and err.startswith("error: --review 'round one!'; expected the round's name") and len(err.splitlines()) == 1
+
+
+def test_esco_hints_read_melo_through_the_builders_one_reader(tmp_path, monkeypatch):
+    """The review pack's ESCO hints: an English title that is an ESCO English label (any case) gets its occupation's
+    labels in the language, read from a MELO copy by builder/esco.py's checked reader; a damaged file is one
+    AnnotationError naming file and line, not a traceback."""
+    from annotation import AnnotationError
+    from annotation.review import esco_hints
+    from builder import esco
+    from tests.builder.test_esco import SPANISH, URI, pin_melo, write_melo
+
+    root = tmp_path / "melo"
+    write_melo(root, "en", [("aaa1", "technical director", ["chief technical officer"]), ("ccc3", "data analyst", [])])
+    write_melo(root, "es", SPANISH)
+    for lang in ("en", "es"):
+        pin_melo(monkeypatch, root, lang)
+    monkeypatch.setenv("GJT_MELO_DIR", str(root))
+    hints = esco_hints("es", ["Technical Director", "Data Analyst", "Gardener"])
+    assert hints == {"Technical Director": ["director técnico/directora técnica", "directora técnica",
+                                            "director técnico", "jefe técnico", "jefa técnica", "gerente técnico"],
+                     "Data Analyst": ["analista de datos", "especialista en datos"]}
+    assert esco_hints("ca", ["Technical Director"]) == {}  # ESCO has no Catalan: no pinned MELO dataset
+    mapping = esco.melo_dataset(root, "es") / "concept_mapping.tsv"
+    mapping.write_text(mapping.read_text(encoding="utf-8").replace(f"\t{URI}aaa1\n", "\t\n", 1), encoding="utf-8")
+    with pytest.raises(AnnotationError, match=rf"{mapping}:2: empty value"):
+        esco_hints("es", ["Technical Director"])
+
+
+def test_esco_agreement_counts_built_forms_among_escos_labels():
+    from annotation.review import esco_agreement
+
+    pack = [{"esco": ["director técnico/directora técnica", "jefe técnico"], "built": ["Director  técnico", "directora técnica"]},
+            {"esco": ["jefe de obra/jefa de obra"], "built": ["jefe de obra", "jefa del obra"]},  # the feminine is not ESCO's
+            {"esco": ["analista de datos"], "built": ["analista", "analista"]},
+            {"built": ["jardinero", "jardinera"]}]  # no ESCO label for its English title: not counted
+    assert esco_agreement(pack) == {"ids": 4, "with_esco": 3, "masculine": 2, "feminine": 1, "both": 1}

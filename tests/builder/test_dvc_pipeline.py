@@ -131,3 +131,13 @@ def test_each_builder_stage_depends_on_every_module_its_command_imports(tmp_path
         assert "builder/__main__.py" in imported and not uncovered(imported, deps), \
             f"{name} imports modules dvc.yaml's deps do not cover: {uncovered(imported, deps)}"
         assert all((REPO / d).exists() for d in deps if not d.startswith("data")), name
+    # The ESCO family's stage (data-esco/<lang>), on MELO's real Spanish files where this checkout has them.
+    from builder.esco import DEFAULT_MELO_DIR, melo_dataset
+
+    if not melo_dataset(DEFAULT_MELO_DIR, "es").is_dir():
+        pytest.skip(f"no MELO copy at {DEFAULT_MELO_DIR}")
+    stage = stages["esco"]["do"]
+    cmd = stage["cmd"].replace("${item}", "es").split()
+    imported = imported_files(cmd, work, tmp_path / "esco.imports", env)
+    assert "builder/esco.py" in imported and not uncovered(imported, stage["deps"]), uncovered(imported, stage["deps"])
+    assert (work / "data-esco" / "es" / "stats.json").is_file()

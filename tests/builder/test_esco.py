@@ -209,8 +209,7 @@ def test_missing_file_folder_and_version_are_one_error_line(tmp_path, capsys):
     for args, expected in (
             (["--esco", str(tmp_path / "absent")], f"error: {tmp_path / 'absent'}: no such folder"),
             (["--esco", str(tmp_path / "no-version"), "--lang", "fr"], "occupations_fr.csv: missing"),
-            (["--esco", str(tmp_path / "no-version")], "the ESCO version is not known; give it with --esco-version"),
-            ([], "error: no ESCO folder: give --esco DIR")):
+            (["--esco", str(tmp_path / "no-version")], "the ESCO version is not known; give it with --esco-version")):
         lang = [] if "--lang" in args else ["--lang", "es"]
         assert main(["esco", *args, *lang, "--out", str(tmp_path / "out")]) == 2
         err = capsys.readouterr().err.strip().splitlines()
@@ -374,3 +373,249 @@ def test_download_never_overwrites_another_file(public_copy, tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.startswith("error: ") and err.count("\n") == 1 and "not the pinned public copy" in err, err
     assert mine.read_bytes() == before
+
+
+# --- MELO's layout: ESCO's labels as the MELO benchmark publishes them (../shared/data/melo) ------------------
+
+ISCO = ("http://data.europa.eu/esco/isco/C1", "directores y gerentes")  # an ISCO group: no occupation, left out
+
+
+def write_melo(root: Path, lang: str, rows, isco=(ISCO,)) -> Path:
+    """A MELO copy holding one dataset folder in MELO's layout: corpus_elements.tsv (<key>\\t<label>, _000 the
+    preferred label) and concept_mapping.tsv (<key>\\t<URI>), the ISCO groups first, as upstream writes them."""
+    from builder import esco
+
+    folder = esco.melo_dataset(root, lang)
+    folder.mkdir(parents=True, exist_ok=True)
+    concepts = [(uri, [label]) for uri, label in isco] + [(URI + uid, [p, *alts]) for uid, p, alts in rows]
+    lines = [(f"C{c:06d}_{lang}_{k:03d}", label, uri)
+             for c, (uri, labels) in enumerate(concepts, 1) for k, label in enumerate(labels)]
+    (folder / "corpus_elements.tsv").write_text("".join(f"{key}\t{label}\n" for key, label, _ in lines), encoding="utf-8")
+    (folder / "concept_mapping.tsv").write_text("".join(f"{key}\t{uri}\n" for key, _, uri in lines), encoding="utf-8")
+    return folder
+
+
+def pin_melo(monkeypatch, root: Path, lang: str) -> dict:
+    """MELO's pins for ``lang`` set to the SHA-256s of the files written here (the real pins are of MELO's files)."""
+    import hashlib
+
+    from builder import esco
+
+    folder = esco.melo_dataset(root, lang)
+    entry = {**esco.MELO["datasets"][lang],
+             "files": {name: hashlib.sha256((folder / name).read_bytes()).hexdigest() for name in esco.MELO_FILES}}
+    monkeypatch.setitem(esco.MELO["datasets"], lang, entry)
+    return entry
+
+
+@pytest.fixture
+def melo_es(tmp_path, monkeypatch):
+    root = tmp_path / "melo"
+    write_melo(root, "es", SPANISH)
+    pin_melo(monkeypatch, root, "es")
+    return root
+
+
+def build_melo(tmp_path, root, lang="es", *extra):
+    return main(["esco", "--esco", str(root), "--lang", lang, "--out", str(tmp_path / "out"),
+                 "--cache", str(tmp_path / "cache"), "--quiet", *extra])
+
+
+def test_melo_layout_builds_the_same_set_as_the_csv_layout(melo_es, tmp_path, spanish):
+    """One set builder: the same labels in MELO's layout give the CSV layout's items and qrels; the ISCO group is
+    left out; the version is the pinned dataset's, with both files' checksums."""
+    from builder import esco
+
+    assert build_melo(tmp_path, melo_es) == 0
+    ts = read_testset(tmp_path / "out", "es")
+    for name in ("queries", "corpus", "qrels"):
+        got, want = getattr(ts, name), getattr(spanish, name)
+        assert got.drop("provenance", strict=False).equals(want.drop("provenance", strict=False)), name
+    assert "directores y gerentes" not in ts.corpus["text"].to_list() + ts.queries["text"].to_list()
+    s = ts.stats["esco"]
+    entry = esco.MELO["datasets"]["es"]
+    assert s["layout"] == "melo" and s["version"] == entry["esco_version"] == "v1.0.8"
+    assert s["files"] == {f"esp_q_es_c_es/{n}": entry["files"][n] for n in esco.MELO_FILES}
+    assert s["file"] == "corpus_elements.tsv" and s["sha256"] == entry["files"]["corpus_elements.tsv"]
+    assert "Avature/melo-benchmark@014982fef0ab esp_q_es_c_es" in s["origin"]
+    assert s["occupations"] == len(SPANISH)
+    assert set(ts.queries["provenance"]) == {"esco:v1.0.8:es"}
+    from languages import load
+    from releases.card import render_card
+
+    card = render_card("0.1.0", "testset@v0.1.0", [ts], "0.1.0", {"es": load("es")})
+    assert ("Source: ESCO v1.0.8 (`corpus_elements.tsv`, SHA-256 `" + entry["files"]["corpus_elements.tsv"] + "`, 5 "
+            "occupations; MELO benchmark Avature/melo-benchmark@014982fef0ab esp_q_es_c_es (MIT") in card
+
+
+def test_melo_is_found_through_the_environment_variable(melo_es, tmp_path, monkeypatch):
+    monkeypatch.setenv("GJT_MELO_DIR", str(melo_es))
+    assert main(["esco", "--lang", "es", "--out", str(tmp_path / "out"), "--cache", str(tmp_path / "c"),
+                 "--quiet"]) == 0
+    assert read_testset(tmp_path / "out", "es").stats["esco"]["layout"] == "melo"
+
+
+def test_a_melo_dataset_folder_is_not_taken_for_a_csv_download(melo_es, tmp_path, capsys):
+    from builder import esco
+
+    folder = esco.melo_dataset(melo_es, "es")
+    assert build_melo(tmp_path, folder) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"error: {folder}: a MELO dataset folder; give the MELO copy, the folder holding processed/melo/ "
+                   "(its dataset of each language is pinned)"]
+
+
+def test_melo_refuses_a_version_given_for_the_csv(melo_es, tmp_path, capsys):
+    assert build_melo(tmp_path, melo_es, "es", "--esco-version", "v1.2.0") == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--esco-version v1.2.0: MELO's esp_q_es_c_es was built from ESCO v1.0.8" in err[0]
+
+
+def _edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert old in text
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+MELO_BAD = [
+    ("missing file", lambda f: (f / "concept_mapping.tsv").unlink(), "concept_mapping.tsv", ": missing; a MELO dataset"),
+    ("truncated", lambda f: (f / "corpus_elements.tsv").write_bytes((f / "corpus_elements.tsv").read_bytes()[:-9]),
+     "corpus_elements.tsv", ":21: the last line has no line end: the file is cut short"),
+    ("tampered", lambda f: _edit(f / "corpus_elements.tsv", "jefa técnica", "jefa técnico"),
+     "corpus_elements.tsv", ": SHA-256 "),
+    ("key without a URI", lambda f: _edit(f / "concept_mapping.tsv", "C000002_es_003\t" + URI + "aaa1\n", ""),
+     "corpus_elements.tsv", ":5: key C000002_es_003 has no URI in concept_mapping.tsv"),
+    ("empty URI", lambda f: _edit(f / "concept_mapping.tsv", "C000002_es_003\t" + URI + "aaa1", "C000002_es_003\t"),
+     "concept_mapping.tsv", ":5: empty value"),
+    ("stray separator", lambda f: _edit(f / "corpus_elements.tsv", "jefe técnico", "jefe\ttécnico"),
+     "corpus_elements.tsv", ":5: 3 tab-separated fields, MELO's lines have 2"),
+    ("label without a key", lambda f: _edit(f / "concept_mapping.tsv", "C000006_es_000\t" + URI + "eee5\n", ""),
+     "corpus_elements.tsv", ":17: key C000006_es_000 has no URI"),
+    ("mapping longer than the labels", lambda f: _edit(f / "concept_mapping.tsv", "C000001_es_000\t",
+                                                        "C000009_es_000\thttp://data.europa.eu/esco/isco/C9\nC000001_es_000\t"),
+     "concept_mapping.tsv", ":1: key C000009_es_000 has no label in corpus_elements.tsv"),
+    ("no preferred label", lambda f: [_edit(f / name, "C000004_es_000\t", "C000004_es_002\t") for name in
+                                      ("corpus_elements.tsv", "concept_mapping.tsv")],
+     "corpus_elements.tsv", ":13: occupation http://data.europa.eu/esco/occupation/ccc3 has no preferred label"),
+    ("another language's file", lambda f: _edit(f / "corpus_elements.tsv", "C000001_es_000", "C000001_fr_000"),
+     "corpus_elements.tsv", ":1: key 'C000001_fr_000' is not MELO's <concept>_es_<n>"),
+]
+
+
+@pytest.mark.parametrize("name, damage, file, message", MELO_BAD, ids=[b[0] for b in MELO_BAD])
+def test_bad_melo_files_are_one_error_line(melo_es, tmp_path, capsys, name, damage, file, message):
+    from builder import esco
+
+    folder = esco.melo_dataset(melo_es, "es")
+    damage(folder)
+    assert build_melo(tmp_path, melo_es) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error: ") and "Traceback" not in err[0], err
+    assert f"{folder / file}{message}" in err[0], err
+    assert not (tmp_path / "out" / "es").exists()  # nothing written
+
+
+def test_the_shared_melo_copy_matches_the_pins():
+    """The real files (../shared/data/melo, where this checkout has them) are the pinned commit's: every pinned
+    dataset reads, its occupations without the ISCO groups."""
+    from builder import esco
+
+    if not esco.DEFAULT_MELO_DIR.is_dir():
+        pytest.skip("no ../shared/data/melo here")
+    for lang in esco.MELO["datasets"]:
+        got = esco.read_melo(esco.DEFAULT_MELO_DIR, lang)
+        assert len(got.occupations) in (2942, 3008), lang  # ESCO v1.0.x's 2,942 occupations, v1.1.0's 3,008
+        assert all(o.uri.startswith("http://data.europa.eu/esco/occupation/") for o in got.occupations)
+
+
+@pytest.fixture
+def melo_served(tmp_path, monkeypatch):
+    """The pinned commit's layout on a real HTTP server on 127.0.0.1 (<commit>/data/processed/melo/<folder>/...),
+    with no local MELO copy: no $GJT_MELO_DIR, no ../shared/data/melo, an empty user cache."""
+    import functools
+    import http.server
+    import threading
+
+    from builder import esco
+
+    www = tmp_path / "www"
+    served = www / esco.MELO["commit"] / "data"
+    write_melo(served, "es", SPANISH)
+    pin_melo(monkeypatch, served, "es")
+    monkeypatch.delenv("GJT_MELO_DIR", raising=False)
+    monkeypatch.setattr(esco, "DEFAULT_MELO_DIR", tmp_path / "no-shared")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(www)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}", esco.melo_dataset(served, "es")
+    server.shutdown()
+    server.server_close()
+
+
+def melo_download(tmp_path, base_url):
+    return main(["esco", "--lang", "es", "--base-url", base_url, "--out", str(tmp_path / "out"),
+                 "--cache", str(tmp_path / "cache"), "--quiet"])
+
+
+@pytest.mark.server
+def test_melo_is_downloaded_at_the_pinned_commit_when_no_copy_is_here(melo_served, tmp_path, capsys):
+    from builder import esco
+
+    base_url, served = melo_served
+    assert melo_download(tmp_path, base_url) == 0
+    cached = esco.melo_dataset(tmp_path / "xdg" / "gendered-job-titles" / "melo" / "Avature+melo-benchmark"
+                               / esco.MELO["commit"], "es")
+    assert f"downloading es from Avature/melo-benchmark@{esco.MELO['commit'][:12]}" in capsys.readouterr().err
+    for name in esco.MELO_FILES:
+        assert (cached / name).read_bytes() == (served / name).read_bytes()
+    assert read_testset(tmp_path / "out", "es").stats["esco"]["layout"] == "melo"
+    # Kept: a second run reads the cache and fetches nothing (the server has lost the files).
+    for name in esco.MELO_FILES:
+        (served / name).unlink()
+    assert melo_download(tmp_path, base_url) == 0
+
+
+@pytest.mark.server
+def test_melo_download_refuses_a_wrong_checksum_and_writes_nothing(melo_served, tmp_path, capsys):
+    base_url, served = melo_served
+    _edit(served / "concept_mapping.tsv", URI + "aaa1", URI + "aaa9")
+    assert melo_download(tmp_path, base_url) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1].startswith("error: ") and "concept_mapping.tsv: SHA-256 " in err[-1], err
+    assert "does not match the pinned" in err[-1] and "Traceback" not in "\n".join(err)
+    assert [line for line in err if line.startswith("error")] == [err[-1]]
+    assert not list((tmp_path / "xdg").rglob("concept_mapping.tsv")) and not (tmp_path / "out").exists()
+
+
+@pytest.mark.skipif(__import__("shutil").which("apertium") is None, reason="apertium is not installed")
+def test_defaults_builds_the_esco_family_beside_the_job_title_sets(tmp_path, monkeypatch, capsys):
+    """`builder defaults` with esco.languages: the family in <out>-esco/<lang>, its Table-1 counts printed, and the
+    job-title sets the same bytes as a run without it (nothing of ESCO inside --out)."""
+    from tests.builder.test_reference import write_english
+
+    english = write_english(tmp_path / "dataset")
+    root = tmp_path / "melo"
+    write_melo(root, "es", SPANISH)
+    pin_melo(monkeypatch, root, "es")
+    monkeypatch.setenv("GJT_MELO_DIR", str(root))
+    monkeypatch.chdir(tmp_path)  # no corrections/<lang>.jsonl of the repository's sets
+    digests = {}
+    for name, esco in (("without", ""), ("with", "esco: {languages: [es]}\n")):
+        params = tmp_path / f"params-{name}.yaml"
+        params.write_text("languages: [ca]\n" + esco, encoding="utf-8")
+        out = tmp_path / name / "data"
+        assert main(["--params", str(params), "defaults", "--source", str(english), "--out", str(out),
+                     "--cache", str(tmp_path / "cache"), "--quiet"]) == 0
+        printed = capsys.readouterr().out
+        digests[name] = {p.relative_to(out).as_posix(): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
+    assert digests["with"] == digests["without"] and {k.split("/")[0] for k in digests["with"]} == {"ca"}
+    assert not (tmp_path / "without" / "data-esco").exists()
+    ts = read_testset(tmp_path / "with" / "data-esco", "es")
+    assert ts.stats["esco"]["layout"] == "melo" and ts.stats["queries"]["pairs"] == 3
+    assert f"ESCO family ({tmp_path / 'with' / 'data-esco'}; labels written by people" in printed
+    assert "ES   this build (ESCO v1.0.8)" in printed and f"written to {tmp_path / 'with' / 'data-esco' / 'es'}" in printed
