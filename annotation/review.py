@@ -54,12 +54,12 @@ def _labels(root: Path, lang: str) -> dict[str, list[str]]:
 def esco_hints(lang: str, english_titles: list[str]) -> dict[str, list[str]]:
     """English title → ESCO's labels in ``lang`` of every occupation holding it as an English label
     (case-insensitive exact match); {} where MELO has no pinned dataset of that language or no copy is here."""
-    from builder.esco import MELO
+    from builder.esco import MELO, MELO_ENGLISH
 
     root = melo_root()
     if root is None or lang not in MELO["datasets"]:
         return {}
-    english = _labels(root, "en")
+    english = _labels(root, MELO_ENGLISH)
     by_label: dict[str, set[str]] = defaultdict(set)
     for uri, labels in english.items():
         for label in labels:

@@ -38,7 +38,8 @@ DEFAULT_CACHE_DIR = Path("cache")
 # files). Each replaces the folder whole, so each may replace what the other wrote, and nothing else.
 LANGUAGE_FOLDER = re.compile("|".join(map(re.escape, (
     RAW_FILE, ALIGNMENT_FILE, ALIGNMENT_SUMMARY, "templates.json", "translations.parquet", *REQUIRED_FILES,
-    "stats.json"))))
+    "stats.json",
+    ".gitignore"))))  # DVC's, written beside a stage's file outputs where the repository does not ignore data/
 
 
 # The folder whose ``<lang>.jsonl`` a build without --corrections applies: $GJT_CORRECTIONS_DIR, else corrections/.

@@ -261,6 +261,7 @@ MELO = {
             "concept_mapping.tsv": "d6389b32d09ccc220fbcc6f28d737d0e76f41b9b7090d59c405b87265d5f3815"}},
     },
 }
+MELO_ENGLISH = "en"  # the dataset of ESCO's English labels, which the job-title dataset's titles are matched to
 ENV_MELO_DIR = "GJT_MELO_DIR"  # a MELO copy: the folder holding processed/melo/ (annotation/review.py reads it too)
 DEFAULT_MELO_DIR = REPO_ROOT.parent / "shared" / "data" / "melo"
 MAX_MELO_BYTES = 8 << 20  # the largest pinned file is 3.0 MB (English concept_mapping.tsv)

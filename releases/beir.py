@@ -17,6 +17,7 @@ which no BEIR file can say)."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import polars as pl
@@ -24,6 +25,8 @@ import polars as pl
 from eval.testset import DOUBLET, FEMININE, FORMS, MASCULINE, TestSet
 
 BEIR_FOLDER = "beir"
+# The paths under <lang>/ that write_beir writes (the release folder's check of what it may replace)
+BEIR_PATHS = re.compile(r"beir(/[a-z]+-queries_[a-z]+-corpus(/(corpus\.jsonl|queries\.jsonl|qrels(/test\.tsv)?))?)?")
 CORPORA = (MASCULINE, FEMININE, DOUBLET)
 
 

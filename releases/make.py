@@ -17,7 +17,7 @@ from eval.testset import (FEMININE, MASCULINE, VERSION_RE, TestSet, TestSetError
                           table1_counts)
 from languages import CODE, LanguageError, check_code, load
 
-from .beir import BEIR_FOLDER, write_beir
+from .beir import BEIR_FOLDER, BEIR_PATHS, write_beir
 from .anchor import (folder_md5, git, git_root, md5_of, read_published, recorded_md5, recorded_outs, resolve_release,
                      relative_to_repo)
 from .card import render_card
@@ -31,7 +31,7 @@ SHIPPED_FILES = ("queries.parquet", "corpus.parquet", "qrels.tsv", "stats.json")
 # Everything make_release writes into --out: a release folder holding anything else (a user's note) is refused
 # rather than replaced (config.files.write_folder_atomically).
 RELEASE_FOLDER = re.compile(rf"README\.md|{re.escape(MANIFEST_NAME)}|{CODE.pattern}"
-                            rf"(/({'|'.join(map(re.escape, (*SHIPPED_FILES, 'qrels.parquet')))}))?")
+                            rf"(/({'|'.join(map(re.escape, (*SHIPPED_FILES, 'qrels.parquet')))}|{BEIR_PATHS.pattern}))?")
 COUNT_KEYS = ("pairs", "neutral", "titles", MASCULINE, FEMININE)
 TOOLKIT = "gendered-job-titles"
 

@@ -31,7 +31,8 @@ def run_cli(args: list[str], capsys) -> tuple[int, str, str]:
 
 def test_the_option_is_off_by_default_and_checked(tmp_path):
     path = tmp_path / "p.yaml"
-    assert load_params(tmp_path / "none.yaml").vectors is None
+    path.write_text(json.dumps({"annotation": {}}))
+    assert load_params(path).vectors is None
     path.write_text(json.dumps({"annotation": {"vectors": {"model": "m-use"}}}))
     assert load_params(path).vectors == VectorParams("m-use")
     for section, message in (({"model": ""}, "annotation.vectors.model is ''"),
@@ -52,6 +53,7 @@ def test_without_vectors_the_hash_is_the_one_of_before(tmp_path):
         payload = json.dumps([spec.fields, spec.metadata, suggestions], sort_keys=True, ensure_ascii=False)
         assert spec.content_hash() == hashlib.sha256(payload.encode("utf-8")).hexdigest()[:16]
     # With vectors the hash covers the model (name, revision), not the floats' last bits.
+    (tmp_path / "params.yaml").write_text("eval: {}\n", encoding="utf-8")  # the defaults (a named params file must exist)
     embedded, dimension = with_vectors(specs, Embedder("tfidf-char", tmp_path / "params.yaml"))
     assert dimension == 4096
     assert all(e.content_hash() != s.content_hash() for e, s in zip(embedded, specs))

@@ -20,6 +20,7 @@ from eval.params import EvalSettings, read_eval_settings
 from eval.ranking import SCORES
 from eval.stats import paired_randomization_test
 from eval.testset import ITEM_SCHEMA, TestSet, read_testset, write_testset
+from eval.testset import testset_digest as digest_of_set  # imported by another name: pytest collects test*
 
 from .golden import MEASURES_BEFORE_NDCG, assert_json_close
 from .testsets import EXTRA_CORPUS, forms_testset, make_testset
@@ -166,6 +167,8 @@ def test_a_set_without_extra_forms_gives_the_result_of_the_toolkit_before_forms(
     result = json.loads(stored.read_bytes())
     # that toolkit did not name how scores are made (they were not exact yet); every figure is the same
     assert result["settings"].pop("scores") == SCORES
+    # nor the set's content digest the store now keys results on (issue 38): the set's own, recomputed
+    assert result["testset"].pop("digest") == digest_of_set(tmp_path / "data", "pt")
     assert_json_close(result, json.loads(golden.read_bytes()))
 
 

@@ -119,3 +119,24 @@ def test_a_harness_on_the_beir_folders_gives_evals_ndcg_with_every_title_ranked(
         assert ours["n"] == len(queries) and abs(ours["value"] - harness) < 1e-12, (folder.name, ours, harness)
         compared += 1
     assert compared == 6
+
+
+def test_a_release_with_beir_folders_is_replaced_by_the_next_one_and_a_users_file_among_them_is_refused(project):
+    """A release folder is replaced whole only when it holds nothing but what make writes: the BEIR copies are
+    among that, a user's file beside them is not (issue 38's rule, config.files.write_folder_atomically)."""
+    from config.files import OutputPathError
+
+    with_beir(project)
+    release = project.root / "release"
+    make_release(project.data, "0.1.0", release, project.params)
+    make_release(project.data, "0.1.1", release, project.params)
+    assert json.loads((release / "manifest.json").read_text(encoding="utf-8"))["version"] == "0.1.1"
+    note = next((release / "pt" / "beir").iterdir()) / "my-notes.txt"
+    note.write_text("mine", encoding="utf-8")
+    try:
+        make_release(project.data, "0.1.2", release, project.params)
+    except OutputPathError as exc:
+        assert "my-notes.txt" in str(exc)
+    else:
+        raise AssertionError("a release folder holding a user's file was replaced")
+    assert note.read_text(encoding="utf-8") == "mine"
