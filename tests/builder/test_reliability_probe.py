@@ -14,6 +14,7 @@ import pytest
 import yaml
 
 from tests.builder.test_build import tiny_source
+from tests.cli_errors import one_error_line
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -21,14 +22,6 @@ REPO = Path(__file__).resolve().parents[2]
 def cli(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "builder", *args], cwd=REPO, capture_output=True, text=True,
                           env={**os.environ, **(env or {})}, timeout=300)
-
-
-def one_error_line(r: subprocess.CompletedProcess, *needles: str) -> None:
-    assert r.returncode == 2, (r.stdout, r.stderr)
-    assert r.stderr.startswith("error: ") and "Traceback" not in r.stderr, r.stderr
-    assert len(r.stderr.strip().splitlines()) == 1, r.stderr
-    for needle in needles:
-        assert needle in r.stderr, r.stderr
 
 
 def snapshot(root: Path) -> dict[str, bytes]:

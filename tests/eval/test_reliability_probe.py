@@ -15,6 +15,7 @@ import pytest
 import yaml
 
 from eval.testset import read_testset, write_testset
+from tests.cli_errors import one_error_line
 
 from .testsets import make_testset
 
@@ -24,14 +25,6 @@ TRAVERSAL = "1/../../../../../../elsewhere/PWNED"
 
 def run_cli(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "eval", *args], cwd=cwd, capture_output=True, text=True, timeout=600)
-
-
-def one_error_line(r: subprocess.CompletedProcess, *needles: str) -> None:
-    assert r.returncode == 2, (r.stdout, r.stderr)
-    assert r.stderr.startswith("error: ") and "Traceback" not in r.stderr, r.stderr
-    assert len(r.stderr.strip().splitlines()) == 1, r.stderr
-    for needle in needles:
-        assert needle in r.stderr, r.stderr
 
 
 def files_under(root: Path) -> list[str]:
