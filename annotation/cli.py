@@ -258,9 +258,9 @@ def review_import(lang: str, params: AnnotationParams, readings: str | Path, rou
     # A later round that reads a title again and keeps what the file's line already says leaves that line (its
     # round, readers and reason) as it is: only what the round changes becomes a line of its own.
     held = {key_of(line): line for line in old}
-    confirmed = [line for line in lines if key_of(line) in held and review.same_outcome(held[key_of(line)], line)]
-    lines = [line for line in lines if line not in confirmed]
-    merged = merge(old, lines)
+    changes = [line for line in lines if key_of(line) not in held or not review.same_outcome(held[key_of(line)], line)]
+    confirmed = len(lines) - len(changes)
+    merged = merge(old, changes)
     write_corrections(merged.lines, out, lang)
     figures = review.review_agreement(rows, round_)
     # one file for every round: this round's figures replace its own, an earlier round's stay
@@ -268,7 +268,7 @@ def review_import(lang: str, params: AnnotationParams, readings: str | Path, rou
     earlier = [f for f in review.read_agreement(agreement_path) if f.get("round") != round_]
     write_jsonl_atomic(earlier + figures, agreement_path)
     counts = {a: sum(1 for r in decided.values() if review.label_of(r) == a) for a in review.ACTIONS}
-    return {"out": out, "decided": len(decided), **counts, "confirmed": len(confirmed), "merged": merged,
+    return {"out": out, "decided": len(decided), **counts, "confirmed": confirmed, "merged": merged,
             "agreement": figures}
 
 
