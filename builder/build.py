@@ -14,6 +14,7 @@ import polars as pl
 
 from builder.cache import TranslationCache
 from builder.corrections import check_source_ids, read_corrections, rules_path_of
+from builder.corrections import FLAG_MEANINGS as CORRECTION_FLAG_MEANINGS
 from builder.errors import BuildError
 from builder.forms import add_forms, forms_settings
 from builder.layers import layer_info
@@ -23,7 +24,7 @@ from builder.rules import apply_rules, rules_stats, written_forms
 from builder.postprocess import (
     REVIEW_FLAGS, SELF_MATCH_POLICIES, TRANSLATIONS_COLUMNS, derive_qrels, build_items, process_translations,
 )
-from builder.verdict import NEEDS_REVIEW, Verdict
+from builder.verdict import BUILD_FLAGS, NEEDS_REVIEW, Verdict
 from builder.source import EnglishSource, load_source
 from builder.translate import check_raw_matches_source, translate_source
 from builder.translators import WebSettings, make_translator
@@ -140,6 +141,19 @@ VERSION_FROM = ("builder postprocess --version: the release version this set is 
                 "params.yaml release.version; the release stage packs the set under that version only)")
 
 
+
+def _refuse_undocumented_flags(*frames: pl.DataFrame) -> None:
+    """A flag reaches the files only with its meaning: builder/verdict.py BUILD_FLAGS, or a correction's flag
+    (builder/corrections.py FLAG_MEANINGS, which a source's flags carry when a correction line gives one); both
+    shown in docs/FORMAT.md."""
+    found = set()
+    for frame in frames:
+        found |= set(frame.select(pl.col("flags").explode().drop_nulls()).to_series().to_list())
+    unknown = sorted(found - set(BUILD_FLAGS) - set(CORRECTION_FLAG_MEANINGS))
+    if unknown:
+        raise BuildError(f"builder bug: flag(s) {unknown} have no meaning in builder/verdict.py BUILD_FLAGS; "
+                         "add them there and to docs/FORMAT.md")
+
 def run_postprocess(source: EnglishSource, language: Language | str, out: Path, params: dict,
                     corrections_path: Path | None, translations_dir: Path | None = None,
                     cache_dir: Path = DEFAULT_CACHE_DIR, version: str | None = None) -> dict:
@@ -186,6 +200,7 @@ def run_postprocess(source: EnglishSource, language: Language | str, out: Path, 
     qrels, qrels_info = derive_qrels(queries, corpus, source.qrels, corrections, policy)
     verdicts = dict(sorted(processed.group_by("verdict").len().iter_rows()))
     flags = processed.select(pl.col("flags").explode().drop_nulls()).to_series().value_counts()
+    _refuse_undocumented_flags(processed, queries, corpus)
     stats = {
         "lang": lang,
         "route": route,

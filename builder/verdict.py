@@ -59,6 +59,60 @@ class Verdict(StrEnum):
                  "for the language: no item (counted in stats.json alignment)")
 
 
+
+# --- the build's flags (translations.parquet and the items' ``flags``; stats.json counts them): the one list of
+# what each means, shown word for word in docs/FORMAT.md (tests/builder/test_flag_meanings.py). The build refuses to
+# write a flag this list lacks (builder/build.py), so a new flag cannot reach the files undocumented.
+OUTPUT_FLAGS = {
+    "echo": "the translator gave the English back",
+    "empty": "the translator gave nothing (or only the template)",
+    "template_not_stripped": "the template sentence could not be removed from the output",
+}
+BUILD_FLAGS = {
+    **{f"{side}:{flag}": f"the {side} output failed: {meaning}" for side in ("masculine", "feminine")
+       for flag, meaning in OUTPUT_FLAGS.items()},
+    "template_not_stripped": "the template sentence could not be removed from the given title",
+    "uninflected_feminine": "the verdict of identical outputs the check finds masculine, named as a flag too",
+    "masculine_is_feminine": "the verdict of identical outputs the check finds feminine, named as a flag too",
+    "different_words": "a pair whose feminine is not the masculine's inflection (pt advogado / procuradora)",
+    "reinflected_feminine": "the lexicon made the feminine because the translator's was not its inflection",
+    "reinflected_masculine": "the lexicon made the masculine because the translator's was not its inflection",
+    "from_feminine_output": "the pair was made from the translator's feminine output, read the other way round",
+    "feminine_output_read": "the feminine template gave a masculine, and the pair was made from it",
+    "agreement_made": "an adjective made to agree with its head (a given traducteur japonaise: traducteur japonais)",
+    "alternatives": "a title of \" / \" alternatives, each inflected on its own (constructeur / entrepreneur de "
+                    "construction)",
+    "alternative_not_inflected": "an alternative gave no pair: the whole title is a review item, never "
+                                 "half-inflected",
+    "masculine_base": "the given title is the masculine; the gender layer made the feminine",
+    "feminine_base": "the given title is the feminine; the gender layer made the masculine",
+    "inclusive_base": "the given title is an inclusive spelling (Ingenieur:in, caissier·ère); the two forms made "
+                      "from it",
+    "loanword": "an English loan the language keeps, one form for both",
+    "english_loan": "the head is an English loan the pack's word list names",
+    "common_head": "the head is a common-gender noun; a word that agrees with it makes the two forms",
+    "declared_single_form": "the pack or a person declares the occupation single-form",
+    "adjective_unchecked": "an adjective left as written: the lexicon cannot generate its other form",
+    "unknown_word": "a word no lexicon or word list of the language knows (needs review)",
+    "unknown_modifier": "a word after the head no resource of the language knows: a pivot or English word, or a "
+                        "misspelling (needs review; a neutral title with one is not an item)",
+    "untranslated": "English left untranslated (needs review)",
+    "unknown_head": "the head noun is unknown to the lexicon and the word list (needs review)",
+    "not_a_person_noun": "the head names a thing, not a person (needs review)",
+    "no_feminine_form": "the lexicon and the word list know no feminine of the head (needs review)",
+    "no_masculine_form": "the lexicon and the word list know no masculine of the head (needs review)",
+    "unaligned": "no confident alignment to the given translation and no MT route",
+    "head_not_a_noun": "MT route: the first word is a determiner, a preposition or an adjective qualifying a word "
+                       "after it, the English word order kept (clínic associar professor): no item",
+    "verb_form": "MT route: a gerund, a finite verb or an infinitive after \"de\" where a noun belongs (director de "
+                 "xestionar): no item",
+    "gender_conflict": "a text that is masculine for one source and feminine for another: one neutral item, "
+                       "check_ok false",
+    "absorbed_gendered_form": "a neutral item whose text another source gives as a gendered form: merged into it",
+    "esco_dual_form": "ESCO set: the pair read off a preferred label in dual form (Altenpfleger/Altenpflegerin)",
+    "esco_alternative_labels": "ESCO set: the pair read off two alternative labels of one occupation",
+}
+
 # Verdicts that put a source on the review list (stats.json needs_review, with the review flags).
 NEEDS_REVIEW = frozenset({Verdict.UNINFLECTED_FEMININE, Verdict.MASCULINE_IS_FEMININE, Verdict.UNVERIFIED_IDENTICAL,
                           Verdict.WRONG_GENDER_FORM, Verdict.ONE_FORM_FAILED, Verdict.FAILED, Verdict.UNVERIFIED,
