@@ -260,6 +260,7 @@ def test_datasets_and_eval_read_the_family_by_path(project, tmp_path):
     # eval: the family folder is a test-set root named by the release's version; the release root holds only
     # the job-title languages
     assert format_.testset_version(ts, release / "esco") == "v0.1.0"
+    assert format_.list_languages(release) == ["es", "pt"] and format_.list_languages(release / "esco") == ["de", "pt"]
     done = subprocess.run([sys.executable, "-m", "eval", "run", "--data", str(release / "esco"), "--model", "tfidf-char",
                            "--out", str(tmp_path / "results"), "--cache", str(tmp_path / "cache"), "--quiet"],
                           cwd=REPO, capture_output=True, text=True, timeout=600)
