@@ -11,7 +11,8 @@ A test set for one language is a folder ``<root>/<lang>/`` with:
 - ``stats.json``: the paper's Table-1 counts (``table1_counts``) and the gender-check counts.
 
 A release root (``python -m releases make``) adds a ``manifest.json`` whose ``version`` names the test set
-(``read_release_version``; releases/manifest.py writes and verifies it). Results name the test set they
+(``read_release_version``; releases/manifest.py writes and verifies it); a family folder of a release
+(``<release>/esco``, ``RELEASE_FAMILIES``) is a root too, named by that same manifest. Results name the test set they
 scored by ``testset_version``.
 
 A set is written whole or not at all: into a hidden sibling folder, then swapped into place in one
@@ -89,6 +90,10 @@ ITEM_SCHEMA: dict[str, pl.DataType] = {
 QRELS_COLUMNS = ("query_id", "iteration", "doc_id", "relevance")
 # The release manifest at the root of a release folder (written and verified by releases/manifest.py).
 MANIFEST_NAME = "manifest.json"
+# The second families of test sets a release carries in a folder of their own beside its languages
+# (``<release>/esco/<lang>/``, the same files): a test-set root of its own, named by the release's manifest.
+ESCO_FAMILY = "esco"  # ESCO's occupation labels (builder/esco.py, docs/esco.md)
+RELEASE_FAMILIES = (ESCO_FAMILY,)
 # stats.json key holding {"build_id": ..., "sha256": {file name: digest}} for the files of one build.
 INTEGRITY_KEY = "set_integrity"
 REQUIRED_FILES = ("queries.parquet", "corpus.parquet", "qrels.tsv")
@@ -600,9 +605,16 @@ VERSION_RE = re.compile(r"(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)")
 
 
 def read_release_version(root: str | Path) -> str | None:
-    """The ``version`` of the release manifest at ``root``; None when ``root`` is not a release folder (no
-    manifest.json) or the manifest names no version."""
+    """The ``version`` of the release manifest at ``root`` (for a family folder ``<release>/esco``, the manifest of
+    ``<release>`` that lists the family); None when ``root`` is not a release folder (no manifest.json) or the
+    manifest names no version."""
     path = Path(root) / MANIFEST_NAME
+    family = Path(root).resolve().name
+    if not path.is_file() and family in RELEASE_FAMILIES:
+        # <release>/esco: the release's manifest one folder up names it, when it lists that family
+        path = Path(root).resolve().parent / MANIFEST_NAME
+    else:
+        family = None
     if not path.is_file():
         return None
     try:
@@ -610,7 +622,9 @@ def read_release_version(root: str | Path) -> str | None:
     except (json.JSONDecodeError, UnicodeDecodeError):
         manifest = None
     if not isinstance(manifest, dict):
-        raise TestSetError(f"{path}: not a valid release manifest (run `python -m releases verify {root}`)")
+        raise TestSetError(f"{path}: not a valid release manifest (run `python -m releases verify {path.parent}`)")
+    if family is not None and not (isinstance(manifest.get("families"), dict) and family in manifest["families"]):
+        return None  # a folder named esco beside some other release's files: not one of its families
     version = manifest.get("version")
     return str(version) if version else None
 

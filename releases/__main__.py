@@ -35,6 +35,9 @@ def build_parser() -> argparse.ArgumentParser:
     make = sub.add_parser("make", help="package every built language into a release folder")
     params_option(make, help="params file (languages, release section)")
     make.add_argument("--data", help="the builder's output folder, one sub-folder per language (default: release.data)")
+    make.add_argument("--esco", help="the ESCO family's folder, one sub-folder per language of esco.languages, "
+                                     "released as <out>/esco/ (default: release.esco, from the params file's folder; "
+                                     "python -m builder defaults writes data-esco)")
     make.add_argument("--version", help="release version X.Y.Z, git tag testset@vX.Y.Z (default: release.version)")
     make.add_argument("--out", help="the release folder to write (default: release.out)")
     make.add_argument("--push-to-hub", metavar="REPO_ID",
@@ -105,7 +108,7 @@ def _with_release_defaults(args: argparse.Namespace, flags: dict[str, str]) -> N
 
 def cmd_make(args: argparse.Namespace) -> None:
     params_path = Path(args.params)
-    _with_release_defaults(args, {"data": "data", "version": "version", "out": "out"})
+    _with_release_defaults(args, {"data": "data", "version": "version", "out": "out"})  # release.esco: make_release
     unset = [flag for flag in ("data", "version", "out") if getattr(args, flag) is None]
     if unset:
         lacks = (f"has no {', '.join('release.' + f for f in unset)}" if params_path.is_file()
@@ -117,8 +120,9 @@ def cmd_make(args: argparse.Namespace) -> None:
     from .make import make_release
 
     start = time.perf_counter()
-    manifest = make_release(args.data, str(args.version), args.out, args.params)
-    print(f"release {manifest['version']} ({', '.join(manifest['languages'])}) written to {args.out}: "
+    manifest = make_release(args.data, str(args.version), args.out, args.params, args.esco)
+    families = "".join(f"; {name}/: {', '.join(family['languages'])}" for name, family in manifest.get("families", {}).items())
+    print(f"release {manifest['version']} ({', '.join(manifest['languages'])}{families}) written to {args.out}: "
           f"{len(manifest['files'])} files, {time.perf_counter() - start:.1f} s; publish with "
           "`python -m releases publish` (docs/releases.md)")
     if args.push_to_hub:

@@ -8,8 +8,8 @@ import json
 import polars as pl
 import yaml
 
-from eval.testset import (FEMININE, MASCULINE, NEUTRAL, ORIGINS, STATUS_CORRECTED, STATUS_REVIEWED, TestSet,
-                          item_origins)
+from eval.testset import (ESCO_FAMILY, FEMININE, MASCULINE, NEUTRAL, ORIGINS, STATUS_CORRECTED, STATUS_REVIEWED,
+                          TestSet, item_origins)
 from languages import Language
 
 SOURCE_DATASET = {
@@ -32,30 +32,58 @@ METHOD_PAPER = (
 # The translator the paper used; counts from any other translator are not expected to match its Table 1.
 PAPER_TRANSLATOR = "google"
 
+# The ESCO family's source where its sets were read from MELO's files (stats.json esco.layout melo; builder/esco.py
+# pins that commit, and each set's esco.origin names its first 12 digits and its dataset).
+MELO_SOURCE = {
+    "name": "MELO benchmark",
+    "repository": "https://github.com/Avature/melo-benchmark",
+    "commit": "014982fef0abf5149b16e75b1043bd286ae4c98f",
+    "licence": "MIT",
+    "attribution": ("Retyk et al. (2024), *MELO: An Evaluation Benchmark for Multilingual Entity Linking of "
+                    "Occupations*"),
+}
+
 
 
 def qrels_config(lang: str) -> str:
     return f"{lang}-qrels"
 
 
-def card_header(languages: list[str]) -> dict:
+def esco_config(lang: str) -> str:
+    """The `datasets` config of an ESCO set in the release's card (in the family's own card: ``lang``)."""
+    return f"{ESCO_FAMILY}-{lang}"
+
+
+def _configs(languages: list[str], folder: str = "", name=lambda lang: lang) -> list[dict]:
     configs = []
     for lang in languages:
-        configs.append({"config_name": lang, "data_files": [
-            {"split": "queries", "path": f"{lang}/queries.parquet"},
-            {"split": "corpus", "path": f"{lang}/corpus.parquet"},
+        configs.append({"config_name": name(lang), "data_files": [
+            {"split": "queries", "path": f"{folder}{lang}/queries.parquet"},
+            {"split": "corpus", "path": f"{folder}{lang}/corpus.parquet"},
         ]})
-        configs.append({"config_name": qrels_config(lang), "data_files": [
-            {"split": "test", "path": f"{lang}/qrels.parquet"},
+        configs.append({"config_name": qrels_config(name(lang)), "data_files": [
+            {"split": "test", "path": f"{folder}{lang}/qrels.parquet"},
         ]})
-    return {
+    return configs
+
+
+def card_header(languages: list[str], esco_languages: list[str] = ()) -> dict:
+    """The card's YAML header; a release with the ESCO family also declares its sets (``esco-<lang>``) and the
+    licence ESCO's labels come under."""
+    header = {
         "license": "apache-2.0",
         "language": list(languages),
         "pretty_name": "Gendered job titles",
         "task_categories": ["text-retrieval"],
         "tags": ["gender-bias", "job-titles", "grammatical-gender", "fairness"],
-        "configs": configs,
+        "configs": _configs(languages),
     }
+    if esco_languages:
+        header.update({"license": ["apache-2.0", "cc-by-4.0"],
+                       "language": list(dict.fromkeys([*languages, *esco_languages])),
+                       "tags": [*header["tags"], "esco"],
+                       "configs": header["configs"] + _configs(esco_languages, f"{ESCO_FAMILY}/", esco_config)})
+    return header
 
 
 def _counts(items: pl.DataFrame) -> dict[str, int]:
@@ -163,7 +191,7 @@ def _language_section(ts: TestSet, pack: Language, agreement: list[dict] | None 
     if esco:  # the pack's hand-checks are of its translated job titles, not of ESCO's labels
         quality = []
     lines = [
-        f"### {name} (`{ts.lang}`)" + (" — experimental" if pack.experimental else ""),
+        f"### {name} (`{ts.lang}`)" + (" — experimental" if pack.experimental and not esco else ""),
         "",
         *([f"- {q}" for q in quality]),
         *_route_lines(s),
@@ -189,7 +217,9 @@ def _language_section(ts: TestSet, pack: Language, agreement: list[dict] | None 
                          "(`…+rule:<id>`).")
     lines += _agreement_line(agreement)
     layer = s.get("gender_layer")
-    if isinstance(layer, dict) and layer.get("method") == "lexicon":
+    if isinstance(layer, dict) and layer.get("method") == "lexicon" and esco:  # no translator, nothing re-inflected
+        lines.append(f"- Gender decided by the lexicon `{layer.get('lexicon')}` and the word list `{layer.get('word_list')}`.")
+    elif isinstance(layer, dict) and layer.get("method") == "lexicon":
         c = s.get("corpus", {})
         lines.append(f"- Gender decided by the lexicon `{layer.get('lexicon')}` and the word list `{layer.get('word_list')}`: "
                      f"{c.get('reinflected', 0)} corpus items were made by the lexicon from the other form (the "
@@ -282,14 +312,139 @@ corpus, queries, qrels = GenericDataLoader("<this folder>/{lang}/beir/{names[0]}
 """
 
 
+def _esco_dataset(e: dict) -> str:
+    """Where one ESCO set's labels were read: MELO's dataset folder, or the portal's file."""
+    if e.get("layout") == "melo":
+        return ", ".join(f"`{d}`" for d in sorted({str(k).split("/")[0] for k in e.get("files") or {}})) or "?"
+    return f"`{e.get('file', '?')}`"
+
+
+def _once_or_per_language(esco: list[TestSet], key: str) -> str:
+    """A text each set records (stats.json ``esco.<key>``): said once when every set says the same."""
+    values = {ts.lang: str((ts.stats.get("esco") or {}).get(key, "not recorded")) for ts in esco}
+    if len(set(values.values())) == 1:
+        return next(iter(values.values()))
+    return "; ".join(f"`{lang}`: {text}" for lang, text in values.items())
+
+
+def esco_family_section(esco: list[TestSet], packs: dict[str, Language], folder: str, config=esco_config) -> str:
+    """What the ESCO family is, where it comes from, its licence, what relevance means and its counts: the
+    release card's section on it (``folder`` = "esco/", configs ``esco-<lang>``) and the body of the family's own
+    card (``folder`` = "", configs ``<lang>``)."""
+    stats = {ts.lang: ts.stats.get("esco") or {} for ts in esco}
+    rows = ["| set | ESCO version | read from | occupations | queries M/F | N | T | corpus M/F | N | T | qrels | "
+            "queries without a relevant label |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for ts in esco:
+        e, q, c = stats[ts.lang], ts.stats["queries"], ts.stats["corpus"]
+        rows.append(f"| {ts.lang.upper()} | {e.get('version', '?')} | {_esco_dataset(e)} | {e.get('occupations', '?')} | "
+                    f"{q['pairs']} | {q['neutral']} | {q['titles']} | {c['pairs']} | {c['neutral']} | {c['titles']} | "
+                    f"{ts.stats['qrels']} | {e.get('queries_without_relevant', '?')} |")
+    melo = [ts.lang for ts in esco if stats[ts.lang].get("layout") == "melo"]
+    portal = [ts.lang for ts in esco if ts.lang not in melo]
+    sources = []
+    if melo:
+        sources.append(f"ESCO's labels as the {MELO_SOURCE['name']} publishes them ({MELO_SOURCE['attribution']}): "
+                       f"{MELO_SOURCE['repository']} at commit `{MELO_SOURCE['commit']}`, one dataset per language "
+                       f"(column *read from*), each file checked against its pinned SHA-256 (recorded in each set's "
+                       f"`stats.json`, `esco.files`); the repository is {MELO_SOURCE['licence']}-licensed, the labels "
+                       f"are ESCO's ({', '.join(f'`{lang}`' for lang in melo)})")
+    if portal:
+        sources.append(f"ESCO's CSV download ({', '.join(f'`{lang}`' for lang in portal)}; the file and its SHA-256 in "
+                       "`stats.json`)")
+    first = esco[0].lang
+    where = f"<this folder>/{folder}".rstrip("/")
+    return f"""
+Test sets of ESCO's occupation labels, which ESCO publishes written by people in both genders (de
+*Altenpfleger/Altenpflegerin*, pt *Enfermeiro especialista/Enfermeira especialista*): no translation is
+involved. The masculine/feminine pairs are ESCO's own, each confirmed by the language's gender layer (the others
+are dropped and counted in `stats.json`, `esco.dropped`); the files are those of the job-title sets
+(`<lang>/queries.parquet`, `corpus.parquet`, `qrels.tsv`, `qrels.parquet`, `stats.json`). Languages:
+{", ".join(f"{packs[ts.lang].name} (`{ts.lang}`)" for ts in esco)}.
+
+- **Source**: {"; ".join(sources)}.
+- **ESCO version**: each set records its own (`stats.json` `esco.version`; every item's `provenance` is
+  `esco:<version>:<lang>`), in the table below.
+- **Queries**: one per ESCO occupation: the two forms of its preferred label as a pair, or its common-gender
+  preferred label as one neutral query. **Corpus**: {_once_or_per_language(esco, "corpus_design_meaning")}.
+- **Relevance**: {_once_or_per_language(esco, "relevance")}. A query whose occupation has no other label has no
+  relevant document (column *queries without a relevant label*): it counts in the symmetry measures, not in MAP.
+- **Licence**: {_once_or_per_language(esco, "licence")}.
+
+{chr(10).join(rows)}
+
+```python
+import datasets
+items = datasets.load_dataset("<this folder>", "{config(first)}")          # splits: queries, corpus
+qrels = datasets.load_dataset("<this folder>", "{qrels_config(config(first))}")    # split: test
+```
+
+or `python -m eval run --data {where} --model tfidf-char --lang {first} --out results/esco` (the folder
+`{where}` is a test-set root like the release's).
+"""
+
+
+def _esco_intro(esco: list[TestSet] | None) -> str:
+    if not esco:
+        return ""
+    return (f"- A second family, ESCO's occupation labels written by people in both genders (no translation): "
+            f"`{ESCO_FAMILY}/<lang>/` for {', '.join(f'`{ts.lang}`' for ts in esco)}, with its own card "
+            f"`{ESCO_FAMILY}/README.md` (section *The ESCO family* below).\n")
+
+
+def _esco_part(esco: list[TestSet] | None, packs: dict[str, Language]) -> str:
+    if not esco:
+        return ""
+    return (f"\n## The ESCO family (`{ESCO_FAMILY}/`)\n" + esco_family_section(esco, packs, f"{ESCO_FAMILY}/")
+            + f"\nHow each ESCO language was built (drops per reason, gender-check methods): `{ESCO_FAMILY}/README.md`.\n")
+
+
+def _esco_licence(esco: list[TestSet] | None) -> str:
+    if not esco:
+        return ""
+    melo = any((ts.stats.get("esco") or {}).get("layout") == "melo" for ts in esco)
+    return (f"\nThe ESCO family (`{ESCO_FAMILY}/`): {_once_or_per_language(esco, 'licence')}."
+            + (f" Read from the {MELO_SOURCE['name']} ({MELO_SOURCE['attribution']}), {MELO_SOURCE['repository']} at "
+               f"commit `{MELO_SOURCE['commit']}`, {MELO_SOURCE['licence']}." if melo else "") + "\n")
+
+
+def render_family_card(version: str, tag: str, esco: list[TestSet], toolkit_version: str,
+                       packs: dict[str, Language], beir: dict[str, list[str]] | None = None) -> str:
+    """``esco/README.md``: the ESCO family's own card; ``esco/`` loads with `datasets` as the release does (one
+    config per language)."""
+    header = {"license": "cc-by-4.0", "language": [ts.lang for ts in esco],
+              "pretty_name": "Gendered job titles: ESCO occupation labels", "task_categories": ["text-retrieval"],
+              "tags": ["gender-bias", "job-titles", "grammatical-gender", "fairness", "esco"],
+              "configs": _configs([ts.lang for ts in esco])}
+    per_language = "\n".join(_language_section(ts, packs[ts.lang]) for ts in esco)
+    return f"""---
+{yaml.safe_dump(header, sort_keys=False, allow_unicode=True)}---
+
+# Gendered job titles — release {version}: the ESCO family
+
+The second family of test sets of release `{version}` (git tag `{tag}`, made with gendered-job-titles
+{toolkit_version}); the job-title sets and the metrics are described in `../README.md`, and every file here is
+listed with its SHA-256 in `../manifest.json`.
+{esco_family_section(esco, packs, "", lambda lang: lang)}{beir_section(beir)}
+## How each language was built
+
+{per_language}
+## Licence and attribution
+
+{_once_or_per_language(esco, "licence")}.
+""" + (f"""Read from the {MELO_SOURCE['name']} by {MELO_SOURCE['attribution']}, {MELO_SOURCE['repository']} at commit
+`{MELO_SOURCE['commit']}` ({MELO_SOURCE['licence']}).
+""" if any((ts.stats.get("esco") or {}).get("layout") == "melo" for ts in esco) else "")
+
+
 def render_card(version: str, tag: str, testsets: list[TestSet], toolkit_version: str,
                 packs: dict[str, Language], agreement: dict[str, list[dict] | None] | None = None,
-                beir: dict[str, list[str]] | None = None) -> str:
+                beir: dict[str, list[str]] | None = None, esco: list[TestSet] | None = None) -> str:
     """The card depends only on the release's inputs (no commit, no date): the same data gives the same bytes
     at every commit, as `dvc repro` needs; the commit is the tag's. packs: each language's declaration (name,
-    the paper's Table-1 row); beir: each language's BEIR/MTEB-shaped configurations, when the release has them."""
+    the paper's Table-1 row); beir: each language's BEIR/MTEB-shaped configurations, when the release has them;
+    esco: the ESCO family's sets (``esco/``), when the release carries it (a release without has the card it had)."""
     languages = [ts.lang for ts in testsets]
-    header = yaml.safe_dump(card_header(languages), sort_keys=False, allow_unicode=True)
+    header = yaml.safe_dump(card_header(languages, [ts.lang for ts in esco or []]), sort_keys=False, allow_unicode=True)
     per_language = "\n".join(_language_section(ts, packs[ts.lang], (agreement or {}).get(ts.lang)) for ts in testsets)
     machine_langs = [ts.lang for ts in testsets if not ts.stats.get("source")
                      and pl.concat([ts.queries, ts.corpus]).filter(
@@ -307,7 +462,7 @@ with a feminine template; a matcher should rank the corpus the same way for *abo
 - Version: `{version}`, git tag `{tag}` of the toolkit's repository (the commit that records this release
   in `dvc.lock` and `published.json`), made with gendered-job-titles {toolkit_version}.
 - Languages: {", ".join(f"{packs[lang].name} (`{lang}`)" for lang in languages)}.
-- Every file, with its SHA-256 and row count, is listed in `manifest.json`;
+{_esco_intro(esco)}- Every file, with its SHA-256 and row count, is listed in `manifest.json`;
   check a copy with `python -m releases verify <this folder> --against {tag}` in a clone of the toolkit.
 
 ## Use
@@ -335,7 +490,7 @@ M/F = masculine/feminine pairs, N = neutral titles (both forms identical), T = u
 rows are its Table 1 (García-Sardiña et al. 2025), built with Google Translate and, for ES, human review.
 
 {_table1(testsets, packs)}
-{_unpaired_note(testsets)}
+{_unpaired_note(testsets)}{_esco_part(esco, packs)}
 ## How each language was built
 
 {per_language}
@@ -378,7 +533,7 @@ Rank the whole corpus for each masculine and each feminine query of a pair, over
 
 Released under Apache-2.0. Derived from the {SOURCE_DATASET['name']} by {SOURCE_DATASET['attribution']},
 licensed {SOURCE_DATASET['licence']}: {SOURCE_DATASET['repository']} at commit `{SOURCE_DATASET['commit']}`.
-
+{_esco_licence(esco)}
 ## How to cite
 
 Cite the method paper, the English source dataset, and this release with its version:

@@ -13,15 +13,15 @@ from pathlib import Path
 import polars as pl
 
 from config.files import write_folder_atomically
-from eval.testset import (FEMININE, MASCULINE, VERSION_RE, TestSet, TestSetError, list_languages, read_testset,
-                          table1_counts)
+from eval.testset import (ESCO_FAMILY, FEMININE, MASCULINE, VERSION_RE, TestSet, TestSetError, list_languages,
+                          read_testset, table1_counts)
 from languages import CODE, LanguageError, check_code, load
 
 from .beir import BEIR_FOLDER, BEIR_PATHS, write_beir
 from .anchor import (folder_md5, git, git_root, md5_of, read_published, recorded_md5, recorded_outs, resolve_release,
                      relative_to_repo)
-from .card import render_card
-from .manifest import MANIFEST_NAME, ReleaseError, read_json, read_manifest, write_manifest
+from .card import render_card, render_family_card
+from .manifest import FAMILY_CARD, MANIFEST_NAME, ReleaseError, read_json, read_manifest, write_manifest
 from .params import read_release_params
 
 # What a release ships per language: the test set eval reads, and a Parquet copy of the qrels for
@@ -30,8 +30,11 @@ from .params import read_release_params
 SHIPPED_FILES = ("queries.parquet", "corpus.parquet", "qrels.tsv", "stats.json")
 # Everything make_release writes into --out: a release folder holding anything else (a user's note) is refused
 # rather than replaced (config.files.write_folder_atomically).
-RELEASE_FOLDER = re.compile(rf"README\.md|{re.escape(MANIFEST_NAME)}|{CODE.pattern}"
-                            rf"(/({'|'.join(map(re.escape, (*SHIPPED_FILES, 'qrels.parquet')))}|{BEIR_PATHS.pattern}))?")
+_LANGUAGE_FOLDER = (rf"{CODE.pattern}"
+                    rf"(/({'|'.join(map(re.escape, (*SHIPPED_FILES, 'qrels.parquet')))}|{BEIR_PATHS.pattern}))?")
+# The ESCO family (esco.languages) goes into <out>/esco/: its card and one folder per language, the same files.
+RELEASE_FOLDER = re.compile(rf"README\.md|{re.escape(MANIFEST_NAME)}|{_LANGUAGE_FOLDER}"
+                            rf"|{ESCO_FAMILY}(/{re.escape(FAMILY_CARD)}|/{_LANGUAGE_FOLDER})?")
 COUNT_KEYS = ("pairs", "neutral", "titles", MASCULINE, FEMININE)
 TOOLKIT = "gendered-job-titles"
 
@@ -176,18 +179,19 @@ def check_built_as(ts: TestSet, version: str, path: Path) -> None:
                            "`builder postprocess --version`)")
 
 
-def read_languages(data: Path, languages: list[str]) -> list[TestSet]:
+def read_languages(data: Path, languages: list[str], key: str = "languages", build: str = "build them first") -> list[TestSet]:
+    """Every language of params ``key`` under ``data``, read and checked as eval reads it (counts included)."""
     for lang in languages:  # the one language-code check of every CLI, before a name becomes a path
         try:
-            check_code(lang, "params 'languages' entry")
+            check_code(lang, f"params '{key}' entry")
         except LanguageError as exc:
             raise ReleaseError(str(exc)) from None
     built = list_languages(data)
     missing = [lang for lang in languages if lang not in built]
     if missing:
-        raise ReleaseError(f"{data}: language(s) {', '.join(missing)} missing (params 'languages' asks for "
-                           f"{', '.join(languages)}; built: {', '.join(built) or 'none'}); build them first "
-                           "or remove them from 'languages'")
+        raise ReleaseError(f"{data}: language(s) {', '.join(missing)} missing (params '{key}' asks for "
+                           f"{', '.join(languages)}; built: {', '.join(built) or 'none'}); {build} "
+                           f"or remove them from '{key}'")
     testsets = []
     for lang in languages:
         check_stats_file(data / lang / "stats.json")
@@ -198,6 +202,38 @@ def read_languages(data: Path, languages: list[str]) -> list[TestSet]:
         check_counts(ts, data / lang / "stats.json")
         testsets.append(ts)
     return testsets
+
+
+ESCO_BUILD = "build them with `python -m builder defaults` (or `dvc repro esco`), record them with DVC, and make the release again,"
+
+
+def read_esco_family(root: Path | None, family: list[str], params_path: Path) -> list[TestSet]:
+    """The ESCO family of params ``esco.languages`` from its root (release.esco, --esco): refused, never left out,
+    when the root or a language is missing; each set must be an ESCO set that records its ESCO version."""
+    if not family:
+        return []
+    if root is None:
+        raise ReleaseError(f"{params_path}: esco.languages lists the ESCO family ({', '.join(family)}) but release.esco "
+                           "names no folder holding it; set release.esco: data-esco (where `python -m builder defaults` "
+                           "writes it) or pass --esco DIR")
+    if not root.is_dir():
+        raise ReleaseError(f"{root}: missing: the ESCO family of esco.languages ({', '.join(family)}) is not built; "
+                           f"{ESCO_BUILD.removesuffix(',')}")
+    sets = read_languages(root, family, "esco.languages", ESCO_BUILD)
+    for ts in sets:
+        e = ts.stats.get("esco")
+        if ts.stats.get("source") != "esco" or not isinstance(e, dict) or not e.get("version"):
+            raise ReleaseError(f"{root / ts.lang / 'stats.json'}: not an ESCO set (stats.json records no source esco with "
+                               "its ESCO version); the ESCO family's folder holds what `python -m builder esco` writes")
+    return sets
+
+
+def check_job_title_sets(data: Path, testsets: list[TestSet]) -> None:
+    """An ESCO set among the job-title sets would be released, counted and described as job titles."""
+    for ts in testsets:
+        if ts.stats.get("source") == "esco":
+            raise ReleaseError(f"{data / ts.lang / 'stats.json'}: an ESCO set among the job-title sets of {data}; the "
+                               "ESCO family is released from its own folder (release.esco, esco.languages)")
 
 
 AGREEMENT_KEYS = {"kind", "question", "records", "alpha", "kappa"}
@@ -250,49 +286,71 @@ def language_packs(params_path: Path, packs: tuple[str, ...], languages: list[st
         raise ReleaseError(f"{params_path}: languages: {exc}") from None
 
 
-def make_release(data: str | Path, version: str, out: str | Path, params_path: str | Path = "params.yaml") -> dict:
-    """Package every language of params 'languages' from ``data`` into the release folder ``out``.
+def make_release(data: str | Path, version: str, out: str | Path, params_path: str | Path = "params.yaml",
+                 esco: str | Path | None = None) -> dict:
+    """Package every language of params 'languages' from ``data`` into the release folder ``out``, and the ESCO
+    family of params 'esco.languages' from ``esco`` (default: release.esco, from the params file's folder) into
+    ``out/esco/``.
 
     Returns the manifest. The folder is written beside ``out`` and moved into place only when complete.
     """
     data, out, params_path = Path(data), Path(out), Path(params_path)
     settings = read_release_params(params_path)
     params, languages = settings.params, list(settings.pipeline.languages)
+    family = list(settings.esco.languages)
+    # release.esco is a path from the params file's folder (the repository root, where the pipeline runs)
+    esco_root = (Path(esco) if esco is not None else params_path.parent / settings.release.esco
+                 if settings.release.esco else None)
     if not languages:
         raise ReleaseError(f"{params_path}: needs a non-empty list 'languages' (the languages a release must contain)")
-    packs = language_packs(params_path, settings.pipeline.language_packs, languages)
+    packs = language_packs(params_path, settings.pipeline.language_packs, list(dict.fromkeys(languages + family)))
     repo = git_root(params_path.resolve().parent)
     published_md5 = check_version(repo, version, out)
     inputs = list(settings.release.tracked_inputs)
     testsets = read_languages(data, languages)
-    for ts in testsets:
-        check_built_as(ts, version, data / ts.lang / "stats.json")
+    check_job_title_sets(data, testsets)
+    esco_sets = read_esco_family(esco_root, family, params_path)
+    for root, sets in ((data, testsets), (esco_root, esco_sets)):
+        for ts in sets:
+            check_built_as(ts, version, root / ts.lang / "stats.json")
     check_inputs_committed(repo, inputs, params_path)
     check_data_recorded(repo, data, languages)
+    if esco_sets:
+        check_data_recorded(repo, esco_root, family)
     toolkit_version = metadata.version(TOOLKIT)
 
     written = {}
 
-    def fill(staging: Path) -> None:
+    def pack(sets: list[TestSet], source: Path, into: Path) -> dict[str, list[str]]:
+        """Each set of ``source`` into ``into/<lang>/``; returns its BEIR configurations (with release.beir)."""
         beir = {}
-        for ts in testsets:
-            folder = staging / ts.lang
-            folder.mkdir()
+        for ts in sets:
+            folder = into / ts.lang
+            folder.mkdir(parents=True)
             # Byte copies: the release holds exactly what the build wrote and read_testset validated.
             for name in SHIPPED_FILES:
-                shutil.copyfile(data / ts.lang / name, folder / name)
+                shutil.copyfile(source / ts.lang / name, folder / name)
             # String ids, as before read_qrels gave Categorical ones (the Parquet schema stays plain strings).
             ts.qrels.select(pl.col("query_id", "doc_id").cast(pl.String), "relevance").sort(
                 "query_id", "doc_id").write_parquet(folder / "qrels.parquet")
             if settings.release.beir:
                 beir[ts.lang] = write_beir(ts, folder / BEIR_FOLDER)
+        return beir
+
+    def fill(staging: Path) -> None:
+        beir = pack(testsets, data, staging)
         agreement = {ts.lang: read_agreement(repo, ts) for ts in testsets}
-        card = render_card(version, release_tag(version), testsets, toolkit_version, packs, agreement, beir or None)
+        esco_beir = pack(esco_sets, esco_root, staging / ESCO_FAMILY) if esco_sets else {}
+        card = render_card(version, release_tag(version), testsets, toolkit_version, packs, agreement, beir or None,
+                           esco_sets or None)
         (staging / "README.md").write_text(card, encoding="utf-8")
+        if esco_sets:
+            (staging / ESCO_FAMILY / FAMILY_CARD).write_text(render_family_card(
+                version, release_tag(version), esco_sets, toolkit_version, packs, esco_beir or None), encoding="utf-8")
         # Nothing here may change from one commit to the next while the inputs stay the same: the release
         # is a DVC output, and `dvc repro` on a clean checkout must give the bytes dvc.lock records. The
         # commit is recorded by git (the tag, published.json), not inside the release.
-        written["manifest"] = write_manifest(staging, {
+        header = {
             "name": TOOLKIT,
             "version": version,
             "tag": release_tag(version),
@@ -300,7 +358,12 @@ def make_release(data: str | Path, version: str, out: str | Path, params_path: s
             "toolkit": {"package": TOOLKIT, "version": toolkit_version},
             "params": {"languages": params["languages"], "release": params.get("release")},
             "counts": {ts.lang: computed_counts(ts) for ts in testsets},
-        })
+        }
+        if esco_sets:  # a release without the family has the manifest it always had
+            header["params"]["esco"] = {"languages": family}
+            header["families"] = {ESCO_FAMILY: {"languages": family,
+                                                "counts": {ts.lang: computed_counts(ts) for ts in esco_sets}}}
+        written["manifest"] = write_manifest(staging, header)
         if published_md5 is not None and folder_md5(staging) != published_md5:
             # `dvc repro` on a checkout of a published version remakes it; it must give the published bytes.
             raise ReleaseError(f"version {version} was already released (published with DVC md5 "

@@ -14,7 +14,7 @@ from pathlib import Path, PurePosixPath
 
 import polars as pl
 
-from eval.testset import TestSetError, read_testset, sha256_of
+from eval.testset import RELEASE_FAMILIES, TestSetError, read_testset, sha256_of
 
 from .errors import ReleaseError
 
@@ -24,6 +24,9 @@ MANIFEST_FORMAT = "gendered-job-titles-release/1"
 LANGUAGE_FILES = ("queries.parquet", "corpus.parquet", "qrels.tsv", "qrels.parquet", "stats.json")
 TOP_LEVEL_FILES = ("README.md",)
 LANGUAGE_RE = re.compile(r"[a-z]{2,3}(-[A-Za-z0-9]{2,8})*")  # matched whole (fullmatch)
+# A second family (``families`` in the manifest: the ESCO sets, eval.testset RELEASE_FAMILIES) is a folder
+# ``<family>/`` holding its own card and one folder per language with LANGUAGE_FILES, as the release root does.
+FAMILY_CARD = "README.md"
 
 
 def count_rows(path: Path) -> int | None:
@@ -98,17 +101,20 @@ def read_manifest(root: Path) -> dict:
         raise ReleaseError(f"{path}: 'languages' must be a non-empty list of language codes{damaged}")
     if len(set(languages)) != len(languages):
         raise ReleaseError(f"{path}: 'languages' lists a language twice{damaged}")
+    families = _families(manifest, path, damaged)
     if not manifest["files"]:
         raise ReleaseError(f"{path}: 'files' is empty: a release lists every file it holds{damaged}")
     seen: set[str] = set()
     for number, entry in enumerate(manifest["files"], start=1):
-        problem = _entry_problem(entry, languages)
+        problem = _entry_problem(entry, languages, families)
         if problem is None and entry["path"] in seen:
             problem = f"({_shown(entry['path'])}) repeats an earlier entry"
         if problem:
             raise ReleaseError(f"{path}: files entry {number} {problem}{damaged}")
         seen.add(entry["path"])
     expected = set(TOP_LEVEL_FILES) | {f"{lang}/{name}" for lang in languages for name in LANGUAGE_FILES}
+    for family, codes in families.items():
+        expected |= {f"{family}/{FAMILY_CARD}"} | {f"{family}/{lang}/{name}" for lang in codes for name in LANGUAGE_FILES}
     unlisted = sorted(expected - seen)
     if unlisted:
         raise ReleaseError(f"{path}: 'files' lacks {', '.join(unlisted[:5])}"
@@ -121,12 +127,36 @@ def read_manifest(root: Path) -> dict:
     return manifest
 
 
+def family_languages(manifest: dict) -> dict[str, list[str]]:
+    """The second families of a manifest read by ``read_manifest``: family -> its languages (``{}`` for a release
+    without one, as every release before the ESCO family)."""
+    return {name: family["languages"] for name, family in (manifest.get("families") or {}).items()}
+
+
+def _families(manifest: dict, path: Path, damaged: str) -> dict[str, list[str]]:
+    families = manifest.get("families")
+    if families is None:
+        return {}
+    if not isinstance(families, dict) or not families:
+        raise ReleaseError(f"{path}: 'families' must be a non-empty mapping of family to its languages{damaged}")
+    for name, family in families.items():
+        if name not in RELEASE_FAMILIES:
+            raise ReleaseError(f"{path}: 'families' names {_shown(name)}, not a family a release carries "
+                               f"({', '.join(RELEASE_FAMILIES)}){damaged}")
+        codes = family.get("languages") if isinstance(family, dict) else None
+        if not isinstance(codes, list) or not codes \
+                or not all(isinstance(c, str) and LANGUAGE_RE.fullmatch(c) for c in codes) or len(set(codes)) != len(codes):
+            raise ReleaseError(f"{path}: 'families.{name}.languages' must be a non-empty list of distinct language "
+                               f"codes{damaged}")
+    return family_languages(manifest)
+
+
 def _shown(rel: str) -> str:
     """A path for a one-line message: as it is when printable, else quoted with escapes."""
     return rel if rel.isprintable() else repr(rel)
 
 
-def _entry_problem(entry: object, languages: list[str]) -> str | None:
+def _entry_problem(entry: object, languages: list[str], families: dict[str, list[str]]) -> str | None:
     if not isinstance(entry, dict):
         return "is not an object"
     rel = entry.get("path")
@@ -139,8 +169,13 @@ def _entry_problem(entry: object, languages: list[str]) -> str | None:
         return f"({rel!r}) points outside the release folder"
     if rel == MANIFEST_NAME:
         return f"({shown}) lists the manifest itself"
-    if len(parts) > 1 and parts[0] not in languages:
-        return f"({shown}) is in a folder that is not one of the release's languages ({', '.join(languages)})"
+    if len(parts) > 1 and parts[0] in families:
+        if rel != f"{parts[0]}/{FAMILY_CARD}" and (len(parts) < 3 or parts[1] not in families[parts[0]]):
+            return (f"({shown}) is in a folder that is not one of the {parts[0]} family's languages "
+                    f"({', '.join(families[parts[0]])})")
+    elif len(parts) > 1 and parts[0] not in languages:
+        return (f"({shown}) is in a folder that is not one of the release's languages ({', '.join(languages)})"
+                + (f" or families ({', '.join(families)})" if families else ""))
     if not isinstance(entry.get("sha256"), str) or not re.fullmatch(r"[0-9a-f]{64}", entry["sha256"]):
         return f"({shown}) has no valid 'sha256'"
     rows = entry.get("rows")
@@ -206,20 +241,28 @@ def verify_release(root: str | Path) -> Verification:
         rows = count_rows(path)
         if rows != entry.get("rows"):
             result.problems.append(f"changed: {rel} has {rows} rows, manifest says {entry.get('rows')}")
+    families = family_languages(manifest)
     if not result.problems:
         # Every file matches the manifest; whoever re-hashed a damaged file into it is caught by reading each test
         # set as eval does (schema, ids, qrels, the set's own stats.json integrity record).
-        for lang in manifest["languages"]:
+        sets = [(root, lang) for lang in manifest["languages"]]
+        sets += [(root / family, lang) for family, codes in families.items() for lang in codes]
+        for where, lang in sets:
             try:
-                read_testset(root, lang)
+                read_testset(where, lang)
             except TestSetError as exc:
                 result.problems.append(f"unreadable: {exc}")
-    languages = set(manifest["languages"])
-    extra_folders = sorted(p.name for p in root.iterdir() if p.is_dir() and p.name not in languages)
-    for name in extra_folders:
-        result.problems.append(f"extra: {name}/ (a folder that is not one of the manifest's languages)")
+    extra_folders = []  # relative paths of folders outside the manifest's languages and families
+    for folder, allowed, what in [(root, {*manifest["languages"], *families}, "the manifest's languages"
+                                   + (" or families" if families else "")),
+                                  *((root / f, set(codes), f"the {f} family's languages") for f, codes in families.items())]:
+        if folder.is_dir() and not folder.is_symlink():
+            for p in sorted(p for p in folder.iterdir() if p.is_dir() and p.name not in allowed):
+                rel = p.relative_to(root).as_posix()
+                extra_folders.append(rel)
+                result.problems.append(f"extra: {rel}/ (a folder that is not one of {what})")
     for path in release_files(root):
         rel = path.relative_to(root).as_posix()
-        if rel not in listed and rel.split("/")[0] not in extra_folders:
+        if rel not in listed and not any(rel.startswith(folder + "/") for folder in extra_folders):
             result.problems.append(f"extra: {rel} (not in the manifest)")
     return result

@@ -119,3 +119,42 @@ def record_data(project: Project, message: str = "rebuilt data") -> None:
     """Record changed data as a rebuild would: `dvc add` (data.dvc) and a commit."""
     dvc(project.root, "add", "-q", "data")
     project.commit(message)
+
+
+# --- the ESCO family (esco.languages, released as <release>/esco/): the same small sets, recorded as the builder
+# records an ESCO set built from MELO's pinned files (builder/esco.py: its pins, licence and relevance texts).
+ESCO_LANGUAGES = ("de", "pt")
+
+
+def small_esco_testset(lang: str) -> TestSet:
+    from builder.esco import CORPUS_DESIGNS, LICENCE, MELO, RELEVANCE
+
+    ts = small_testset(lang)
+    entry = MELO["datasets"][lang]
+    folder, version = entry["folder"], entry["esco_version"]
+    stats = {**copy.deepcopy(STATS_COUNTS), "lang": lang, "source": "esco", "route": "esco", "translator": None,
+             "translator_version": None, "templates": {}, "self_match_policy": "keep_derived", "needs_review": 0,
+             "esco": {"layout": "melo", "version": version, "occupations": 5, "file": "corpus_elements.tsv",
+                      "sha256": entry["files"]["corpus_elements.tsv"],
+                      "files": {f"{folder}/{name}": sha for name, sha in entry["files"].items()},
+                      "origin": f"MELO benchmark {MELO['repository']}@{MELO['commit'][:12]} {folder} ({MELO['licence']})",
+                      "licence": LICENCE, "relevance": RELEVANCE, "corpus_design": "labels",
+                      "corpus_design_meaning": CORPUS_DESIGNS["labels"], "queries_without_relevant": 1,
+                      "dropped": {"query:not_the_inflection": 1}}}
+    esco = [(name, frame.with_columns(pl.lit("machine").alias("status"), pl.lit(f"esco:{version}:{lang}").alias("provenance")))
+            for name, frame in (("queries", ts.queries), ("corpus", ts.corpus))]
+    return TestSet(lang=lang, queries=esco[0][1], corpus=esco[1][1], qrels=ts.qrels, stats=stats)
+
+
+def add_esco_family(project: Project, languages=ESCO_LANGUAGES, root: str = "data-esco") -> Path:
+    """The ESCO family as the main job builds it (data-esco/<lang>), recorded with DVC, named in params.yaml
+    (esco.languages, release.esco) and committed."""
+    for lang in languages:
+        write_testset(small_esco_testset(lang), project.root / root)
+    dvc(project.root, "add", "-q", root)
+    params = yaml.safe_load(project.params.read_text(encoding="utf-8"))
+    params["esco"] = {"languages": list(languages)}
+    params["release"]["esco"] = root
+    project.params.write_text(yaml.safe_dump(params), encoding="utf-8")
+    project.commit("the ESCO family")
+    return project.root / root

@@ -14,6 +14,8 @@ from hypothesis import strategies as st
 from releases import make_release
 from releases.__main__ import main
 
+from .conftest import Project, add_esco_family
+
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
     lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4),
@@ -23,15 +25,19 @@ json_values = st.recursive(
 paths = st.one_of(
     st.sampled_from(["README.md", "pt/qrels.tsv", "../x", "/etc/passwd", "pt/../../x", "fr/queries.parquet",
                      "pt//qrels.tsv", "pt/./qrels.tsv", "manifest.json", "pt", "", "pt\\qrels.tsv", "pt/\x00",
-                     "pt/new\nline", "es/corpus.parquet/x"]),
+                     "pt/new\nline", "es/corpus.parquet/x", "esco/README.md", "esco/pt/qrels.tsv", "esco/../x",
+                     "esco/fr/queries.parquet", "esco", "esco/pt"]),
     st.text(max_size=30),
 )
 
 
-@pytest.fixture(scope="module")
-def release(tmp_path_factory, project_template):
+@pytest.fixture(scope="module", params=["job-titles", "with-esco"])
+def release(request, tmp_path_factory, project_template):
+    """A release of the job-title sets, and one that also carries the ESCO family (manifest ``families``)."""
     root = tmp_path_factory.mktemp("fuzz") / "repo"
     shutil.copytree(project_template, root, symlinks=True)
+    if request.param == "with-esco":
+        add_esco_family(Project(root=root, data=root / "data", params=root / "params.yaml"))
     make_release(root / "data", "0.1.0", root / "release", root / "params.yaml")
     return root / "release"
 
@@ -40,7 +46,7 @@ def _mutate(manifest: dict, data) -> dict:
     manifest = copy.deepcopy(manifest)
     for _ in range(data.draw(st.integers(1, 4))):
         kind = data.draw(st.sampled_from(["top", "drop-top", "entry-field", "entry-path", "entry", "files",
-                                          "languages"]))
+                                          "languages", "families"]))
         files = manifest.get("files")
         if kind == "top":
             manifest[data.draw(st.sampled_from(sorted(manifest) + ["extra"]))] = data.draw(
@@ -52,6 +58,9 @@ def _mutate(manifest: dict, data) -> dict:
         elif kind == "languages":
             manifest["languages"] = data.draw(st.lists(st.sampled_from(["pt", "es", "fr", "", "PT", "../x"]),
                                                        max_size=4) | json_values)
+        elif kind == "families":
+            manifest["families"] = data.draw(json_values | st.fixed_dictionaries({"esco": st.fixed_dictionaries({
+                "languages": st.lists(st.sampled_from(["pt", "de", "fr", "", "../x"]), max_size=3) | json_values})}))
         elif isinstance(files, list) and files:
             index = data.draw(st.integers(0, len(files) - 1))
             if kind == "entry":

@@ -28,7 +28,7 @@ import yaml
 from eval.testset import write_testset
 from releases.anchor import PUBLISHED_NAME, folder_md5, publishing_commit, read_published
 
-from .conftest import small_testset
+from .conftest import ESCO_LANGUAGES, small_esco_testset, small_testset
 
 pytestmark = [pytest.mark.slow]
 
@@ -89,16 +89,20 @@ def run_researcher_path(repo_url: str, workdir: Path, version: str, install: boo
 
 def tiny_pipeline(repo: Path, version: str) -> None:
     """Turn a clone of this repository into a small pipeline: a `data` stage copying two small committed
-    test sets, then this repository's own `release`, `eval` (the model x language grid) and `eval_collect` stages,
-    unchanged."""
+    test sets and an `esco` stage copying two small ESCO sets (the family's root, data-esco), then this repository's
+    own `release`, `eval` (the model x language grid) and `eval_collect` stages, unchanged."""
     project_stages = yaml.safe_load((PROJECT / "dvc.yaml").read_text())["stages"]
     for lang in ("pt", "es"):
         write_testset(small_testset(lang), repo / "fixtures")
-    shipped = [f"data/{lang}/{name}" for lang in ("pt", "es")
-               for name in ("queries.parquet", "corpus.parquet", "qrels.tsv", "stats.json")]
+    for lang in ESCO_LANGUAGES:
+        write_testset(small_esco_testset(lang), repo / "fixtures-esco")
+    names = ("queries.parquet", "corpus.parquet", "qrels.tsv", "stats.json")
+    shipped = [f"data/{lang}/{name}" for lang in ("pt", "es") for name in names]
     stages = {
         "data": {"cmd": "python -c \"import shutil; shutil.copytree('fixtures', 'data', dirs_exist_ok=True)\"",
                  "deps": ["fixtures"], "outs": shipped},
+        "esco": {"cmd": "python -c \"import shutil; shutil.copytree('fixtures-esco', 'data-esco', dirs_exist_ok=True)\"",
+                 "deps": ["fixtures-esco"], "outs": [f"data-esco/{lang}/{name}" for lang in ESCO_LANGUAGES for name in names]},
         "release": project_stages["release"],
         "eval": project_stages["eval"],
         "eval_collect": project_stages["eval_collect"],
@@ -107,6 +111,7 @@ def tiny_pipeline(repo: Path, version: str) -> None:
     params = yaml.safe_load((repo / "params.yaml").read_text())
     params["release"]["version"] = version
     params["languages"] = ["pt", "es"]  # the two small committed test sets
+    params["esco"]["languages"] = list(ESCO_LANGUAGES)  # and the two small ESCO sets
     params["eval"].update(models=["tfidf-char"], bootstrap_resamples=50, permutation_resamples=200, worst_pairs=2)
     (repo / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False, allow_unicode=True))
     sh(repo, "rm -f dvc.lock && git rm -q -r --cached --ignore-unmatch results >/dev/null && rm -rf results data "
