@@ -95,7 +95,10 @@ def main() -> None:
             english = "; ".join(dict.fromkeys(t for r in rows for t in r["source_texts"]))
             titles = " / ".join(r["text"] for r in rows)
             flags = ",".join(sorted({f for r in rows for f in r["flags"]}))
-            lines.append(f"| {i} | {english} | {titles} | {rows[0]['provenance']} | {flags} |")
+            # a translator chain holds "|" ("a > b | fallback c"): escaped, so the route stays one cell a
+            # checker's copy can drop
+            route = rows[0]["provenance"].replace("|", "\\|")
+            lines.append(f"| {i} | {english} | {titles} | {route} | {flags} |")
         lines.append("")
     if a.alignments:
         aligned = draw_alignments(a.data, a.lang, a.seed, a.alignments, a.new_against)
