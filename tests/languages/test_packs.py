@@ -166,6 +166,7 @@ def test_a_toy_language_pack_in_a_temporary_folder_is_built_released_and_scored(
     params["languages"] = ["xx"]
     params["language_packs"] = ["my-packs"]
     params["release"]["tracked_inputs"] = ["params.yaml", "my-packs"]
+    params["esco"]["languages"] = []  # a project of one new language has no ESCO family to release
     (project / "params.yaml").write_text(yaml.safe_dump(params, allow_unicode=True, sort_keys=False), encoding="utf-8")
     (project / ".gitignore").write_text("/release/\n/results/\n/cache/\n", encoding="utf-8")
 
