@@ -247,7 +247,6 @@ def check_hub_model(repo_id: str, revision: str | None = None) -> None:
     """That ``repo_id`` names a model this machine can load: in the local Hugging Face cache (no request), or else,
     unless ``HF_HUB_OFFLINE`` is set, on the Hub (one request, ``HUB_TIMEOUT_S``). Otherwise one
     ``ModelNotFoundError`` saying which of these failed and what to do."""
-    import httpx2  # the HTTP client huggingface_hub is built on (its declared dependency): its transport errors
     from huggingface_hub import constants, model_info, snapshot_download
     from huggingface_hub.errors import (GatedRepoError, HfHubHTTPError, HFValidationError, LocalEntryNotFoundError,
                                         RepositoryNotFoundError, RevisionNotFoundError)
@@ -278,11 +277,24 @@ def check_hub_model(repo_id: str, revision: str | None = None) -> None:
         status = exc.response.status_code if exc.response is not None else "an error"
         raise ModelNotFoundError(f"{at}: the Hugging Face Hub ({endpoint}) answered HTTP {status}; try again later, "
                                  "or give a local folder") from None
-    except (httpx2.HTTPError, OSError) as exc:  # refused, reset, timed out, no such host
+    except (*_transport_errors(), OSError) as exc:  # refused, reset, timed out, no such host
         raise ModelNotFoundError(
             f"{at}: cannot reach the Hugging Face Hub ({endpoint}: {type(exc).__name__}: "
             f"{' '.join(str(exc).split())[:200]}); check the network (HF_ENDPOINT if set), set HF_HUB_OFFLINE=1 to "
             "use only the local cache, or give a local folder") from None
+
+
+def _transport_errors() -> tuple[type[BaseException], ...]:
+    """The transport errors of the HTTP client huggingface_hub is built on: httpx2 (2.x), httpx (1.x); before 1.0 it
+    used requests, whose errors are OSErrors."""
+    import importlib
+
+    for client in ("httpx2", "httpx"):
+        try:
+            return (importlib.import_module(client).HTTPError,)
+        except ImportError:
+            continue
+    return ()
 
 
 class SentenceTransformerModel(ModelBase):
