@@ -15,11 +15,16 @@ from annotation.server import _rg
 from builder.corrections import FLAG_MEANINGS
 from builder.verdict import Verdict
 
-REQUIRED_COLUMNS = (
-    "source_id", "source_text", "in_queries", "in_corpus", "sentence_masculine", "sentence_feminine",
-    "output_masculine", "output_feminine", "mt_masculine", "mt_feminine", "title_masculine", "title_feminine",
-    "check_masculine", "check_feminine", "check_method", "verdict", "reason", "flags", "translator",
-)
+# The columns of translations.parquet annotation reads, with the types the builder writes them in (its raw columns:
+# builder.translate.RAW_SCHEMA, those postprocess adds: builder.postprocess.ROW_SCHEMA; tests/annotation/
+# test_records.py keeps the two equal: annotation borrows no builder module beyond its format's).
+REQUIRED_COLUMNS: dict[str, pl.DataType] = {
+    **{name: pl.String() for name in ("source_id", "source_text", "sentence_masculine", "sentence_feminine",
+                                      "output_masculine", "output_feminine", "mt_masculine", "mt_feminine",
+                                      "title_masculine", "title_feminine", "check_masculine", "check_feminine",
+                                      "check_method", "verdict", "reason", "translator")},
+    "in_queries": pl.Boolean(), "in_corpus": pl.Boolean(), "flags": pl.List(pl.String),
+}
 # The given-translation route's columns (docs/FORMAT.md); builds before them are all MT route.
 ROUTE_COLUMNS = ("route", "alignment_score", "alignment_margin")
 FLAG_LABELS = {
@@ -95,13 +100,8 @@ def read_parquet(path: Path) -> pl.DataFrame:
 
 
 def _wrong_types(df: pl.DataFrame) -> list[tuple[str, pl.DataType, pl.DataType]]:
-    """(column, its type, the type the builder writes) for each required column of another type (the raw columns:
-    builder.translate.RAW_SCHEMA, those postprocess adds: builder.postprocess.ROW_SCHEMA)."""
-    from builder.postprocess import ROW_SCHEMA  # here: every annotation command imports this module
-    from builder.translate import RAW_SCHEMA
-
-    written = {**RAW_SCHEMA, **ROW_SCHEMA}
-    return [(name, df.schema[name], written[name]) for name in REQUIRED_COLUMNS if df.schema[name] != written[name]]
+    """(column, its type, the type the builder writes) for each required column of another type."""
+    return [(name, df.schema[name], dtype) for name, dtype in REQUIRED_COLUMNS.items() if df.schema[name] != dtype]
 
 
 def read_translations(data: str | Path, lang: str) -> pl.DataFrame:

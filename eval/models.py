@@ -47,7 +47,6 @@ from typing import Literal, Protocol, runtime_checkable
 import numpy as np
 
 from config.files import slug
-from config.secrets import scrub
 from eval.errors import EvalError, ModelNotFoundError
 
 Role = Literal["query", "passage"]
@@ -251,7 +250,7 @@ def check_hub_model(repo_id: str, revision: str | None = None) -> None:
     from huggingface_hub.errors import (GatedRepoError, HfHubHTTPError, HFValidationError, LocalEntryNotFoundError,
                                         RepositoryNotFoundError, RevisionNotFoundError)
 
-    endpoint = scrub(constants.ENDPOINT)
+    endpoint = constants.ENDPOINT  # run_command scrubs the line (a password in HF_ENDPOINT)
     at = f"{repo_id!r}" + (f" at revision {revision!r}" if revision else "")
     try:
         snapshot_download(repo_id, revision=revision, local_files_only=True)
