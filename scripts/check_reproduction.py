@@ -2,18 +2,18 @@
 machine, each output of the builder's stages (``python -m builder …`` in dvc.lock) hashed as DVC hashes it and
 compared with the lock, one line per output.
 
-    .venv/bin/python scripts/check_reproduction.py [--lock dvc.lock] [--root .]
+    .venv/bin/python scripts/check_reproduction.py [--lock dvc.lock] [--root .] [--outputs DIR]
 
 ``same``: the bytes dvc.lock records. ``differs``: other bytes, with the reason where it is known: an input of
 the stage (a file, a folder or a param the lock records) is not what the lock records (the lock is older than the
-inputs: ``dvc repro`` records the new outputs), or the output is one whose difference is understood
-(``KNOWN``, with why). ``missing``: the build did not write it. Exit status 0 whatever differs (CI reports the
+inputs: ``dvc repro`` records the new outputs), or the file records something the pipeline's commands record
+otherwise (``explain``). ``missing``: the build did not write it. Exit status 0 whatever differs (CI reports the
 result, it does not fail on it: docs/releases.md "A fresh machine against dvc.lock"); 2 when the lock cannot be
 read.
 
 The hashes are DVC 3's ``md5``: of a file, the MD5 of its bytes; of a folder (``<md5>.dir``), the MD5 of the JSON
-list DVC stores for it, ``[{"md5": …, "relpath": …}, …]`` sorted by path, leaving out what .dvcignore names
-(tests/test_check_reproduction.py checks both against DVC's own hashing and a real ``dvc repro``).
+list DVC stores for it, ``[{"md5": …, "relpath": …}, …]`` in the order of ``relpath``, leaving out what .dvcignore
+names (tests/test_check_reproduction.py checks both against DVC's own hashing and a real ``dvc repro``).
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ import hashlib
 import json
 import sys
 from pathlib import Path
+
 
 def file_md5(path: Path) -> str:
     digest = hashlib.md5()
@@ -244,7 +245,8 @@ def check(lock_path: Path, root: Path, outputs: Path | None = None) -> list[tupl
                                   "repro records the new bytes")
             elif upstream and reasons[0] is None:
                 reasons = [f"{name}: its inputs built here differ from dvc.lock ({_listed(upstream)}; see their lines)"]
-            why = "; ".join(r for r in reasons if r) or "not understood: the same inputs gave other bytes"
+            why = "; ".join(r for r in reasons if r) or (
+                "not written by this build" if got is None else "not understood: the same inputs gave other bytes")
             rows.append((out["path"], "missing" if got is None else "differs", why))
     return sorted(rows)
 
