@@ -1,10 +1,13 @@
+"""``python -m annotation`` and the installed ``gjt-annotation`` (pyproject.toml [project.scripts]): annotation.cli."""
+
 import sys
 
-from config.cli import quiet_interrupt_at_start
+from config.cli import starting
 
-if __name__ == "__main__":  # `python -m`: before the imports below, a Ctrl-C in them is one line, not a traceback
-    quiet_interrupt_at_start()
+# `python -m annotation` or `gjt-annotation`: before the imports below, so a Ctrl-C in them is one line, not a traceback
+starting("annotation", __name__)
 
 from annotation.cli import main  # noqa: E402
 
-sys.exit(main())
+if __name__ == "__main__":
+    sys.exit(main())

@@ -96,16 +96,15 @@ def esco_agreement(pack: list[dict]) -> dict[str, int]:
 def review_pack(data: str | Path, lang: str, source: str | Path | None = None) -> list[dict]:
     """One object per English id of the build ``data/<lang>`` (translations.parquet, raw_translations.parquet,
     alignment.parquet when the route uses the given translation), sorted by id."""
+    from annotation.translations import read_parquet, read_translations  # the checked reader push translations uses
+
     folder = Path(data) / lang
-    path = folder / "translations.parquet"
-    if not path.is_file():
-        raise AnnotationError(f"{path}: file missing; build the language first (python -m builder build ...)")
-    t = pl.read_parquet(path)
-    raw = pl.read_parquet(folder / "raw_translations.parquet")
+    t = read_translations(data, lang)
+    raw = read_parquet(folder / "raw_translations.parquet")
     route = dict(zip(raw["source_id"], raw["route"])) if "route" in raw.columns else {}
     candidate: dict[str, dict] = {}
     if (folder / "alignment.parquet").is_file():
-        for a in pl.read_parquet(folder / "alignment.parquet").iter_rows(named=True):
+        for a in read_parquet(folder / "alignment.parquet").iter_rows(named=True):
             candidate.setdefault(a["source_id"], a)
     queries_of = _relevant_queries(source, t)
     hints = esco_hints(lang, t["source_text"].to_list())

@@ -15,11 +15,16 @@ from annotation.server import _rg
 from builder.corrections import FLAG_MEANINGS
 from builder.verdict import Verdict
 
-REQUIRED_COLUMNS = (
-    "source_id", "source_text", "in_queries", "in_corpus", "sentence_masculine", "sentence_feminine",
-    "output_masculine", "output_feminine", "mt_masculine", "mt_feminine", "title_masculine", "title_feminine",
-    "check_masculine", "check_feminine", "check_method", "verdict", "reason", "flags", "translator",
-)
+# The columns of translations.parquet annotation reads, with the types the builder writes them in (its raw columns:
+# builder.translate.RAW_SCHEMA, those postprocess adds: builder.postprocess.ROW_SCHEMA; tests/annotation/
+# test_records.py keeps the two equal: annotation borrows no builder module beyond its format's).
+REQUIRED_COLUMNS: dict[str, pl.DataType] = {
+    **{name: pl.String() for name in ("source_id", "source_text", "sentence_masculine", "sentence_feminine",
+                                      "output_masculine", "output_feminine", "mt_masculine", "mt_feminine",
+                                      "title_masculine", "title_feminine", "check_masculine", "check_feminine",
+                                      "check_method", "verdict", "reason", "translator")},
+    "in_queries": pl.Boolean(), "in_corpus": pl.Boolean(), "flags": pl.List(pl.String),
+}
 # The given-translation route's columns (docs/FORMAT.md); builds before them are all MT route.
 ROUTE_COLUMNS = ("route", "alignment_score", "alignment_margin")
 FLAG_LABELS = {
@@ -85,7 +90,7 @@ def record_id(lang: str, source_id: str) -> str:
     return f"{lang}-translation-{source_id}"
 
 
-def _read_parquet(path: Path) -> pl.DataFrame:
+def read_parquet(path: Path) -> pl.DataFrame:
     """A builder working file; one that is not readable Parquet (damaged, truncated) is an AnnotationError."""
     try:
         return pl.read_parquet(path)
@@ -94,16 +99,27 @@ def _read_parquet(path: Path) -> pl.DataFrame:
                               "(python -m builder build ...)") from None
 
 
+def _wrong_types(df: pl.DataFrame) -> list[tuple[str, pl.DataType, pl.DataType]]:
+    """(column, its type, the type the builder writes) for each required column of another type."""
+    return [(name, df.schema[name], dtype) for name, dtype in REQUIRED_COLUMNS.items() if df.schema[name] != dtype]
+
+
 def read_translations(data: str | Path, lang: str) -> pl.DataFrame:
     """translations.parquet, with the route and alignment columns of raw_translations.parquet beside it when
     the working file lacks them (builds that wrote them only there)."""
     path = Path(data) / lang / "translations.parquet"
     if not path.is_file():
         raise AnnotationError(f"{path}: file missing; build the language first (python -m builder build ...)")
-    df = _read_parquet(path)
+    df = read_parquet(path)
     missing = [c for c in REQUIRED_COLUMNS if c not in df.columns]
     if missing:
         raise AnnotationError(f"{path}: missing column(s) {missing}; see docs/FORMAT.md (builder working file)")
+    wrong = _wrong_types(df)
+    if wrong:  # a string where the flags' list belongs was read letter by letter as flags; a number failed later
+        (name, found, expected), more = wrong[0], len(wrong) - 1
+        raise AnnotationError(f"{path}: column {name!r} holds {found} where the builder writes {expected}"
+                              f"{f' (and {more} more column(s))' if more else ''}; rebuild the language "
+                              "(python -m builder build ...)")
     dup = df.group_by("source_id").len().filter(pl.col("len") > 1)
     if dup.height:
         raise AnnotationError(f"{path}: repeated source_id(s) {dup['source_id'].head(5).to_list()}")
@@ -112,7 +128,7 @@ def read_translations(data: str | Path, lang: str) -> pl.DataFrame:
         raise AnnotationError(f"{path}: {nulls.height} row(s) without source_id or source_text")
     raw_path = path.with_name("raw_translations.parquet")
     if "route" not in df.columns and raw_path.is_file():
-        raw = _read_parquet(raw_path)
+        raw = read_parquet(raw_path)
         if "route" in raw.columns:
             lacking = [c for c in ROUTE_COLUMNS if c not in raw.columns]
             if lacking:
@@ -120,7 +136,7 @@ def read_translations(data: str | Path, lang: str) -> pl.DataFrame:
             df = df.join(raw.select("source_id", *ROUTE_COLUMNS), on="source_id", how="left")
     alignment = path.with_name("alignment.parquet")
     if alignment.is_file():  # the alignment's best candidate, shown for an unaligned record
-        cand = _read_parquet(alignment).select("source_id", pl.col("reference_text").alias("candidate_text"))
+        cand = read_parquet(alignment).select("source_id", pl.col("reference_text").alias("candidate_text"))
         df = df.join(cand.unique("source_id", keep="first"), on="source_id", how="left")
     else:
         df = df.with_columns(candidate_text=pl.lit(None, dtype=pl.String))

@@ -6,10 +6,10 @@ Ctrl-C exits 130, both without a traceback; outputs are replaced whole or not at
 
 from __future__ import annotations
 
-from config.cli import quiet_interrupt_at_start
+from config.cli import starting
 
-if __name__ == "__main__":  # `python -m`: before the imports below, a Ctrl-C in them is one line, not a traceback
-    quiet_interrupt_at_start()
+# `python -m builder` or `gjt-builder`: before the imports below, so a Ctrl-C in them is one line, not a traceback
+starting("builder", __name__)
 
 import argparse
 import json

@@ -28,11 +28,27 @@ USER_MISTAKE = 2
 INTERRUPTED = 130
 
 
-def program(package: str) -> str:
-    """The command a usage line names: ``gjt-<package>`` when run as that installed command (pyproject.toml's
-    [project.scripts]), else ``python -m <package>``, as a checkout runs it."""
+def installed_command(package: str) -> bool:
+    """Whether this process is the installed command ``gjt-<package>`` (pyproject.toml's [project.scripts]): its
+    wrapper script is ``sys.argv[0]`` from the start (``.exe`` on Windows, which the wrapper strips only later)."""
     command = Path(sys.argv[0]).name if sys.argv and sys.argv[0] else ""
-    return command if command == f"gjt-{package}" else f"python -m {package}"
+    return command.removesuffix(".exe") == f"gjt-{package}"
+
+
+def program(package: str) -> str:
+    """The command a usage line names: ``gjt-<package>`` when run as that installed command, else
+    ``python -m <package>``, as a checkout runs it."""
+    return f"gjt-{package}" if installed_command(package) else f"python -m {package}"
+
+
+def starting(package: str, module_name: str) -> None:
+    """Called first thing by each package's ``__main__`` with its ``__name__``: when this process is that command
+    line, run as ``python -m <package>`` (``__name__`` is ``"__main__"``) or as the installed ``gjt-<package>``
+    (whose wrapper script imports ``<package>.__main__`` and then calls its entry point, so ``__name__`` is the
+    module's own), a Ctrl-C in the imports that follow is one line (``quiet_interrupt_at_start``). A test or a
+    module importing ``__main__`` keeps Python's handler."""
+    if module_name == "__main__" or installed_command(package):
+        quiet_interrupt_at_start()
 
 
 def params_option(parser: argparse.ArgumentParser, default: str | None = "params.yaml", *,

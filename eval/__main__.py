@@ -12,10 +12,10 @@ Defaults come from the eval: section of params.yaml; flags override them.
 
 from __future__ import annotations
 
-from config.cli import quiet_interrupt_at_start
+from config.cli import starting
 
-if __name__ == "__main__":  # `python -m`: before the imports below, a Ctrl-C in them is one line, not a traceback
-    quiet_interrupt_at_start()
+# `python -m eval` or `gjt-eval`: before the imports below, so a Ctrl-C in them is one line, not a traceback
+starting("eval", __name__)
 
 import argparse
 import contextlib

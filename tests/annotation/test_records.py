@@ -120,6 +120,16 @@ def test_missing_translations_file_and_column(tmp_path):
         read_translations(tmp_path, "pt")
 
 
+def test_the_columns_annotation_reads_have_the_types_the_builder_writes():
+    from annotation.translations import REQUIRED_COLUMNS
+    from builder.postprocess import ROW_SCHEMA, TRANSLATIONS_COLUMNS
+    from builder.translate import RAW_SCHEMA
+
+    written = {**RAW_SCHEMA, **ROW_SCHEMA}
+    assert set(REQUIRED_COLUMNS) <= set(TRANSLATIONS_COLUMNS)
+    assert {name: written[name] for name in REQUIRED_COLUMNS} == REQUIRED_COLUMNS
+
+
 def test_pooling_union_of_top_k_without_labelled_pairs_or_self_matches(tmp_path):
     ts = write_tiny_testset(tmp_path)
     assert labelled_source_pairs(ts) == {("Lawyer", "Attorney")}

@@ -81,3 +81,40 @@ def test_a_corrupt_translations_parquet_is_one_line(tmp_path, capsys):
     code = main(["rule", "--data", str(tmp_path / "data"), "--lang", "pt", "--out", str(tmp_path / "c" / "pt.jsonl"),
                  "--find", "advogado", "--replace", "advogados"])
     one_error_line(code, capsys.readouterr().err, f"{path}: not a readable Parquet file")
+
+
+# A column of another type than the builder writes: push translations read a string `flags` letter by letter as
+# flags and pushed it; a number where a string belongs failed later as a traceback (failed on main 8807e36).
+@pytest.mark.parametrize("column, dtype, holds", [
+    ("flags", "String", "String where the builder writes List(String)"),
+    ("in_queries", "Int64", "Int64 where the builder writes Boolean"),
+    ("verdict", "Categorical", "Categorical where the builder writes String"),
+    ("source_id", "Int64", "Int64 where the builder writes String"),
+])
+@pytest.mark.parametrize("command", ["push", "rule", "review"])
+def test_a_translations_parquet_column_of_another_type_is_one_line_naming_file_and_column(
+        tmp_path, capsys, monkeypatch, column, dtype, holds, command):
+    import polars as pl
+
+    write_tiny_testset(tmp_path / "data")
+    path = tmp_path / "data" / "pt" / "translations.parquet"
+    frame = pl.read_parquet(path)
+    if column == "source_id":
+        frame = frame.with_columns(pl.int_range(pl.len()).alias("source_id"))
+    elif column == "flags":
+        frame = frame.with_columns(pl.col("flags").list.join(","))
+    else:
+        frame = frame.with_columns(pl.col(column).cast(getattr(pl, dtype)))
+    frame.write_parquet(path)
+    # a server that refuses: the file is read, and refused, before any connection is tried
+    monkeypatch.setenv("ARGILLA_API_URL", "http://127.0.0.1:9")
+    monkeypatch.setenv("ARGILLA_API_KEY", "k-123")
+    args = {"push": ["push", "translations", "--data", str(tmp_path / "data"), "--lang", "pt"],
+            "rule": ["rule", "--data", str(tmp_path / "data"), "--lang", "pt", "--out", str(tmp_path / "c" / "pt.jsonl"),
+                     "--find", "advogado", "--replace", "advogados"],
+            "review": ["review", "pack", "--data", str(tmp_path / "data"), "--lang", "pt", "--out",
+                       str(tmp_path / "pack.jsonl")]}[command]
+    code = main(args)
+    one_error_line(code, capsys.readouterr().err, f"{path}: column {column!r} holds {holds}",
+                   "rebuild the language")
+    assert not (tmp_path / "c").exists() and not (tmp_path / "pack.jsonl").exists()
