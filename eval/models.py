@@ -586,15 +586,17 @@ class MtebModel(EncoderModel):
 
     kind = "an MTEB model"
 
-    def __init__(self, spec: str, model, module, name: str | None = None) -> None:
+    def __init__(self, spec: str, model, module, name: str | None = None, task_metadata=None) -> None:
+        """``task_metadata``: the task the texts are handed over as (an MTEB task's own, ``eval.mteb_tasks``, so the
+        model picks the prompts it picks there); None: this benchmark's generic retrieval task (``MTEB_TASK``)."""
         from mteb.abstasks.task_metadata import TaskMetadata
         from mteb.types import PromptType
 
         # what MTEB's models read of a task when they choose a prompt: its name and type; the split and subset
-        self._task = TaskMetadata(name=MTEB_TASK, description="Feminine and masculine job-title queries ranked over the "
-                                  "masculine and the feminine corpus (García-Sardiña et al. 2025).",
-                                  dataset={"path": "gendered-job-titles", "revision": "release"}, type="Retrieval",
-                                  eval_langs=[], main_score="ndcg_at_10")
+        self._task = task_metadata or TaskMetadata(
+            name=MTEB_TASK, description="Feminine and masculine job-title queries ranked over the masculine and the "
+            "feminine corpus (García-Sardiña et al. 2025).", dataset={"path": "gendered-job-titles", "revision": "release"},
+            type="Retrieval", eval_langs=[], main_score="ndcg_at_10")
         self._prompt_types = {"query": PromptType.query, "passage": PromptType.document}
         super().__init__(spec, model, module, name)
 
