@@ -22,7 +22,8 @@ subset's scores gain, for its corpus, every pair measure's mean (``symmetry_AO``
 and every gap (``parity_MAP_M-MAP_F``, ``parity_paired_AP_M-AP_F``, ...), and for its query gender every query
 measure's mean under its results name (``MAP``, ``accuracy_acc@1``, ``retrieval_nDCG@10``): the values of the
 results' ``corpora.<corpus>`` block (their intervals and counts are in ``eval run``'s results). The texts are
-encoded twice, once by MTEB's search and once for eval: a title set encodes in seconds.
+encoded again for eval, after MTEB's search: MTEB keeps each query's top 1000 scores, not the whole ranking with
+eval's exact scores and tie-break that AO and RBO are defined on.
 """
 
 from __future__ import annotations
