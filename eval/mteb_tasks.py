@@ -42,8 +42,8 @@ try:  # the mteb extra
     from mteb.abstasks.task_metadata import TaskMetadata
     from mteb.languages.iso_mappings import _hf_lang_to_iso_lang_script  # pinned mteb (pyproject): ISO 639-1 -> "por-Latn"
     from mteb.models import EncoderProtocol
-except ImportError as exc:
-    raise EvalError(f"eval.mteb_tasks needs the mteb extra ({exc}); pip install '.[mteb]'") from None
+except ModuleNotFoundError as exc:  # still a ModuleNotFoundError (what an optional module's import raises), with the fix
+    raise ModuleNotFoundError(f"eval.mteb_tasks needs the mteb extra ({exc}); pip install '.[mteb]'", name=exc.name) from None
 
 from eval.evaluate import CORPORA, evaluate_language
 from eval.models import EmbeddingCache, MtebModel
