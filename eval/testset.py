@@ -599,6 +599,15 @@ def testset_source(stats: dict) -> dict | None:
             "corpus_design": str(block.get("corpus_design", ""))}
 
 
+# The BEIR/MTEB-shaped copies of a language (releases/beir.py writes them, eval.mteb_tasks reads them):
+# ``<lang>/beir/<query form>-queries_<corpus>-corpus/`` holding corpus.jsonl, queries.jsonl and qrels/test.tsv.
+BEIR_FOLDER = "beir"
+
+
+def beir_config_name(form: str, corpus: str) -> str:
+    """The folder (and configuration) of one query form ranked over one corpus variant."""
+    return f"{form}-queries_{corpus}-corpus"
+
 # A release version, X.Y.Z without leading zeros, matched whole (fullmatch): what `releases make --version` takes
 # and what `builder postprocess --version` stamps into stats.json.
 VERSION_RE = re.compile(r"(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)")

@@ -151,8 +151,12 @@ def cmd_checkout(args: argparse.Namespace) -> None:
     from .checkout import checkout_release  # not a dependency of the `release` stage (dvc.yaml)
 
     done = checkout_release(git_root(Path.cwd()), args.version, pull=not args.no_pull)
-    where = ("checked out" if done.moved else "already at") + f" commit {done.commit[:12]}"
-    print(f"release {done.version}: {where}, {done.how} (a detached HEAD: `git switch -` goes back)")
+    if done.moved:
+        left = f"branch {done.branch}" if done.branch else "the commit it was at"
+        print(f"release {done.version}: checked out commit {done.commit[:12]}, {done.how}; the clone is now on a "
+              f"detached HEAD (no branch): `{done.back}` goes back to {left}")
+    else:
+        print(f"release {done.version}: already at commit {done.commit[:12]}, {done.how}")
     if done.verified is None:
         print(f"  next: dvc pull {done.folder} && python -m releases verify {done.folder} --against "
               f"{done.commit}")

@@ -22,16 +22,11 @@ from pathlib import Path
 
 import polars as pl
 
-from eval.testset import DOUBLET, FEMININE, FORMS, MASCULINE, TestSet
+from eval.testset import DOUBLET, FEMININE, FORMS, MASCULINE, TestSet, beir_config_name
 
-BEIR_FOLDER = "beir"
 # The paths under <lang>/ that write_beir writes (the release folder's check of what it may replace)
 BEIR_PATHS = re.compile(r"beir(/[a-z]+-queries_[a-z]+-corpus(/(corpus\.jsonl|queries\.jsonl|qrels(/test\.tsv)?))?)?")
 CORPORA = (MASCULINE, FEMININE, DOUBLET)
-
-
-def config_name(form: str, corpus: str) -> str:
-    return f"{form}-queries_{corpus}-corpus"
 
 
 def beir_configs(ts: TestSet) -> list[tuple[str, pl.DataFrame, pl.DataFrame, pl.DataFrame]]:
@@ -49,7 +44,7 @@ def beir_configs(ts: TestSet) -> list[tuple[str, pl.DataFrame, pl.DataFrame, pl.
             if pairs.height == 0:
                 continue
             queries = queries.filter(pl.col("id").is_in(pairs["query_id"].unique().implode()))
-            configs.append((config_name(form, corpus_form), queries, corpus, pairs.sort("query_id", "doc_id")))
+            configs.append((beir_config_name(form, corpus_form), queries, corpus, pairs.sort("query_id", "doc_id")))
     return configs
 
 

@@ -2,7 +2,8 @@
 
 Tags do not travel with every clone, so the version is looked up in git's history: its tag when the clone
 has one, otherwise the commit that added it to published.json (anchor.resolve_release). The work tree is
-checked out at that commit (refused when it has uncommitted changes), then `dvc pull` fetches the release
+checked out at that commit, a detached HEAD (refused when it has uncommitted changes; the command prints the git
+command that goes back to the branch or commit it left), then `dvc pull` fetches the release
 folder that commit records from the committed dvc-storage/, and the folder is verified against the digests
 the commit records (published.json, dvc.lock). The verification runs with the code that was loaded before
 the checkout, so it does not depend on what the checked-out commit's own `releases` can resolve.
@@ -27,6 +28,8 @@ class Checkout:
     how: str
     folder: str
     moved: bool                      # False when HEAD was at the commit already
+    branch: str | None               # the branch HEAD was on before (None: a detached HEAD, or no move)
+    back: str | None                 # the git command that returns the clone to where it was (None: no move)
     verified: AnchoredVerification | None = None
     notes: list[str] = field(default_factory=list)
 
@@ -51,13 +54,17 @@ def checkout_release(repo: Path, name: str, pull: bool = True) -> Checkout:
                            "commit or stash them (`git stash`) first: checkout replaces the tracked files")
     head = git(repo, "rev-parse", "HEAD").strip()
     moved = head != resolved.commit
+    # where HEAD was, to say how to go back: `git switch -` fails when it was a detached HEAD (another version's)
+    on = subprocess.run(["git", "-C", str(repo), "symbolic-ref", "-q", "--short", "HEAD"], capture_output=True, text=True)
+    branch = on.stdout.strip() if on.returncode == 0 and on.stdout.strip() else None
+    back = None if not moved else f"git switch {branch}" if branch else f"git switch --detach {head[:12]}"
     if moved:
         done = subprocess.run(["git", "-C", str(repo), "-c", "advice.detachedHead=false", "checkout", "-q",
                                "--detach", resolved.commit], capture_output=True, text=True)
         if done.returncode != 0:
             why = " ".join(done.stderr.split())
             raise ReleaseError(f"git checkout {resolved.commit[:12]} (release {resolved.version}) failed: {why}")
-    result = Checkout(resolved.version, resolved.commit, resolved.how, entry["folder"], moved)
+    result = Checkout(resolved.version, resolved.commit, resolved.how, entry["folder"], moved, branch if moved else None, back)
     if pull:
         try:
             _dvc(repo, "pull", "-q", entry["folder"])

@@ -13,11 +13,11 @@ from pathlib import Path
 import polars as pl
 
 from config.files import write_folder_atomically
-from eval.testset import (ESCO_FAMILY, FEMININE, MASCULINE, VERSION_RE, TestSet, TestSetError, list_languages,
-                          read_testset, table1_counts)
+from eval.testset import (BEIR_FOLDER, ESCO_FAMILY, FEMININE, MASCULINE, VERSION_RE, TestSet, TestSetError,
+                          list_languages, read_testset, table1_counts)
 from languages import CODE, LanguageError, check_code, load
 
-from .beir import BEIR_FOLDER, BEIR_PATHS, write_beir
+from .beir import BEIR_PATHS, write_beir
 from .anchor import (folder_md5, git, git_root, md5_of, read_published, recorded_md5, recorded_outs, resolve_release,
                      relative_to_repo)
 from .card import render_card, render_family_card

