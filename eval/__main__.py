@@ -306,15 +306,16 @@ def _results_as_written(paths) -> Iterator[None]:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from eval.report import forms_findings_markdown, load_results, tables_markdown, write_plots
+    from eval.report import check_plotted, forms_findings_markdown, load_results, tables_markdown, write_plots
 
     with _results_as_written(args.results):
         docs = load_results(args.results)
         text = forms_findings_markdown(docs) if args.forms else tables_markdown(docs)
-    if args.out:  # written before printing: a reader that closes the pipe early must not cost the files
-        out = Path(args.out)
-        _write(out / "tables.md", text)
-        write_plots(docs, out / "plots")
+        if args.out:  # written before printing: a reader that closes the pipe early must not cost the files
+            check_plotted(docs, args.results)  # every refusal before the first file is written
+            out = Path(args.out)
+            _write(out / "tables.md", text)
+            write_plots(docs, out / "plots")
     _print_to_pipe(text)
     if args.out:
         print(f"wrote {out}", file=sys.stderr)

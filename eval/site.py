@@ -29,6 +29,7 @@ from eval.report import (
     pair_measure_names,
     JOB_TITLES,
     by_source,
+    check_plotted,
     paper_tables,
     settings_line,
     with_notes,
@@ -133,9 +134,10 @@ def build_site(paths: list[str | Path], out: str | Path) -> Path:
                             "eval run / audit") from None
 
     # Every refusal before any figure is drawn (seconds each): the page checks every number it prints, so it is
-    # rendered once first (as if only the three figures every page has were), and the audit figures' values are
-    # read and checked (the page does not print them all).
+    # rendered once first (as if only the three figures every page has were), and what the figures draw is checked
+    # (the page does not print it all, and reads some of it more leniently).
     page(["symmetry.png", "map.png", "gap.png"], [])
+    check_plotted(docs, result_paths)
     try:
         audit_values = audit_figures(audit) if audit else None
     except NotANumber as exc:

@@ -682,16 +682,20 @@ def test_a_refused_audit_file_draws_no_figure(results, tmp_path, where, value, n
     assert not drew and not site.exists() and list(tmp_path.glob(".site*")) == []
 
 
+# A figure's value the tables refuse, and a section the tables read leniently (an empty parity is no parity to
+# them) but the gap plot cannot draw: compare wrote tables.md and two figures, then gave a traceback.
+@pytest.mark.parametrize("where, value, needle", [
+    (("languages", "pt", "corpora", "masculine", "MAP", "feminine", "value"), "x", None),  # worded by the page or the tables
+    (("languages", "pt", "corpora", "masculine", "parity"), [], "languages.pt.corpora.masculine.parity is []")])
 @pytest.mark.parametrize("command", ["report", "compare"])
-def test_a_refused_results_file_draws_no_figure(results, tmp_path, command):
+def test_a_refused_results_file_draws_no_figure(results, tmp_path, command, where, value, needle):
     path = next((results / "runs").glob("tfidf-char__*.json"))
     doc = json.loads(path.read_text(encoding="utf-8"))
     crafted = tmp_path / path.name
-    crafted.write_text(json.dumps(_set(doc, ("languages", "pt", "corpora", "masculine", "MAP", "feminine", "value"), "x")),
-                       encoding="utf-8")
+    crafted.write_text(json.dumps(_set(doc, where, value)), encoding="utf-8")
     out = tmp_path / "out"
     r, drew = _eval_drawing(command, str(crafted), "--out", str(out))
-    one_error_line(r, str(crafted))
+    one_error_line(r, str(crafted), *([needle] if needle else []))
     assert not drew and not out.exists()
 
 
