@@ -23,7 +23,6 @@ from pathlib import Path
 from builder.errors import BuildError
 from builder.translators import TRANSLATORS, is_translator_name, offline_available
 from config.cli import params_option, program, run_command
-from languages import CODE, LanguageError, check_code
 
 # Each command imports the modules it runs when it runs: `--help` and a usage error load no polars (builder.params
 # and eval.testset do), `corrections` no gender layer, and each dvc.yaml stage lists the code its command imports.
@@ -50,6 +49,7 @@ def _load(folder, params: dict):
 def cmd_source(args, params) -> None:
     from builder.source import REGISTRY, check_counts, download_source, load_source, sha256_of
     from config.files import write_file_atomically, write_folder_atomically
+    from languages import CODE
 
     if args.download:
         folder = download_source(args.out, base_url=args.base_url or params["source"].get("base_url"))
@@ -439,6 +439,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     from builder.params import load_params
     from eval.testset import TestSetError
+    from languages import LanguageError, check_code  # here: the packs' reader and YAML cost ~30 ms of `--help`
 
     def work() -> None:
         if getattr(args, "lang", None) is not None:

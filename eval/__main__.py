@@ -22,7 +22,6 @@ import contextlib
 import json
 import os
 import re
-import sqlite3
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -307,15 +306,16 @@ def _results_as_written(paths) -> Iterator[None]:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from eval.report import forms_findings_markdown, load_results, tables_markdown, write_plots
+    from eval.report import check_plotted, forms_findings_markdown, load_results, tables_markdown, write_plots
 
     with _results_as_written(args.results):
         docs = load_results(args.results)
         text = forms_findings_markdown(docs) if args.forms else tables_markdown(docs)
-    if args.out:  # written before printing: a reader that closes the pipe early must not cost the files
-        out = Path(args.out)
-        _write(out / "tables.md", text)
-        write_plots(docs, out / "plots")
+        if args.out:  # written before printing: a reader that closes the pipe early must not cost the files
+            check_plotted(docs, args.results)  # every refusal before the first file is written
+            out = Path(args.out)
+            _write(out / "tables.md", text)
+            write_plots(docs, out / "plots")
     _print_to_pipe(text)
     if args.out:
         print(f"wrote {out}", file=sys.stderr)
@@ -520,6 +520,8 @@ def _settings_cache(args: argparse.Namespace) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    import sqlite3  # after parsing too: 2-6 ms of `--help`
+
     from eval.testset import TestSetError  # after parsing: --help and a usage error load no polars
 
     def corrupt_cache(exc: BaseException) -> str:  # only the embedding cache is SQLite

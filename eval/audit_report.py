@@ -3,8 +3,11 @@
 
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass
 from pathlib import Path
 
+from eval.errors import NotANumber
 from eval.report import CORPUS_TITLES, _fmt_ci, model_styles, save_png, text_colour_on, zoomed_limits
 
 
@@ -168,34 +171,168 @@ def _colour_model_ticks(ax, styles: dict) -> None:
             label.set_color(style["color"])
 
 
-def write_audit_plots(doc: dict, folder: str | Path) -> list[Path]:
+def _plotted(value, where: str, *, missing_ok: bool = True) -> float:
+    """A value a figure draws: eval's null (no value) is NaN, a finite number is itself, anything else (a string,
+    a list, a NaN written into the file) is refused."""
+    if value is None and missing_ok:
+        return math.nan
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise NotANumber(f"{where} is {value!r:.60} where a number belongs")
+    return float(value)
+
+
+@dataclass(frozen=True)
+class LanguageFigures:
+    """What the audit figures of one language draw, read out of the audit document and checked."""
+
+    lang: str
+    corpora: list[str]
+    measures: list[str]
+    pairs: object  # the pairs correlated, as the document names them (printed in a title)
+    correlation: dict  # (corpus, measure) -> model x model matrix: upper triangle Pearson, lower Spearman
+    exclusion: dict  # (corpus, direction) -> rho x tau matrix of shares
+    rho: list[float]
+    tau: list[float]
+    vmax: float  # the exclusion heatmaps' one colour scale
+    mitigation: MitigationFigure | None
+
+
+@dataclass(frozen=True)
+class MitigationFigure:
+    """The values of one language's before/after figure (``mitigation_figure``)."""
+
+    rules: object
+    pairs_identical: object  # as written (the titles print them)
+    pairs_different: object
+    # (corpus, panel) -> (bar labels, values [label][model], error bars [label][model] as (below, above))
+    panels: dict
+
+
+@dataclass(frozen=True)
+class AuditFigures:
+    """Every value the audit figures draw: read (and refused when malformed) before any figure is drawn, so a
+    damaged audit file stops a report at once, not after the eval figures (seconds each)."""
+
+    models: list[str]
+    k: object  # the audit's settings as written (the titles print them)
+    rho: object
+    tau: object
+    rbo_name: str
+    languages: list[LanguageFigures]
+
+
+MITIGATION_CORPORA = ("masculine", "feminine")
+
+
+def mitigation_panels(rbo_name: str) -> dict:
+    """The mitigation figure's columns: the two measures each panel shows before and after."""
+    return {"symmetry": ("AO", rbo_name), "MAP": ("MAP_F", "MAP_M"), "acc@1": ("acc@1_F", "acc@1_M")}
+
+
+def mitigation_values(lang: str, mit: dict, models: list[str], rbo_name: str) -> MitigationFigure:
+    for key in ("pairs_identical_after", "pairs"):
+        _plotted(mit[key], f"languages.{lang}.mitigation.{key}", missing_ok=False)
+    n_same = mit["pairs_identical_after"]
+    n_diff = mit["pairs"] - n_same
+    panels = {}
+    for corpus in MITIGATION_CORPORA:
+        for panel, metrics in mitigation_panels(rbo_name).items():
+            labels, vals, errs = [], [], []
+            for metric in metrics:
+                for phase in ("before", "after"):
+                    labels.append(f"{metric}\n{phase}")
+                    row_v, row_e = [], []
+                    for name in models:
+                        where = f"languages.{lang}.mitigation.models.{name}.{corpus}.still_different.{metric}.{phase}"
+                        f = mit["models"][name][corpus]["still_different"][metric][phase]
+                        v = _plotted(f["value"], f"{where}.value")
+                        row_v.append(v)
+                        if f["value"] is None:
+                            row_e.append((0.0, 0.0))
+                        else:
+                            lo, hi = f["ci95"]  # a pair, or the unpacking refuses it
+                            row_e.append((v - _plotted(lo, f"{where}.ci95[0]", missing_ok=False),
+                                          _plotted(hi, f"{where}.ci95[1]", missing_ok=False) - v))
+                    vals.append(row_v)
+                    errs.append(row_e)
+            panels[corpus, panel] = (labels, vals, errs)
+    return MitigationFigure(mit["rules"], n_same, n_diff, panels)
+
+
+def audit_figures(doc: dict) -> AuditFigures:
+    """Read every value the audit figures draw out of ``doc``, refusing a malformed one (a missing key, a string
+    where a number belongs, a grid that is not ρ × τ); nothing is drawn."""
+    import numpy as np
+
+    models = [m["name"] for m in doc["models"]]
+    s = doc["audit_settings"]
+    for key in ("k", "rho", "tau"):
+        _plotted(s[key], f"audit_settings.{key}", missing_ok=False)
+    rbo_name = f"RBO(p={_plotted(doc['eval_settings']['rbo_p'], 'eval_settings.rbo_p', missing_ok=False):g})"
+    languages = []
+    for lang, block in sorted(doc["languages"].items()):
+        corpora = list(block["corpora"])
+        measures = list(block["corpora"][corpora[0]]["correlation"])
+        correlation = {}
+        for corpus in corpora:
+            for measure in measures:
+                mat = np.eye(len(models))
+                for e in block["corpora"][corpus]["correlation"][measure]:
+                    where = f"languages.{lang}.corpora.{corpus}.correlation.{measure}"
+                    if e["a"] not in models or e["b"] not in models:
+                        raise NotANumber(f"{where} names a model pair {e['a']!r:.40} × {e['b']!r:.40} not among the audit's "
+                                         f"models {models}")
+                    i, j = models.index(e["a"]), models.index(e["b"])
+                    mat[i, j] = _plotted(e["pearson"]["value"], f"{where}.pearson.value")
+                    mat[j, i] = _plotted(e["spearman"]["value"], f"{where}.spearman.value")
+                correlation[corpus, measure] = mat
+        grid_rho = grid_tau = None
+        exclusion = {}
+        for corpus in corpora:
+            grid = block["corpora"][corpus]["exclusion"]["grid"]
+            where = f"languages.{lang}.corpora.{corpus}.exclusion.grid"
+            rhos = [_plotted(v, f"{where}.rho", missing_ok=False) for v in grid["rho"]]
+            taus = [_plotted(v, f"{where}.tau", missing_ok=False) for v in grid["tau"]]
+            grid_rho, grid_tau = grid["rho"], grid["tau"]  # as written: the ticks print them
+            for direction in ("feminine_excluded", "masculine_excluded"):
+                rows = grid[direction]
+                if not isinstance(rows, list) or len(rows) != len(rhos) or any(
+                        not isinstance(row, list) or len(row) != len(taus) for row in rows):
+                    raise NotANumber(f"{where}.{direction} is not a {len(rhos)} × {len(taus)} grid (ρ × τ)")
+                exclusion[corpus, direction] = np.array(
+                    [[_plotted(v, f"{where}.{direction}[{i}][{j}]") for j, v in enumerate(row)] for i, row in enumerate(rows)],
+                    dtype=float).reshape(len(rhos), len(taus))
+        # one colour scale for the four panels: the same shade is the same share everywhere
+        shares = [v for mat in exclusion.values() for v in mat.ravel() if not np.isnan(v)]
+        languages.append(LanguageFigures(
+            lang, corpora, measures, block["corpora"][corpora[0]]["pairs"], correlation, exclusion, grid_rho, grid_tau,
+            max([0.05, *shares]), mitigation_values(lang, block["mitigation"], models, rbo_name) if "mitigation" in block else None))
+    return AuditFigures(models, s["k"], s["rho"], s["tau"], rbo_name, languages)
+
+
+def write_audit_plots(doc: dict | AuditFigures, folder: str | Path) -> list[Path]:
     """Per language: correlation_<lang>.png (model × model matrices), exclusion_<lang>.png (ρ × τ heatmaps),
-    and with mitigation mitigation_<lang>.png (before/after on the pairs that still differ)."""
+    and with mitigation mitigation_<lang>.png (before/after on the pairs that still differ). ``doc``: the audit
+    document, or its values already read by ``audit_figures``."""
+    figures = doc if isinstance(doc, AuditFigures) else audit_figures(doc)
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    import numpy as np
 
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    models = [m["name"] for m in doc["models"]]
+    models = figures.models
     styles = model_styles(models)
-    s = doc["audit_settings"]
     written = []
-    for lang, block in sorted(doc["languages"].items()):
-        corpora = list(block["corpora"])
-        measures = list(block["corpora"][corpora[0]]["correlation"])
+    for block in figures.languages:
+        lang, corpora, measures = block.lang, block.corpora, block.measures
         fig, axes = plt.subplots(len(corpora), len(measures), figsize=(5.2 * len(measures), 4.2 * len(corpora)), squeeze=False,
                                  layout="constrained")
         for r, corpus in enumerate(corpora):
             for col, measure in enumerate(measures):
                 ax = axes[r, col]
-                mat = np.eye(len(models))
-                for e in block["corpora"][corpus]["correlation"][measure]:
-                    i, j = models.index(e["a"]), models.index(e["b"])
-                    mat[i, j] = np.nan if e["pearson"]["value"] is None else e["pearson"]["value"]
-                    mat[j, i] = np.nan if e["spearman"]["value"] is None else e["spearman"]["value"]
+                mat = block.correlation[corpus, measure]
                 im = ax.imshow(mat, vmin=-1, vmax=1, cmap="RdBu_r")
                 _label_cells(ax, im, mat, "{:.2f}", "NaN")
                 ax.set_xticks(range(len(models)), models, rotation=30, ha="right", fontsize=9)
@@ -204,7 +341,7 @@ def write_audit_plots(doc: dict, folder: str | Path) -> list[Path]:
                 ax.set_title(f"{measure}, {CORPUS_TITLES[corpus]}", fontsize=9)
         fig.colorbar(im, ax=axes.ravel().tolist(), shrink=0.6)
         fig.suptitle(f"{lang.upper()}: correlation of per-pair vectors between models (upper: Pearson, lower: Spearman; "
-                     f"n = {block['corpora'][corpora[0]]['pairs']} pairs; independent of k, ρ, τ)", fontsize=10)
+                     f"n = {block.pairs} pairs; independent of k, ρ, τ)", fontsize=10)
         path = folder / f"correlation_{lang}.png"
         try:
             save_png(fig, path)  # whole or not at all
@@ -213,28 +350,23 @@ def write_audit_plots(doc: dict, folder: str | Path) -> list[Path]:
         written.append(path)
 
         fig, axes = plt.subplots(len(corpora), 2, figsize=(9, 3.6 * len(corpora)), squeeze=False)
-        # one colour scale for the four panels: the same shade is the same share everywhere
-        shares = [v for corpus in corpora for d in ("feminine_excluded", "masculine_excluded")
-                  for row in block["corpora"][corpus]["exclusion"]["grid"][d] for v in row if v is not None]
-        vmax = max([0.05, *shares])
         for r, corpus in enumerate(corpora):
-            grid = block["corpora"][corpus]["exclusion"]["grid"]
             for col, direction in enumerate(("feminine_excluded", "masculine_excluded")):
                 ax = axes[r, col]
-                mat = np.array([[np.nan if v is None else v for v in row] for row in grid[direction]], dtype=float)
-                im = ax.imshow(mat, vmin=0, vmax=vmax, cmap="Reds", aspect="auto")
+                mat = block.exclusion[corpus, direction]
+                im = ax.imshow(mat, vmin=0, vmax=block.vmax, cmap="Reds", aspect="auto")
                 _label_cells(ax, im, mat, "{:.2f}", "–")
-                if s["rho"] in grid["rho"] and s["tau"] in grid["tau"]:  # the reported setting, outlined
-                    i, j = grid["rho"].index(s["rho"]), grid["tau"].index(s["tau"])
+                if figures.rho in block.rho and figures.tau in block.tau:  # the reported setting, outlined
+                    i, j = block.rho.index(figures.rho), block.tau.index(figures.tau)
                     ax.add_patch(plt.Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, edgecolor="black", linewidth=2))
-                ax.set_xticks(range(len(grid["tau"])), [str(t) for t in grid["tau"]])
-                ax.set_yticks(range(len(grid["rho"])), [f"{v:g}" for v in grid["rho"]])
+                ax.set_xticks(range(len(block.tau)), [str(t) for t in block.tau])
+                ax.set_yticks(range(len(block.rho)), [f"{v:g}" for v in block.rho])
                 ax.set_xlabel(f"τ (models of {len(models)})")
                 ax.set_ylabel("ρ (AP threshold)")
                 ax.set_title(f"{direction.replace('_', ' ')}, {CORPUS_TITLES[corpus]}", fontsize=9)
                 fig.colorbar(im, ax=ax, shrink=0.8)
-        fig.suptitle(f"{lang.upper()}: share of pairs excluded by ≥ τ models (k = {s['k']}; reported setting "
-                     f"ρ = {s['rho']:g}, τ = {s['tau']} outlined)", fontsize=10)
+        fig.suptitle(f"{lang.upper()}: share of pairs excluded by ≥ τ models (k = {figures.k}; reported setting "
+                     f"ρ = {figures.rho:g}, τ = {figures.tau} outlined)", fontsize=10)
         fig.tight_layout()
         path = folder / f"exclusion_{lang}.png"
         try:
@@ -243,9 +375,9 @@ def write_audit_plots(doc: dict, folder: str | Path) -> list[Path]:
             plt.close(fig)
         written.append(path)
 
-        if "mitigation" not in block:
+        if block.mitigation is None:
             continue
-        fig = mitigation_figure(lang, block["mitigation"], models, f"RBO(p={doc['eval_settings']['rbo_p']:g})")
+        fig = _mitigation_figure(lang, block.mitigation, models, figures.rbo_name)
         path = folder / f"mitigation_{lang}.png"
         try:
             save_png(fig, path)  # whole or not at all
@@ -260,35 +392,26 @@ def mitigation_figure(lang: str, mit: dict, models: list[str], rbo_name: str):
     the panels (symmetry AO and RBO; MAP of each form; acc@1 of each form), bars
     per model with bootstrap 95% intervals, over the pairs that still differ after normalisation only.
     The pairs made identical are named in each title (1.0 by construction) and not drawn."""
+    return _mitigation_figure(lang, mitigation_values(lang, mit, models, rbo_name), models, rbo_name)
+
+
+def _mitigation_figure(lang: str, values: MitigationFigure, models: list[str], rbo_name: str):
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     import numpy as np
 
-    panels = {"symmetry": ("AO", rbo_name), "MAP": ("MAP_F", "MAP_M"), "acc@1": ("acc@1_F", "acc@1_M")}
-    n_same = mit["pairs_identical_after"]
-    n_diff = mit["pairs"] - n_same
-    corpora = ("masculine", "feminine")
-    fig, axes = plt.subplots(len(corpora), len(panels), figsize=(5.0 * len(panels), 3.9 * len(corpora)), sharey=True,
-                             squeeze=False, layout="constrained")
+    panels = mitigation_panels(rbo_name)
+    n_same, n_diff = values.pairs_identical, values.pairs_different
+    fig, axes = plt.subplots(len(MITIGATION_CORPORA), len(panels), figsize=(5.0 * len(panels), 3.9 * len(MITIGATION_CORPORA)),
+                             sharey=True, squeeze=False, layout="constrained")
     styles = model_styles(models)
     ends = []
-    for r, corpus in enumerate(corpora):
-        for col, (panel, metrics) in enumerate(panels.items()):
+    for r, corpus in enumerate(MITIGATION_CORPORA):
+        for col, panel in enumerate(panels):
             ax = axes[r, col]
-            labels, vals, errs = [], [], []
-            for metric in metrics:
-                for phase in ("before", "after"):
-                    labels.append(f"{metric}\n{phase}")
-                    row_v, row_e = [], []
-                    for name in models:
-                        f = mit["models"][name][corpus]["still_different"][metric][phase]
-                        v = np.nan if f["value"] is None else f["value"]
-                        row_v.append(v)
-                        row_e.append((0.0, 0.0) if f["value"] is None else (v - f["ci95"][0], f["ci95"][1] - v))
-                    vals.append(row_v)
-                    errs.append(row_e)
+            labels, vals, errs = values.panels[corpus, panel]
             x = np.arange(len(labels))
             width = 0.8 / len(models)
             for i, name in enumerate(models):
@@ -306,7 +429,7 @@ def mitigation_figure(lang: str, mit: dict, models: list[str], rbo_name: str):
     axes[0, 0].set_ylabel("value (axis zoomed, not from 0)", fontsize=8)
     axes[1, 0].set_ylabel("value (axis zoomed, not from 0)", fontsize=8)
     fig.legend(*axes[0, 0].get_legend_handles_labels(), loc="outside lower center", ncols=len(models), fontsize=8)
-    fig.suptitle(f"{lang.upper()}: before/after normalisation (rules {mit['rules']}), only the pairs that still differ; "
+    fig.suptitle(f"{lang.upper()}: before/after normalisation (rules {values.rules}), only the pairs that still differ; "
                  "MAP and acc@1 of the masculine (M) and feminine (F) form of those pairs "
                  "(95% bootstrap CI; independent of k, ρ, τ)", fontsize=10)
     return fig

@@ -12,3 +12,8 @@ class ModelNotFoundError(EvalError):
 
 class AuditError(EvalError):
     """Bad audit parameters (tau larger than the number of models, fewer than two models, ...)."""
+
+
+class NotANumber(EvalError):
+    """A results or audit file holds something else where a number belongs (a crafted or damaged file), or a
+    value no figure can draw."""

@@ -627,6 +627,46 @@ def _dot_panel(ax, docs: list[dict], langs: list[str], styles: dict, figure_of, 
     return ends
 
 
+def check_plotted(docs: list[dict], sources: list) -> None:
+    """Refuse, before any figure is drawn, what ``write_plots`` could not draw: each figure it reads (symmetry, MAP,
+    the paired gaps, the extra forms' gaps) must be missing (null) or a mapping whose value, interval and p are
+    numbers or null. The tables read some of these more leniently, so a file they accept can still stop the plots;
+    checked here, it stops before the first (seconds each). ``sources``: the file of each doc, for the message."""
+    from eval.errors import NotANumber
+
+    def real(value, where: str) -> None:
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value)):
+            raise NotANumber(f"{where} is {value!r:.60} where a number belongs")
+
+    langs = _langs(docs)
+    metrics = pair_measure_names(docs[0])
+    figures = [(corpus, keys) for corpus in ("masculine", "feminine") for keys in (
+        *(("symmetry", m) for m in metrics), ("MAP", "feminine"), ("MAP", "masculine"), ("parity", "paired_AP_M-AP_F"),
+        *(("forms", form, "parity", f"paired_AP_{form}-AP_{short}") for form in EXTRA_FORMS for short in ("M", "F")))]
+    for doc, source in zip(docs, sources):
+        for lang in langs:
+            for corpus, keys in figures:
+                node, where = doc["languages"].get(lang), f"{source}: languages.{lang}"
+                for key in ("corpora", corpus, *keys):
+                    if node is None:
+                        break
+                    if not isinstance(node, dict):
+                        raise NotANumber(f"{where} is {node!r:.60} where a mapping belongs")
+                    node, where = node.get(key), f"{where}.{key}"
+                if node is None:
+                    continue  # not measured: the plots leave a gap
+                if not isinstance(node, dict):
+                    raise NotANumber(f"{where} is {node!r:.60} where a figure (value, ci95) belongs")
+                real(node.get("value"), f"{where}.value")
+                real(node.get("p_value"), f"{where}.p_value")
+                if node.get("value") is not None:
+                    ci95 = node.get("ci95")
+                    if not isinstance(ci95, (list, tuple)) or len(ci95) != 2:
+                        raise NotANumber(f"{where}.ci95 is {ci95!r:.60} where a pair of numbers belongs")
+                    real(ci95[0], f"{where}.ci95[0]")
+                    real(ci95[1], f"{where}.ci95[1]")
+
+
 def write_plots(docs: list[dict], folder: str | Path) -> list[Path]:
     """symmetry.png (AO and RBO per language and model, both corpora), map.png (MAP of feminine vs
     masculine queries) and gap.png (the paired AP_M − AP_F with its p, the tested statistic). One colour and

@@ -16,8 +16,8 @@ import re
 from pathlib import Path
 
 from config.files import foreign_entries, write_folder_atomically
-from eval.audit_report import write_audit_plots
-from eval.errors import EvalError
+from eval.audit_report import audit_figures, write_audit_plots
+from eval.errors import EvalError, NotANumber
 from eval.results import read_json
 from eval.report import (
     CORPUS_TITLES,
@@ -29,6 +29,7 @@ from eval.report import (
     pair_measure_names,
     JOB_TITLES,
     by_source,
+    check_plotted,
     paper_tables,
     settings_line,
     with_notes,
@@ -132,15 +133,20 @@ def build_site(paths: list[str | Path], out: str | Path) -> Path:
             raise EvalError(f"{', '.join(map(str, result_paths + audit_paths))}: {exc}; give files written by python -m "
                             "eval run / audit") from None
 
-    # The page checks every number it prints: rendered once before any figure is drawn (as if only the three
-    # figures every page has were), a file it refuses is refused at once, not after the plots (seconds each).
+    # Every refusal before any figure is drawn (seconds each): the page checks every number it prints, so it is
+    # rendered once first (as if only the three figures every page has were), and what the figures draw is checked
+    # (the page does not print it all, and reads some of it more leniently).
     page(["symmetry.png", "map.png", "gap.png"], [])
+    check_plotted(docs, result_paths)
+    try:
+        audit_values = audit_figures(audit) if audit else None
+    except NotANumber as exc:
+        raise EvalError(f"{audit_paths[0]}: {exc}; give a file written by python -m eval audit") from None
 
     def fill(tmp: Path) -> None:
-        eval_figures = write_plots(docs, tmp / "figures")
-        audit_figures = write_audit_plots(audit, tmp / "figures") if audit else []
-        (tmp / "index.html").write_text(page([p.name for p in eval_figures], [p.name for p in audit_figures]),
-                                        encoding="utf-8")
+        eval_pngs = write_plots(docs, tmp / "figures")
+        audit_pngs = write_audit_plots(audit_values, tmp / "figures") if audit else []
+        (tmp / "index.html").write_text(page([p.name for p in eval_pngs], [p.name for p in audit_pngs]), encoding="utf-8")
 
     # The whole site is written into a hidden sibling and swapped in (the test sets' writer): a failed or killed
     # report leaves the previous site as it was, and pictures of an earlier report do not linger.
@@ -172,10 +178,6 @@ def _e(text) -> str:
     """Every value that reaches the page goes through here (or ``_n``): text escaped, quotes included, so a
     folder, model or title name like ``x<img src=x onerror=...>`` is shown as text and never runs."""
     return html.escape(str(text), quote=True)
-
-
-class NotANumber(EvalError):
-    """A results or audit file holds something else where a number belongs (a crafted or damaged file)."""
 
 
 def _number(value, field: str = "a figure") -> int | float:

@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 from eval.exact_use import (GridMatrix, ExactUSE, exact_product, exact_row_sums, exact_segment_sums, on_grid,
-                            INV_LN2, LN2_HI, LN2_LO, exp_nonpositive, product_bits, tanh)
+                            INV_LN2, LN2_HI, LN2_LO, _EXP_BLOCK, exp_nonpositive, product_bits, tanh)
 from eval.testset import write_testset
 from tests.eval.blas_configs import CORE_TYPES, X86, blas_env, english_testset, numpy_simd_features
 
@@ -111,10 +111,11 @@ def test_tanh_is_within_2_to_the_minus_52_of_the_c_library():
 
 
 def test_exp_nonpositive_gives_the_bits_of_its_definition_and_the_c_library_within_2_ulp():
-    """The fast form (in-place Horner, 2^k from its bits) against the formula as written: reduction, polynomial,
-    np.ldexp; and within 2 units in the last place of libm's exp."""
+    """The fast form (in cache-sized blocks, in-place Horner, 2^k from its bits) against the formula as written:
+    reduction, polynomial, np.ldexp; and within 2 units in the last place of libm's exp."""
     rng = np.random.default_rng(7)
-    x = np.concatenate([-np.abs(rng.standard_normal(20000)) * rng.choice([1e-3, 1, 10, 30], 20000),
+    n = 2 * _EXP_BLOCK + 3000
+    x = np.concatenate([-np.abs(rng.standard_normal(n)) * rng.choice([1e-3, 1, 10, 30], n),
                         [0.0, -0.0, -40.0, -39.999, -41.0, -1e300, -np.inf]])
     clamped = np.maximum(x, -40.0)
     k = np.rint(clamped * INV_LN2)
@@ -122,7 +123,12 @@ def test_exp_nonpositive_gives_the_bits_of_its_definition_and_the_c_library_with
     p = np.zeros_like(r)
     for power in range(13, -1, -1):
         p = p * r + 1.0 / math.factorial(power)
-    assert np.array_equal(exp_nonpositive(x).view(np.int64), np.ldexp(p, k.astype(np.int64)).view(np.int64))
+    expected = np.ldexp(p, k.astype(np.int64))
+    assert x.size > 2 * _EXP_BLOCK and x.size % _EXP_BLOCK  # computed in blocks, the last one short
+    assert np.array_equal(exp_nonpositive(x).view(np.int64), expected.view(np.int64))
+    # a matrix, and one not in C order (the alignment's votes are a matrix): the same bits per element
+    wide = np.tile(x, 3).reshape(3, -1).T
+    assert np.array_equal(exp_nonpositive(wide).view(np.int64), np.tile(expected, 3).reshape(3, -1).T.view(np.int64))
     libm = np.array([math.exp(v) for v in clamped])
     assert np.all(np.abs(exp_nonpositive(x) - libm) <= 2 * np.spacing(libm))
 

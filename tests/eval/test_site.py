@@ -27,6 +27,7 @@ import pytest
 from PIL import Image
 
 from eval.report import model_styles, text_colour_on, zoomed_limits
+from tests.cli_errors import one_error_line
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -634,21 +635,72 @@ def test_map_labels_never_overlap_and_stay_inside_the_axes(tmp_path):
     plt.close(fig)
 
 
-def test_a_refused_number_is_refused_before_any_figure_is_drawn(results, tmp_path, monkeypatch):
-    """The page's number checks run before the plots (seconds each): a refused file costs no drawing."""
-    import eval.site as site_module
-    from eval.errors import EvalError
+# Runs `python -m eval ARGS` in this process and then says on stdout whether matplotlib was ever imported: every
+# figure is drawn by matplotlib, imported by the plotting functions when they start, so a refusal that printed
+# "matplotlib: False" drew nothing.
+DREW = """
+import runpy, sys
+sys.argv = ["eval", *sys.argv[1:]]
+try:
+    runpy.run_module("eval", run_name="__main__", alter_sys=True)
+finally:
+    print("matplotlib:", "matplotlib" in sys.modules)
+"""
 
+
+def _eval_drawing(*args: str) -> tuple[subprocess.CompletedProcess, bool]:
+    r = subprocess.run([sys.executable, "-c", DREW, *args], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    return r, r.stdout.strip().splitlines()[-1] == "matplotlib: True"
+
+
+def _set(doc: dict, where: tuple, value) -> dict:
+    node = doc
+    for key in where[:-1]:
+        node = node[key]
+    node[where[-1]] = value
+    return doc
+
+
+# Each a value only one check reads: the page (k), the audit figures alone (a grid share, a mitigation bar, a
+# grid that is not rho x tau) and the results (a figure's value).
+@pytest.mark.parametrize("where, value, needle", [
+    (("audit_settings", "k"), HOSTILE, "audit_settings.k is"),
+    (("languages", "es", "corpora", "feminine", "exclusion", "grid", "feminine_excluded", 0, 0), "x", "feminine_excluded[0][0] is 'x'"),
+    (("languages", "pt", "mitigation", "models", "m-use", "masculine", "still_different", "MAP_M", "after", "value"), {},
+     "still_different.MAP_M.after.value is {}"),
+    (("languages", "pt", "corpora", "masculine", "exclusion", "grid", "masculine_excluded", 0), [0.5], "is not a"),
+])
+def test_a_refused_audit_file_draws_no_figure(results, tmp_path, where, value, needle):
+    """Every refusal comes before any figure is drawn (seconds each): one error line, no site, matplotlib never
+    imported."""
     doc = json.loads(next((results / "audit").glob("audit__*.json")).read_text(encoding="utf-8"))
-    doc["audit_settings"]["k"] = HOSTILE
     crafted = tmp_path / "audit.json"
-    crafted.write_text(json.dumps(doc), encoding="utf-8")
+    crafted.write_text(json.dumps(_set(doc, where, value)), encoding="utf-8")
+    site = tmp_path / "site"
+    r, drew = _eval_drawing("report", str(results / "runs"), str(crafted), "--out", str(site))
+    one_error_line(r, str(crafted), needle)
+    assert not drew and not site.exists() and list(tmp_path.glob(".site*")) == []
 
-    def no_drawing(*args, **kwargs):
-        raise AssertionError("a figure was drawn before the refusal")
 
-    monkeypatch.setattr(site_module, "write_plots", no_drawing)
-    monkeypatch.setattr(site_module, "write_audit_plots", no_drawing)
-    with pytest.raises(EvalError, match="where a number belongs"):
-        site_module.build_site([results / "runs", crafted], tmp_path / "site")
-    assert not (tmp_path / "site").exists()
+# A figure's value the tables refuse, and a section the tables read leniently (an empty parity is no parity to
+# them) but the gap plot cannot draw: compare wrote tables.md and two figures, then gave a traceback.
+@pytest.mark.parametrize("where, value, needle", [
+    (("languages", "pt", "corpora", "masculine", "MAP", "feminine", "value"), "x", None),  # worded by the page or the tables
+    (("languages", "pt", "corpora", "masculine", "parity"), [], "languages.pt.corpora.masculine.parity is []")])
+@pytest.mark.parametrize("command", ["report", "compare"])
+def test_a_refused_results_file_draws_no_figure(results, tmp_path, command, where, value, needle):
+    path = next((results / "runs").glob("tfidf-char__*.json"))
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    crafted = tmp_path / path.name
+    crafted.write_text(json.dumps(_set(doc, where, value)), encoding="utf-8")
+    out = tmp_path / "out"
+    r, drew = _eval_drawing(command, str(crafted), "--out", str(out))
+    one_error_line(r, str(crafted), *([needle] if needle else []))
+    assert not drew and not out.exists()
+
+
+def test_the_drawing_probe_sees_a_figure_drawn(results, tmp_path):
+    """The probe itself: a report that is written imported matplotlib."""
+    r, drew = _eval_drawing("report", str(results / "runs"), "--out", str(tmp_path / "site"))
+    assert r.returncode == 0, r.stderr
+    assert drew and (tmp_path / "site" / "figures" / "symmetry.png").is_file()
