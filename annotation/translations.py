@@ -99,9 +99,18 @@ def read_parquet(path: Path) -> pl.DataFrame:
                               "(python -m builder build ...)") from None
 
 
+def _holds_no_value_of_another_type(found: pl.DataType, expected: pl.DataType) -> bool:
+    """A column without values (Null, or lists of Null: what polars writes for all-null or all-empty columns when no
+    schema is given) holds nothing of a wrong type."""
+    if found == expected or found == pl.Null():
+        return True
+    return isinstance(found, pl.List) and isinstance(expected, pl.List) and found.inner == pl.Null()
+
+
 def _wrong_types(df: pl.DataFrame) -> list[tuple[str, pl.DataType, pl.DataType]]:
     """(column, its type, the type the builder writes) for each required column of another type."""
-    return [(name, df.schema[name], dtype) for name, dtype in REQUIRED_COLUMNS.items() if df.schema[name] != dtype]
+    return [(name, df.schema[name], dtype) for name, dtype in REQUIRED_COLUMNS.items()
+            if not _holds_no_value_of_another_type(df.schema[name], dtype)]
 
 
 def read_translations(data: str | Path, lang: str) -> pl.DataFrame:

@@ -118,3 +118,20 @@ def test_a_translations_parquet_column_of_another_type_is_one_line_naming_file_a
     one_error_line(code, capsys.readouterr().err, f"{path}: column {column!r} holds {holds}",
                    "rebuild the language")
     assert not (tmp_path / "c").exists() and not (tmp_path / "pack.jsonl").exists()
+
+
+def test_columns_without_values_are_not_of_another_type(tmp_path):
+    """All-empty flags and an all-null text column, as polars writes them without a schema (List(Null), Null),
+    hold nothing of a wrong type: read as the builder's (the Argilla resume test writes such a file)."""
+    import polars as pl
+
+    from annotation.translations import read_translations
+
+    write_tiny_testset(tmp_path / "data")
+    path = tmp_path / "data" / "pt" / "translations.parquet"
+    frame = pl.read_parquet(path)
+    frame = frame.with_columns(pl.Series("flags", [[] for _ in range(frame.height)]),
+                               pl.lit(None).alias("reason"))
+    assert frame.schema["flags"] == pl.List(pl.Null) and frame.schema["reason"] == pl.Null
+    frame.write_parquet(path)
+    assert read_translations(tmp_path / "data", "pt").height == frame.height
