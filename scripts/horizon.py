@@ -1,0 +1,134 @@
+"""The horizon of the ESCO family: the ESCO languages with grammatical gender and no pack yet, and what a gender
+layer for each would need (languages/horizon.yaml, measured; docs/esco.md "Horizon" is rendered from it).
+
+    .venv/bin/python scripts/horizon.py            # print the section as docs/esco.md holds it
+    .venv/bin/python scripts/horizon.py --write    # rewrite that section of docs/esco.md from the YAML
+    .venv/bin/python scripts/horizon.py --count    # recount the dual-form preferred labels from MELO's files
+
+The YAML is data, not a pack: the pack loader reads languages/packs/ only. One renderer (``render``), used by
+``--write`` and by tests/languages/test_horizon.py, so the docs cannot drift from the file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+HORIZON = REPO / "languages" / "horizon.yaml"
+DOC = REPO / "docs" / "esco.md"
+# The section's bounds in docs/esco.md: what lies between them is render()'s output, nothing else.
+BEGIN = "<!-- horizon: rendered by scripts/horizon.py from languages/horizon.yaml; edit the YAML, then --write -->"
+END = "<!-- /horizon -->"
+KEYS = ("code", "name", "melo", "esco_version", "occupations", "preferred_dual_form", "lexicon", "word_list",
+        "measured", "missing", "verdict")
+VERDICTS = ("buildable here: ", "not buildable here: ")
+
+
+class HorizonError(Exception):
+    """languages/horizon.yaml is not as the renderer reads it; the message names the file and the entry."""
+
+
+def load(path: Path = HORIZON) -> list[dict]:
+    """The entries of the horizon file, checked for the keys the renderer reads."""
+    from config import load_yaml
+
+    data = load_yaml(Path(path).read_text(encoding="utf-8"))
+    entries = data.get("languages") if isinstance(data, dict) else None
+    if not isinstance(entries, list) or not entries:
+        raise HorizonError(f"{path}: expected a list under 'languages'")
+    for n, e in enumerate(entries):
+        missing = [k for k in KEYS if not isinstance(e, dict) or k not in e]
+        if missing:
+            raise HorizonError(f"{path}: languages[{n}] lacks {', '.join(missing)}")
+        if not str(e["verdict"]).startswith(VERDICTS):
+            raise HorizonError(f"{path}: {e['code']}: verdict {e['verdict']!r} starts with neither "
+                               f"{' nor '.join(repr(v) for v in VERDICTS)}")
+    return entries
+
+
+def _lexicon(e: dict) -> str:
+    if not e["lexicon"]:
+        return "none"
+    return "; ".join(f"{x['package']} {x['version']} ({x['source']}; pairs with "
+                     f"{', '.join(x['pairs_with']) or 'none of en/es/fr/it/pt'})" for x in e["lexicon"])
+
+
+def _share(m: dict, part: str, whole: str) -> str:
+    return f"{m[part]:,} of {m[whole]:,}" if part in m else "—"
+
+
+def render(entries: list[dict]) -> str:
+    """The section of docs/esco.md between BEGIN and END: one table row per language, then what each lacks."""
+    rows = ["| lang | MELO dataset (ESCO) | preferred labels in dual form | lexicon (Debian) | word list | first "
+            "words the word list knows | the lexicon analyses | feminine first words it reads as feminine nouns "
+            "| verdict |", "|---|---|---|---|---|---|---|---|---|"]
+    for e in entries:
+        m, w = e["measured"], e["word_list"]
+        rows.append(f"| {e['code']} ({e['name']}) | `{e['melo']}` ({e['esco_version']}) | {e['preferred_dual_form']:,} "
+                    f"of {e['occupations']:,} | {_lexicon(e)} | {w['package']} {w['version']} | "
+                    f"{_share(m, 'hunspell_known', 'first_words')} | {_share(m, 'analysed', 'first_words')} | "
+                    f"{_share(m, 'feminine_nouns', 'feminine_first_words')} | {e['verdict']} |")
+    notes = [f"- **{e['code']}**: {e['missing']}." + (f" Also on PyPI: {'; '.join(e['also_on_pypi'])}."
+                                                    if e.get("also_on_pypi") else "") for e in entries]
+    return "\n".join(rows + [""] + notes)
+
+
+def count(melo_root: Path) -> dict[str, tuple[int, int]]:
+    """(occupations, preferred labels in dual form) per horizon language, read and counted by builder/esco.py."""
+    from builder.esco import melo_occupations, preferred_dual_form
+
+    out = {}
+    for e in load():
+        occupations = melo_occupations(Path(melo_root) / "processed" / "melo" / e["melo"], e["code"])
+        out[e["code"]] = (len(occupations), preferred_dual_form(occupations))
+    return out
+
+
+def section(doc_text: str, path: Path = DOC) -> str:
+    """What docs/esco.md holds between BEGIN and END."""
+    if doc_text.count(BEGIN) != 1 or doc_text.count(END) != 1:
+        raise HorizonError(f"{path}: expected one {BEGIN!r} and one {END!r}")
+    return doc_text.split(BEGIN, 1)[1].split(END, 1)[0].strip("\n")
+
+
+def with_section(doc_text: str, text: str, path: Path = DOC) -> str:
+    """docs/esco.md with ``text`` between BEGIN and END (whatever was there before replaced)."""
+    section(doc_text, path)  # the bounds are there, once each
+    head, rest = doc_text.split(BEGIN, 1)
+    return f"{head}{BEGIN}\n{text}\n{END}{rest.split(END, 1)[1]}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--write", action="store_true", help="rewrite the section of docs/esco.md")
+    parser.add_argument("--count", action="store_true", help="recount the dual forms from MELO's files")
+    args = parser.parse_args(argv)
+    try:
+        text = render(load())
+        if args.count:
+            from builder.esco import DEFAULT_MELO_DIR
+
+            for code, (occupations, dual) in count(DEFAULT_MELO_DIR).items():
+                print(f"{code}\t{occupations}\t{dual}")
+        elif args.write:
+            DOC.write_text(with_section(DOC.read_text(encoding="utf-8"), text), encoding="utf-8")
+        else:
+            print(text)
+    except Exception as exc:  # one error line, never a traceback (bad YAML, a missing MELO file)
+        import yaml
+
+        from builder.errors import SourceError
+
+        if not isinstance(exc, (HorizonError, SourceError, OSError, ValueError, yaml.YAMLError)):
+            raise
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
