@@ -32,11 +32,18 @@ class HorizonError(Exception):
     """languages/horizon.yaml is not as the renderer reads it; the message names the file and the entry."""
 
 
-def load(path: Path = HORIZON) -> list[dict]:
-    """The entries of the horizon file, checked for the keys the renderer reads."""
-    from config import load_yaml
+def load(path: Path | None = None) -> list[dict]:
+    """The entries of the horizon file (default languages/horizon.yaml), checked for the keys the renderer reads."""
+    import yaml
 
-    data = load_yaml(Path(path).read_text(encoding="utf-8"))
+    from config import load_yaml, yaml_error_where
+
+    path = path or HORIZON
+    try:
+        data = load_yaml(Path(path).read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        line, problem = yaml_error_where(exc)
+        raise HorizonError(f"{path}{line}: not YAML ({problem}); fix the file") from None
     entries = data.get("languages") if isinstance(data, dict) else None
     if not isinstance(entries, list) or not entries:
         raise HorizonError(f"{path}: expected a list under 'languages'")
@@ -77,12 +84,12 @@ def render(entries: list[dict]) -> str:
     return "\n".join(rows + [""] + notes)
 
 
-def count(melo_root: Path) -> dict[str, tuple[int, int]]:
+def count(melo_root: Path, entries: list[dict] | None = None) -> dict[str, tuple[int, int]]:
     """(occupations, preferred labels in dual form) per horizon language, read and counted by builder/esco.py."""
     from builder.esco import melo_occupations, preferred_dual_form
 
     out = {}
-    for e in load():
+    for e in entries if entries is not None else load():
         occupations = melo_occupations(Path(melo_root) / "processed" / "melo" / e["melo"], e["code"])
         out[e["code"]] = (len(occupations), preferred_dual_form(occupations))
     return out
@@ -106,24 +113,24 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--write", action="store_true", help="rewrite the section of docs/esco.md")
     parser.add_argument("--count", action="store_true", help="recount the dual forms from MELO's files")
+    parser.add_argument("--horizon", type=Path, default=HORIZON, help="the horizon file (default: %(default)s)")
     args = parser.parse_args(argv)
     try:
-        text = render(load())
+        entries = load(args.horizon)
+        text = render(entries)
         if args.count:
             from builder.esco import DEFAULT_MELO_DIR
 
-            for code, (occupations, dual) in count(DEFAULT_MELO_DIR).items():
+            for code, (occupations, dual) in count(DEFAULT_MELO_DIR, entries).items():
                 print(f"{code}\t{occupations}\t{dual}")
         elif args.write:
             DOC.write_text(with_section(DOC.read_text(encoding="utf-8"), text), encoding="utf-8")
         else:
             print(text)
     except Exception as exc:  # one error line, never a traceback (bad YAML, a missing MELO file)
-        import yaml
-
         from builder.errors import SourceError
 
-        if not isinstance(exc, (HorizonError, SourceError, OSError, ValueError, yaml.YAMLError)):
+        if not isinstance(exc, (HorizonError, SourceError, OSError, ValueError)):
             raise
         print(f"error: {exc}", file=sys.stderr)
         return 2

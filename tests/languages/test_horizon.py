@@ -79,3 +79,15 @@ def test_a_bad_verdict_is_refused_naming_the_file_and_entry(tmp_path):
 def test_docs_without_the_bounds_are_refused():
     with pytest.raises(horizon.HorizonError, match="expected one"):
         horizon.section("no section here")
+
+
+@pytest.mark.parametrize("text, message", [
+    ("languages: [{code: ro}]\n", "languages[0] lacks name, melo"),
+    ("languages: [\n", "horizon.yaml:2: not YAML (expected the node content"),
+])
+def test_a_bad_horizon_file_is_one_error_line(tmp_path, capsys, text, message):
+    bad = tmp_path / "horizon.yaml"
+    bad.write_text(text, encoding="utf-8")
+    assert horizon.main(["--horizon", str(bad)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error: ") and message in err[0] and "Traceback" not in err[0], err
