@@ -4,6 +4,8 @@ layer for each would need (languages/horizon.yaml, measured; docs/esco.md "Horiz
     .venv/bin/python scripts/horizon.py            # print the section as docs/esco.md holds it
     .venv/bin/python scripts/horizon.py --write    # rewrite that section of docs/esco.md from the YAML
     .venv/bin/python scripts/horizon.py --count    # recount the dual-form preferred labels from MELO's files
+    .venv/bin/python scripts/horizon.py --measure /usr/share   # remeasure `measured` with the packages installed
+        # (or unpacked, not installed: apt-get download <pkgs>; dpkg-deb -x <deb> ROOT; --measure ROOT/usr/share)
 
 The YAML is data, not a pack: the pack loader reads languages/packs/ only. One renderer (``render``), used by
 ``--write`` and by tests/languages/test_horizon.py, so the docs cannot drift from the file.
@@ -12,6 +14,7 @@ The YAML is data, not a pack: the pack loader reads languages/packs/ only. One r
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from pathlib import Path
 
@@ -95,6 +98,72 @@ def count(melo_root: Path, entries: list[dict] | None = None) -> dict[str, tuple
     return out
 
 
+def first_words(occupations) -> tuple[list[str], list[str]]:
+    """The distinct first words (lowercased) of every form of the preferred labels (both sides of a dual form, as
+    builder/esco.py's dual_sides reads them), and those of the second, feminine side of the dual forms."""
+    from builder.esco import dual_sides
+
+    every, feminine = set(), set()
+    for o in occupations:
+        sides = [s.split()[0].strip(",.()").lower() for s in dual_sides(o.preferred)[0] if s.split()]
+        every.update(w for w in sides if w)
+        if len(sides) == 2 and sides[1]:
+            feminine.add(sides[1])
+    return sorted(every), sorted(feminine)
+
+
+def _hunspell_known(words: list[str], dictionary: Path) -> int:
+    import subprocess
+
+    unknown = set(subprocess.run(["hunspell", "-d", str(dictionary), "-l", "-i", "utf-8"], input="\n".join(words),
+                                 capture_output=True, text=True, check=True).stdout.split())
+    return sum(w not in unknown for w in words)
+
+
+def _analyses(words: list[str], analyser: Path) -> list[str]:
+    """lt-proc's output line of each word (one word a line in, one line out)."""
+    import subprocess
+
+    if not analyser.is_file():
+        raise HorizonError(f"{analyser}: missing; install or unpack its package first")
+    out = subprocess.run(["lt-proc", str(analyser)], input="\n".join(words) + "\n", capture_output=True, text=True,
+                         check=True).stdout.split("\n")[:len(words)]
+    if len(out) != len(words):
+        raise HorizonError(f"{analyser}: {len(out)} lines for {len(words)} words; lt-proc split a word")
+    return out
+
+
+# A noun reading with a gender tag (Apertium: m, f, nt; Serbo-Croatian/Slovenian animacy ma, mi; mp, mf), and a
+# feminine noun reading.
+_NOUN_GENDER = re.compile(r"<n>(<[a-z0-9]+>)*<(m|f|ma|mi|mp|mf|nt)>")
+_NOUN_FEMININE = re.compile(r"<n>(<[a-z0-9]+>)*<f>")
+
+
+def measure(entries: list[dict], melo_root: Path, share: Path) -> dict[str, dict]:
+    """Each entry's ``measured``, again: the word list and the lexicon (under ``share``: hunspell/<dictionary>,
+    apertium/<package>/<analyser>) asked about the first words of ESCO's preferred labels."""
+    from builder.esco import melo_occupations
+
+    out = {}
+    for e in entries:
+        every, feminine = first_words(melo_occupations(Path(melo_root) / "processed" / "melo" / e["melo"], e["code"]))
+        dictionary = Path(share) / "hunspell" / e["word_list"]["dictionary"]
+        if not dictionary.with_suffix(".dic").is_file():
+            raise HorizonError(f"{dictionary}.dic: missing; install or unpack {e['word_list']['package']} first")
+        got = {"first_words": len(every), "hunspell_known": _hunspell_known(every, dictionary)}
+        if e["lexicon"]:
+            lex = e["lexicon"][0]
+            lines = _analyses(every, Path(share) / "apertium" / lex["package"] / lex["analyser"])
+            known = [line for line in lines if line.count("^") == 1 and "/*" not in line]
+            got |= {"analysed": len(known), "noun_gender": sum(bool(_NOUN_GENDER.search(x)) for x in known)}
+        got |= {"feminine_first_words": len(feminine), "feminine_hunspell_known": _hunspell_known(feminine, dictionary)}
+        if e["lexicon"]:
+            got["feminine_nouns"] = sum(bool(_NOUN_FEMININE.search(x)) for x in _analyses(feminine, Path(share) / "apertium"
+                                                                                           / lex["package"] / lex["analyser"]))
+        out[e["code"]] = got
+    return out
+
+
 def section(doc_text: str, path: Path = DOC) -> str:
     """What docs/esco.md holds between BEGIN and END."""
     if doc_text.count(BEGIN) != 1 or doc_text.count(END) != 1:
@@ -113,6 +182,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--write", action="store_true", help="rewrite the section of docs/esco.md")
     parser.add_argument("--count", action="store_true", help="recount the dual forms from MELO's files")
+    parser.add_argument("--measure", type=Path, metavar="SHARE", help="remeasure with the packages under SHARE "
+                        "(/usr/share when installed); prints each language's measured beside the file's")
     parser.add_argument("--horizon", type=Path, default=HORIZON, help="the horizon file (default: %(default)s)")
     args = parser.parse_args(argv)
     try:
@@ -123,6 +194,12 @@ def main(argv: list[str] | None = None) -> int:
 
             for code, (occupations, dual) in count(DEFAULT_MELO_DIR, entries).items():
                 print(f"{code}\t{occupations}\t{dual}")
+        elif args.measure:
+            from builder.esco import DEFAULT_MELO_DIR
+
+            for code, got in measure(entries, DEFAULT_MELO_DIR, args.measure).items():
+                listed = next(e for e in entries if e["code"] == code)["measured"]
+                print(f"{code}\t{'same' if got == listed else 'DIFFERENT'}\t{got}")
         elif args.write:
             DOC.write_text(with_section(DOC.read_text(encoding="utf-8"), text), encoding="utf-8")
         else:

@@ -91,3 +91,26 @@ def test_a_bad_horizon_file_is_one_error_line(tmp_path, capsys, text, message):
     assert horizon.main(["--horizon", str(bad)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("error: ") and message in err[0] and "Traceback" not in err[0], err
+
+
+def test_measure_asks_the_word_list_and_the_lexicon_about_the_first_words(tmp_path):
+    """measure() on a small MELO folder written here, with the Spanish resources the es pack uses (installed by
+    scripts/setup.sh): the values follow from the definitions and Spanish (xyzzyqa is no word)."""
+    share = Path("/usr/share")
+    if not (share / "apertium" / "apertium-eng-spa" / "spa-eng.automorf.bin").is_file():
+        pytest.skip("apertium-eng-spa is not installed here")
+    folder = tmp_path / "processed" / "melo" / "esp_q_es_c_es"
+    folder.mkdir(parents=True)
+    labels = ["director técnico/directora técnica", "taxista", "xyzzyqa (de obras)"]
+    (folder / "corpus_elements.tsv").write_text("".join(f"C{n:06d}_es_000\t{x}\n" for n, x in enumerate(labels, 1)),
+                                                encoding="utf-8")
+    (folder / "concept_mapping.tsv").write_text(
+        "".join(f"C{n:06d}_es_000\thttp://data.europa.eu/esco/occupation/u{n}\n" for n in range(1, 4)), encoding="utf-8")
+    entry = {"code": "es", "melo": "esp_q_es_c_es",
+             "lexicon": [{"package": "apertium-eng-spa", "analyser": "spa-eng.automorf.bin"}],
+             "word_list": {"package": "hunspell-es", "dictionary": "es_ES"}}
+    assert horizon.measure([entry], tmp_path, share) == {"es": {
+        "first_words": 4, "hunspell_known": 3, "analysed": 3, "noun_gender": 3,
+        "feminine_first_words": 1, "feminine_hunspell_known": 1, "feminine_nouns": 1}}
+    assert horizon.measure([{**entry, "lexicon": []}], tmp_path, share)["es"] == {
+        "first_words": 4, "hunspell_known": 3, "feminine_first_words": 1, "feminine_hunspell_known": 1}
