@@ -385,6 +385,25 @@ def read_melo(root: Path, lang: str, version: str | None = None) -> EscoFile:
         raise SourceError(f"{folder}: no such folder; a MELO copy holds processed/melo/{entry['folder']}/ (fetch it "
                           f"from {MELO['repository']}@{MELO['commit'][:12]}, or set ${ENV_MELO_DIR})")
     labels_path, mapping_path = folder / MELO_FILES[0], folder / MELO_FILES[1]
+    out = melo_occupations(folder, lang)
+    files = {}
+    for path in (labels_path, mapping_path):
+        got, pinned = sha256_of(path), entry["files"][path.name]
+        if got != pinned:
+            raise SourceError(f"{path}: SHA-256 {got} is not the pinned {pinned} ({MELO['repository']}@"
+                              f"{MELO['commit'][:12]}); the file is damaged or from another MELO version, whose ESCO "
+                              "version is not known: fetch it again")
+        files[f"{entry['folder']}/{path.name}"] = got
+    return EscoFile(labels_path, lang, entry["esco_version"], files[f"{entry['folder']}/{labels_path.name}"],
+                    tuple(out), MELO_LAYOUT, files,
+                    f"MELO benchmark {MELO['repository']}@{MELO['commit'][:12]} {entry['folder']} ({MELO['licence']})")
+
+
+def melo_occupations(folder: Path, lang: str) -> list[Occupation]:
+    """The occupations of one MELO dataset folder (ISCO groups left out), in file order, checked line by line but
+    not against a pin: ``read_melo`` adds the pin; the horizon (languages/horizon.yaml) counts the datasets of
+    languages without a pack, which are not pinned."""
+    labels_path, mapping_path = Path(folder) / MELO_FILES[0], Path(folder) / MELO_FILES[1]
     labels, mapping = _melo_lines(labels_path), _melo_lines(mapping_path)
     key_shape = re.compile(rf"[A-Za-z0-9]+_{re.escape(lang)}_\d+")
     uri_of: dict[str, str] = {}
@@ -421,18 +440,14 @@ def read_melo(root: Path, lang: str, version: str | None = None) -> EscoFile:
         out.append(Occupation(uri, occ["line"], occ["preferred"], tuple(occ["alternatives"])))
     if not out:
         raise SourceError(f"{labels_path}: no occupation; expected MELO's ESCO labels")
-    files = {}
-    for path in (labels_path, mapping_path):
-        got, pinned = sha256_of(path), entry["files"][path.name]
-        if got != pinned:
-            raise SourceError(f"{path}: SHA-256 {got} is not the pinned {pinned} ({MELO['repository']}@"
-                              f"{MELO['commit'][:12]}); the file is damaged or from another MELO version, whose ESCO "
-                              "version is not known: fetch it again")
-        files[f"{entry['folder']}/{path.name}"] = got
     out.sort(key=lambda o: o.line)
-    return EscoFile(labels_path, lang, entry["esco_version"], files[f"{entry['folder']}/{labels_path.name}"],
-                    tuple(out), MELO_LAYOUT, files,
-                    f"MELO benchmark {MELO['repository']}@{MELO['commit'][:12]} {entry['folder']} ({MELO['licence']})")
+    return out
+
+
+def preferred_dual_form(occupations) -> int:
+    """How many preferred labels are written in dual form (a "/" between two forms, *Altenpfleger/Altenpflegerin*):
+    the count stats.json and docs/esco.md give per language."""
+    return sum("/" in o.preferred for o in occupations)
 
 
 def load_esco(folder: Path | None, lang: str, version: str | None = None, base_url: str | None = None) -> EscoFile:
@@ -725,7 +740,7 @@ def build_esco(folder: Path | None, lang, out: Path, version: str | None = None,
             "sha256": esco.sha256,
             "files": esco.files,
             "occupations": len(esco.occupations),
-            "preferred_dual_form": sum("/" in o.preferred for o in esco.occupations),
+            "preferred_dual_form": preferred_dual_form(esco.occupations),
             "query_pairs": sum(u.verdict == Verdict.GENDERED for u in query_units),
             "query_neutral": sum(u.verdict == Verdict.NEUTRAL for u in query_units),
             "queries_without_relevant": len(query_units) - len(with_relevant),
