@@ -141,7 +141,6 @@ VERSION_FROM = ("builder postprocess --version: the release version this set is 
                 "params.yaml release.version; the release stage packs the set under that version only)")
 
 
-
 def _refuse_undocumented_flags(*frames: pl.DataFrame) -> None:
     """A flag reaches the files only with its meaning: builder/verdict.py BUILD_FLAGS, or a correction's flag
     (builder/corrections.py FLAG_MEANINGS, which a source's flags carry when a correction line gives one); both
@@ -153,6 +152,7 @@ def _refuse_undocumented_flags(*frames: pl.DataFrame) -> None:
     if unknown:
         raise BuildError(f"builder bug: flag(s) {unknown} have no meaning in builder/verdict.py BUILD_FLAGS; "
                          "add them there and to docs/FORMAT.md")
+
 
 def run_postprocess(source: EnglishSource, language: Language | str, out: Path, params: dict,
                     corrections_path: Path | None, translations_dir: Path | None = None,
